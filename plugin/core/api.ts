@@ -1,0 +1,225 @@
+// The contract between the TypeScript side (plugin, CLI, bridge) and the wasm core
+// (crate/src/wasm.rs, class `StrataCore`). Every structured value crosses the boundary
+// through serde-wasm-bindgen as a plain object with these camelCase fields.
+//
+// Data flows one way: vault files → StrataCore.update → (flush → index folder) and
+// StrataCore.search/read → UI, CLI, bridge. The core never touches the file system: the
+// caller lists and reads notes, and writes the files `flush()` returns, in order.
+
+export interface CoreConfig {
+  /** Obsidian's config folder, excluded from indexing. Default ".obsidian". */
+  configDir?: string;
+  /** Extensions that are indexed (without dot). Default ["md"]. */
+  extensions?: string[];
+  /** Vault-relative folders that are excluded (prefix match on whole segments). */
+  excludeFolders?: string[];
+  /** Section split budget in estimated tokens. Default 512. */
+  chunkBudget?: number;
+  /** Minimum estimated tokens for a section to stand alone. Default 100. */
+  chunkMin?: number;
+  /** Notes larger than this are skipped with a warning. Default 8 MB. */
+  maxNoteBytes?: number;
+}
+
+/** One file of the index folder: `name` is relative to the index folder ("lex/abc.idx"). */
+export interface IndexFile {
+  name: string;
+  bytes: Uint8Array;
+}
+
+export interface OpenReport {
+  /** True when there was no index: the caller must index the whole vault. */
+  fresh: boolean;
+  /** True when an index existed but was corrupt/partial/foreign-version and was discarded. */
+  rebuilt: boolean;
+  /** Human-readable reason when rebuilt. */
+  reason?: string;
+  generation: number;
+  notes: number;
+  /** Files in the index folder that no manifest references (leftovers of a crash, sync
+   *  conflict copies): the caller may delete them. */
+  orphans: string[];
+}
+
+export interface FileStat {
+  path: string; // vault-relative, "/" separated
+  size: number; // bytes
+  mtime: number; // ms since epoch
+}
+
+export interface Skip {
+  path: string;
+  reason: string;
+}
+
+export interface Plan {
+  /** Paths whose content must be read and passed to update(). */
+  read: string[];
+  /** Paths in the index that are no longer in the listing. */
+  delete: string[];
+  /** Listed paths whose size and mtime match the catalog. */
+  unchanged: number;
+  /** Listed paths that are not indexed (excluded, wrong extension, too large, hostile path). */
+  skipped: Skip[];
+}
+
+export interface NoteInput {
+  path: string;
+  bytes: Uint8Array; // raw file bytes; the core decodes UTF-8 lossily
+  mtime: number;
+}
+
+export interface UpdateBatch {
+  upserts?: NoteInput[];
+  deletes?: string[];
+  renames?: { from: string; to: string }[];
+}
+
+export interface Warning {
+  path: string;
+  message: string;
+}
+
+export interface UpdateReport {
+  added: number;
+  updated: number;
+  unchanged: number; // same content hash: nothing re-indexed
+  moved: number; // same content at a new path (rename): text not re-parsed
+  deleted: number;
+  skipped: Skip[];
+  warnings: Warning[];
+  sections: number; // sections written to the lexical index
+  tookMs: number;
+}
+
+export interface FlushOutput {
+  /** Write these in order; the last one is the manifest and must be written last. */
+  writes: IndexFile[];
+  /** Delete these only after every write succeeded. */
+  deletes: string[];
+  bytesWritten: number;
+}
+
+export interface SearchFilters {
+  folder?: string; // folder prefix, e.g. "Plugins" or "Plugins/Core"
+  tag?: string; // with or without "#", nested tags match their children: "a" matches "a/b"
+  property?: { key: string; value: string }; // frontmatter property equals value
+  minDepth?: number; // 0 = whole note, 1..3 = heading levels
+  maxDepth?: number;
+}
+
+export type SearchMode = "lexical" | "semantic" | "hybrid";
+
+export interface SearchRequest {
+  query: string;
+  mode?: SearchMode; // default "lexical" until the semantic issue lands
+  k?: number; // default 10, max 200
+  filters?: SearchFilters;
+  /** Tie-break/sort preference: "relevance" (default), "shallow" (overview first), "deep". */
+  depthOrder?: "relevance" | "shallow" | "deep";
+  /** Default true. */
+  snippets?: boolean;
+}
+
+export interface Snippet {
+  text: string;
+  /** [start, end) offsets into `text`, in JavaScript string (UTF-16) units. */
+  highlights: [number, number][];
+}
+
+export interface Hit {
+  sectionId: string;
+  parentId: string | null;
+  path: string;
+  title: string;
+  headingPath: string; // "Search Pipeline > Stage 5: RRF", "" for the whole note
+  depth: number;
+  startLine: number; // 1-based, inclusive
+  endLine: number;
+  score: number;
+  lexScore: number;
+  snippet?: Snippet;
+}
+
+export interface SearchResponse {
+  hits: Hit[];
+  mode: SearchMode;
+  tookMs: number;
+}
+
+export interface ReadRequest {
+  path: string;
+  sectionId?: string;
+  heading?: string; // heading text or heading path ("A > B")
+  startLine?: number;
+  maxLines?: number;
+  maxChars?: number;
+  parent?: boolean; // widen to the parent section
+  whole?: boolean; // widen to the whole note
+}
+
+export interface ReadResult {
+  path: string;
+  title: string;
+  contentHash: string;
+  sectionId: string | null;
+  headingPath: string;
+  startLine: number;
+  endLine: number;
+  text: string;
+  truncated: boolean;
+}
+
+export interface SectionInfo {
+  id: string;
+  parentId: string | null;
+  order: number;
+  depth: number;
+  headingPath: string;
+  startLine: number;
+  endLine: number;
+  tokens: number;
+  hash: string;
+}
+
+export interface NoteInfo {
+  path: string;
+  hash: string;
+  size: number;
+  mtime: number;
+  title: string;
+  aliases: string[];
+  tags: string[];
+  links: { target: string; heading?: string; alias?: string; embed: boolean }[];
+  frontmatter: Record<string, unknown>;
+  sections: SectionInfo[];
+}
+
+export interface Status {
+  notes: number;
+  sections: number;
+  segments: number;
+  deletedDocs: number;
+  indexBytes: number;
+  generation: number;
+  formatVersion: number;
+}
+
+/** The wasm class, as wasm-bindgen exports it. */
+export interface StrataCoreApi {
+  openReport(): OpenReport;
+  shouldIndex(path: string): boolean;
+  plan(listing: FileStat[]): Plan;
+  update(batch: UpdateBatch): UpdateReport;
+  flush(): FlushOutput;
+  search(req: SearchRequest): SearchResponse;
+  read(req: ReadRequest): ReadResult;
+  note(path: string): NoteInfo | null;
+  paths(): string[];
+  status(): Status;
+  free(): void;
+}
+// Constructors: `StrataCore.create(config)` (empty index) and
+// `StrataCore.open(config, files: IndexFile[])` (never throws on a bad index: it starts
+// fresh and says why in openReport()). Errors from other methods are thrown as JS Error
+// whose message starts with a code in brackets: "[bad-request] ...", "[unavailable] ...".
