@@ -1,0 +1,269 @@
+// The small shared client over the wasm core: index folder I/O (open, persist) and vault
+// reconciliation (list → plan → read changed notes → update). Platform-neutral: the
+// Obsidian plugin, the CLI and the MCP bridge each supply an IndexStore and a VaultSource.
+// Search logic lives in the core; this file only moves bytes.
+
+import type {
+  CoreConfig,
+  FileStat,
+  IndexFile,
+  NoteInput,
+  OpenReport,
+  Skip,
+  StrataCoreApi,
+  UpdateReport,
+  Warning,
+} from "./api.ts";
+
+/** The wasm class's constructors, as `wasm-bindgen` exports them. */
+export interface StrataCoreStatic {
+  create(config: CoreConfig): StrataCoreApi;
+  open(config: CoreConfig, files: IndexFile[]): StrataCoreApi;
+}
+
+/** Where the index folder's files live. Names are relative to the index folder, "/" separated. */
+export interface IndexStore {
+  list(): Promise<string[]>;
+  read(name: string): Promise<Uint8Array>;
+  /** Must be atomic per file: a crash leaves the old file or the new one, never a torn one. */
+  write(name: string, bytes: Uint8Array): Promise<void>;
+  /** Deleting a missing file is not an error. */
+  delete(name: string): Promise<void>;
+}
+
+/** The default index folder, relative to the vault. */
+export function defaultIndexDir(configDir = ".obsidian"): string {
+  return `${configDir}/plugins/strata-search/index`;
+}
+
+/** The code of a core error ("[unavailable] semantic search…" → "unavailable"), if it has one. */
+export function coreErrorCode(err: unknown): string | undefined {
+  const msg = err instanceof Error ? err.message : typeof err === "string" ? err : "";
+  const m = /^\[([a-z0-9-]+)\]/.exec(msg);
+  return m ? m[1] : undefined;
+}
+
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export interface OpenedIndex {
+  core: StrataCoreApi;
+  report: OpenReport;
+  /** Orphan files that were deleted from the store. */
+  removedOrphans: string[];
+}
+
+/**
+ * Reads every file of the index folder and opens the core over them. Never throws on a bad
+ * index (the core starts fresh and says why in `report`); deletes the orphans it reports.
+ */
+export async function openIndex(
+  Core: StrataCoreStatic,
+  store: IndexStore,
+  config: CoreConfig,
+): Promise<OpenedIndex> {
+  const names = await store.list();
+  const files: IndexFile[] = [];
+  for (const name of names) {
+    files.push({ name, bytes: await store.read(name) });
+  }
+  const core = Core.open(config, files);
+  const report = core.openReport();
+  const removedOrphans: string[] = [];
+  for (const name of report.orphans ?? []) {
+    await store.delete(name);
+    removedOrphans.push(name);
+  }
+  return { core, report, removedOrphans };
+}
+
+/**
+ * Applies `core.flush()` to the store: every write in order (the manifest is the last one),
+ * then the deletes. Returns the bytes written.
+ */
+export async function persist(core: StrataCoreApi, store: IndexStore): Promise<number> {
+  const out = core.flush();
+  let bytes = 0;
+  for (const file of out.writes) {
+    await store.write(file.name, file.bytes);
+    bytes += file.bytes.byteLength;
+  }
+  for (const name of out.deletes) {
+    await store.delete(name);
+  }
+  return bytes;
+}
+
+/** What a vault lists: candidate notes (already filtered by `shouldIndex`) and what it skipped. */
+export interface VaultListing {
+  files: FileStat[];
+  /** Entries not indexed for a reason worth telling (symlinks, unreadable folders). */
+  skipped: Skip[];
+  /** Files the core does not index (other extensions, excluded folders): not reported one by one. */
+  ignored: number;
+}
+
+export interface VaultSource {
+  list(shouldIndex: (path: string) => boolean): Promise<VaultListing>;
+  read(path: string): Promise<Uint8Array>;
+}
+
+export interface ReconcileProgress {
+  phase: "list" | "index" | "persist" | "done";
+  done: number;
+  total: number;
+}
+
+export interface ReconcileOptions {
+  onProgress?: (p: ReconcileProgress) => void;
+  /** Notes per update() call. Default 200. */
+  batchNotes?: number;
+  /** Bytes of note content per update() call. Default 16 MB. */
+  batchBytes?: number;
+  /** When given, the index is persisted at the end and every `persistEveryBytes` of input. */
+  store?: IndexStore;
+  /** Default 64 MB. */
+  persistEveryBytes?: number;
+}
+
+export interface ReconcileSummary {
+  listed: number;
+  ignored: number;
+  added: number;
+  updated: number;
+  unchanged: number;
+  moved: number;
+  deleted: number;
+  skipped: Skip[];
+  warnings: Warning[];
+  sections: number;
+  bytesRead: number;
+  bytesWritten: number;
+  /** Time spent inside core.update(). */
+  coreMs: number;
+  tookMs: number;
+}
+
+const MB = 1024 * 1024;
+
+/**
+ * Brings the index up to date with the vault: lists it, asks the core which notes changed,
+ * reads only those (in batches), and passes them to `update()`. Unreadable notes become
+ * warnings. Deleted notes and notes of the same size (rename candidates) go into the first
+ * batch together, so a renamed note is recognised as moved rather than deleted and re-added.
+ */
+export async function reconcile(
+  core: StrataCoreApi,
+  vault: VaultSource,
+  opts: ReconcileOptions = {},
+): Promise<ReconcileSummary> {
+  const t0 = performance.now();
+  const batchNotes = opts.batchNotes ?? 200;
+  const batchBytes = opts.batchBytes ?? 16 * MB;
+  const persistEvery = opts.persistEveryBytes ?? 64 * MB;
+  const progress = opts.onProgress ?? (() => {});
+
+  progress({ phase: "list", done: 0, total: 0 });
+  const listing = await vault.list((p) => core.shouldIndex(p));
+  const plan = core.plan(listing.files);
+
+  const sum: ReconcileSummary = {
+    listed: listing.files.length,
+    ignored: listing.ignored,
+    added: 0,
+    updated: 0,
+    unchanged: plan.unchanged,
+    moved: 0,
+    deleted: 0,
+    skipped: [...listing.skipped, ...plan.skipped],
+    warnings: [],
+    sections: 0,
+    bytesRead: 0,
+    bytesWritten: 0,
+    coreMs: 0,
+    tookMs: 0,
+  };
+
+  const stats = new Map(listing.files.map((f) => [f.path, f]));
+  // Rename candidates: notes to read whose size equals that of a note that disappeared.
+  const goneSizes = new Set<number>();
+  for (const p of plan.delete) {
+    const info = core.note(p);
+    if (info) goneSizes.add(info.size);
+  }
+  const first: string[] = [];
+  const rest: string[] = [];
+  for (const p of plan.read) {
+    const size = stats.get(p)?.size ?? -1;
+    (goneSizes.has(size) ? first : rest).push(p);
+  }
+
+  const total = plan.read.length;
+  let done = 0;
+  let sinceFlush = 0;
+  let pendingDeletes = plan.delete;
+
+  const apply = async (upserts: NoteInput[]) => {
+    if (upserts.length === 0 && pendingDeletes.length === 0) return;
+    const t = performance.now();
+    const rep: UpdateReport = core.update({ upserts, deletes: pendingDeletes });
+    sum.coreMs += performance.now() - t;
+    pendingDeletes = [];
+    sum.added += rep.added;
+    sum.updated += rep.updated;
+    sum.unchanged += rep.unchanged;
+    sum.moved += rep.moved;
+    sum.deleted += rep.deleted;
+    sum.sections += rep.sections;
+    sum.skipped.push(...rep.skipped);
+    sum.warnings.push(...rep.warnings);
+    if (opts.store && sinceFlush >= persistEvery) {
+      progress({ phase: "persist", done, total });
+      sum.bytesWritten += await persist(core, opts.store);
+      sinceFlush = 0;
+    }
+  };
+
+  const runGroup = async (paths: string[], maxNotes: number, maxBytes: number) => {
+    let batch: NoteInput[] = [];
+    let bytes = 0;
+    for (const path of paths) {
+      let data: Uint8Array;
+      try {
+        data = await vault.read(path);
+      } catch (err) {
+        sum.warnings.push({ path, message: `unreadable: ${errorMessage(err)}` });
+        done++;
+        continue;
+      }
+      batch.push({ path, bytes: data, mtime: stats.get(path)?.mtime ?? 0 });
+      bytes += data.byteLength;
+      sum.bytesRead += data.byteLength;
+      sinceFlush += data.byteLength;
+      done++;
+      if (batch.length >= maxNotes || bytes >= maxBytes) {
+        await apply(batch);
+        progress({ phase: "index", done, total });
+        batch = [];
+        bytes = 0;
+      }
+    }
+    await apply(batch);
+    progress({ phase: "index", done, total });
+  };
+
+  progress({ phase: "index", done: 0, total });
+  // Rename candidates and deletes in one batch (larger limits: a renamed folder moves many notes).
+  await runGroup(first, Infinity, batchBytes * 4);
+  await runGroup(rest, batchNotes, batchBytes);
+  await apply([]); // deletes when nothing was read
+
+  if (opts.store) {
+    progress({ phase: "persist", done, total });
+    sum.bytesWritten += await persist(core, opts.store);
+  }
+  sum.tookMs = performance.now() - t0;
+  progress({ phase: "done", done, total });
+  return sum;
+}

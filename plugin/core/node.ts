@@ -1,0 +1,229 @@
+// Node.js side of the shared client: loading the wasm core from disk, the index folder on
+// the file system (atomic writes) and the vault walker. Used by the CLI and the MCP bridge.
+
+import { constants, existsSync, readFileSync } from "node:fs";
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { initSync, StrataCore } from "../../build/wasm/strata_core.js";
+import type { FileStat, Skip } from "./api.ts";
+import type { IndexStore, StrataCoreStatic, VaultListing, VaultSource } from "./client.ts";
+
+const WASM_NAME = "strata_core_bg.wasm";
+
+/**
+ * Finds the core's .wasm: $STRATA_WASM, else `build/wasm/strata_core_bg.wasm` or a sibling
+ * `strata_core_bg.wasm` in this module's folder or any folder above it (this file sits in
+ * plugin/core/ when run from source and in dist/ when bundled).
+ */
+export function findWasm(): string {
+  const env = process.env.STRATA_WASM;
+  if (env) {
+    if (!existsSync(env)) throw new Error(`STRATA_WASM points to a missing file: ${env}`);
+    return env;
+  }
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    for (const candidate of [path.join(dir, "build", "wasm", WASM_NAME), path.join(dir, WASM_NAME)]) {
+      if (existsSync(candidate)) return candidate;
+    }
+    const up = path.dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  throw new Error(`the core's ${WASM_NAME} was not found: run scripts/build-wasm.sh (or set STRATA_WASM)`);
+}
+
+let loaded = false;
+
+/** Instantiates the wasm core once per process and returns the StrataCore class. */
+export function loadCore(): StrataCoreStatic {
+  if (!loaded) {
+    const bytes = readFileSync(findWasm());
+    initSync({ module: bytes });
+    loaded = true;
+  }
+  return StrataCore as unknown as StrataCoreStatic;
+}
+
+/** Rejects names that would leave the folder they are relative to. */
+function checkRelative(name: string): void {
+  if (
+    name === "" ||
+    name.includes("\0") ||
+    path.isAbsolute(name) ||
+    name.split(/[\\/]/).some((seg) => seg === ".." || seg === "")
+  ) {
+    throw new Error(`refusing a path outside its folder: ${JSON.stringify(name)}`);
+  }
+}
+
+let tmpCounter = 0;
+
+/** The index folder on the file system. Every write is atomic: temp file, fsync, rename. */
+export class FsIndexStore implements IndexStore {
+  constructor(readonly dir: string) {}
+
+  async list(): Promise<string[]> {
+    const out: string[] = [];
+    const walk = async (rel: string) => {
+      let entries;
+      try {
+        entries = await fs.readdir(path.join(this.dir, rel), { withFileTypes: true });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "ENOENT" && rel === "") return;
+        throw err;
+      }
+      for (const e of entries) {
+        const name = rel ? `${rel}/${e.name}` : e.name;
+        if (e.isDirectory()) await walk(name);
+        else if (e.isFile()) out.push(name);
+      }
+    };
+    await walk("");
+    return out.sort();
+  }
+
+  async read(name: string): Promise<Uint8Array> {
+    checkRelative(name);
+    const buf = await fs.readFile(path.join(this.dir, name));
+    return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
+
+  async write(name: string, bytes: Uint8Array): Promise<void> {
+    checkRelative(name);
+    const full = path.join(this.dir, name);
+    const dir = path.dirname(full);
+    await fs.mkdir(dir, { recursive: true });
+    const tmp = `${full}.tmp-${process.pid}-${++tmpCounter}`;
+    const fh = await fs.open(tmp, "w");
+    try {
+      await fh.writeFile(bytes);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    try {
+      await fs.rename(tmp, full);
+    } catch (err) {
+      await fs.rm(tmp, { force: true });
+      throw err;
+    }
+    await syncDir(dir);
+  }
+
+  async delete(name: string): Promise<void> {
+    checkRelative(name);
+    await fs.rm(path.join(this.dir, name), { force: true });
+  }
+
+  /** Total bytes of the files in the folder. */
+  async size(): Promise<number> {
+    let total = 0;
+    for (const name of await this.list()) {
+      total += (await fs.stat(path.join(this.dir, name))).size;
+    }
+    return total;
+  }
+}
+
+/** Makes a rename durable (POSIX); a no-op where directories cannot be opened (Windows). */
+async function syncDir(dir: string): Promise<void> {
+  let fh;
+  try {
+    fh = await fs.open(dir, "r");
+    await fh.sync();
+  } catch {
+    // not supported on this platform
+  } finally {
+    await fh?.close();
+  }
+}
+
+export interface NodeVaultOptions {
+  /** Obsidian's config folder (never walked). Default ".obsidian". */
+  configDir?: string;
+}
+
+/**
+ * A vault folder on disk. Lists files with size and mtime without following symlinks
+ * (lstat semantics), skips every dot-entry (`.obsidian`, `.trash`, `.git`, …) and asks the
+ * core which paths it indexes; reads refuse symlinks and paths leaving the vault.
+ */
+export class NodeVault implements VaultSource {
+  readonly root: string;
+  readonly configDir: string;
+
+  constructor(root: string, opts: NodeVaultOptions = {}) {
+    this.root = path.resolve(root);
+    this.configDir = opts.configDir ?? ".obsidian";
+  }
+
+  async list(shouldIndex: (path: string) => boolean): Promise<VaultListing> {
+    const files: FileStat[] = [];
+    const skipped: Skip[] = [];
+    let ignored = 0;
+    const walk = async (rel: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await fs.readdir(rel ? path.join(this.root, rel) : this.root, { withFileTypes: true });
+      } catch (err) {
+        if (rel === "") throw err;
+        skipped.push({ path: rel, reason: `unreadable folder: ${(err as Error).message}` });
+        return;
+      }
+      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (const e of entries) {
+        const p = rel ? `${rel}/${e.name}` : e.name;
+        if (e.name.startsWith(".") || p === this.configDir) continue;
+        if (e.isSymbolicLink()) {
+          if (shouldIndex(p)) skipped.push({ path: p, reason: "symbolic link (not followed)" });
+          continue;
+        }
+        if (e.isDirectory()) {
+          await walk(p);
+          continue;
+        }
+        if (!e.isFile()) continue;
+        if (!shouldIndex(p)) {
+          ignored++;
+          continue;
+        }
+        try {
+          const st = await fs.lstat(path.join(this.root, p));
+          files.push({ path: p, size: st.size, mtime: Math.trunc(st.mtimeMs) });
+        } catch (err) {
+          skipped.push({ path: p, reason: `unreadable: ${(err as Error).message}` });
+        }
+      }
+    };
+    await walk("");
+    return { files, skipped, ignored };
+  }
+
+  async read(rel: string): Promise<Uint8Array> {
+    checkRelative(rel);
+    const full = path.join(this.root, rel);
+    // O_NOFOLLOW: a note replaced by a symlink after listing is not followed out of the vault.
+    const fh = await fs.open(full, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    try {
+      const buf = await fh.readFile();
+      return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+    } finally {
+      await fh.close();
+    }
+  }
+}
+
+/** Checks that `dir` exists and is a folder; returns an error message otherwise. */
+export async function checkVaultDir(dir: string): Promise<string | undefined> {
+  let st;
+  try {
+    st = await fs.stat(dir);
+  } catch {
+    return `vault not found: ${dir}`;
+  }
+  if (!st.isDirectory()) return `not a folder: ${dir} (a vault is a folder of notes)`;
+  return undefined;
+}
