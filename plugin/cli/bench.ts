@@ -1,0 +1,404 @@
+// `strata bench [vault]`: this engine and MiniSearch configured as Omnisearch configures it,
+// side by side in one run. Full index runs and cold opens run in child processes (hidden
+// `__bench-worker` command) so that peak memory and start-up of one engine do not pollute
+// the other. Nothing is written into the vault: edits are fed to the engines in memory and
+// every index lives in a temporary folder (or --index-dir).
+
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, stat, writeFile, mkdir } from "node:fs/promises";
+import * as os from "node:os";
+import * as path from "node:path";
+
+import type { CoreConfig, StrataCoreApi } from "../core/api.ts";
+import { openIndex, persist, reconcile } from "../core/client.ts";
+import { FsIndexStore, loadCore, NodeVault, checkVaultDir } from "../core/node.ts";
+import { CliError, intOption, parse, repoRoot } from "./common.ts";
+import { evalCore } from "./eval-cmd.ts";
+import { evaluate, loadQueries, percentile, round, type EvalResult } from "./metrics.ts";
+import { buildOmni, loadOmni, omniDoc, omniSearch } from "./omnisearch.ts";
+import { bytes, ms, table } from "./ui.ts";
+
+export const BENCH_USAGE = `strata bench [vault] [--index-dir DIR] [--edits 20] [--eval DIR] [--eval-vaults DIR] [--no-eval] [--json]
+              (default vault: ../shared/vaults/obsidian-help beside the repository, else the fixture vault)`;
+
+/** Fixed query list for latency: the kinds of words people type, in several of the vault's languages. */
+export const BENCH_QUERIES = [
+  "canvas", "graph view", "sync", "publish", "hotkeys", "templates", "daily notes", "internal links",
+  "embed files", "callouts", "community plugins", "vault", "backlinks", "search operators", "properties",
+  "bookmarks", "workspaces", "markdown", "themes", "css snippets", "command palette", "file recovery",
+  "outline", "tags", "aliases", "format your notes", "attachments", "mobile", "slides", "footnotes",
+  "同步", "插件", "链接", "笔记", "模板", "ノート", "プラグイン", "検索", "リンク", "テンプレート",
+];
+
+const CONFIG: CoreConfig = { configDir: ".obsidian" };
+const QUERY_ROUNDS = 5;
+
+interface WorkerResult {
+  [key: string]: number | string | boolean;
+}
+
+function runWorker(args: string[]): Promise<WorkerResult & { wallMs: number }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, [...process.execArgv, process.argv[1], "__bench-worker", ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      const wallMs = performance.now() - t0;
+      if (code !== 0) return reject(new Error(`bench worker ${args[0]} failed (${code}): ${err.trim()}`));
+      const last = out.trim().split("\n").pop() ?? "{}";
+      resolve({ ...(JSON.parse(last) as WorkerResult), wallMs });
+    });
+  });
+}
+
+const maxRssMb = () => process.resourceUsage().maxRSS / 1024;
+
+/** The hidden `__bench-worker` command: one measurement in a fresh process, JSON on stdout. */
+export async function benchWorker(args: string[]): Promise<number> {
+  const [what, a, b] = args;
+  const t0 = performance.now();
+  let res: WorkerResult;
+  switch (what) {
+    case "baseline":
+      res = {};
+      break;
+    case "index-strata": {
+      const store = new FsIndexStore(b);
+      const { core } = await openIndex(loadCore(), store, CONFIG);
+      const sum = await reconcile(core, new NodeVault(a), { store });
+      const st = core.status();
+      res = { notes: st.notes, sections: st.sections, bytesWritten: sum.bytesWritten, indexBytes: await store.size(), warnings: sum.warnings.length, skipped: sum.skipped.length };
+      break;
+    }
+    case "index-omni": {
+      const { ms: mini, notes, bytes: read } = await buildOmni(new NodeVault(a));
+      const json = JSON.stringify(mini);
+      await mkdir(path.dirname(b), { recursive: true });
+      await writeFile(b, json);
+      res = { notes, bytesRead: read, indexBytes: Buffer.byteLength(json) };
+      break;
+    }
+    case "cold-strata": {
+      const { core } = await openIndex(loadCore(), new FsIndexStore(a), CONFIG);
+      const t1 = performance.now();
+      const hits = core.search({ query: b, k: 10 }).hits.length;
+      res = { openMs: t1 - t0, queryMs: performance.now() - t1, hits };
+      break;
+    }
+    case "cold-omni": {
+      const mini = loadOmni(await readFile(a, "utf8"));
+      const t1 = performance.now();
+      const hits = omniSearch(mini, b).slice(0, 10).length;
+      res = { openMs: t1 - t0, queryMs: performance.now() - t1, hits };
+      break;
+    }
+    default:
+      throw new CliError(`unknown bench worker ${what}`, 2);
+  }
+  res.ms = performance.now() - t0;
+  res.maxRssMb = maxRssMb();
+  process.stdout.write(JSON.stringify(res) + "\n");
+  return 0;
+}
+
+function letters(i: number): string {
+  let s = "";
+  do {
+    s = String.fromCharCode(97 + (i % 26)) + s;
+    i = Math.floor(i / 26);
+  } while (i > 0);
+  return s;
+}
+
+interface EngineFigures {
+  indexMs: number;
+  peakRssMb: number;
+  queryP50Ms: number;
+  queryP95Ms: number;
+  editP50Ms: number;
+  editP95Ms: number;
+  editFound: number;
+  coldOpenMs: number;
+  coldFirstQueryMs: number;
+  coldTotalMs: number;
+  coldProcessMs: number;
+  editBytesWritten: number;
+  indexBytes: number;
+}
+
+interface QualityRow {
+  lang: string;
+  strata: Omit<EvalResult, "per_query">;
+  minisearch: Omit<EvalResult, "per_query">;
+}
+
+export async function benchCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, {
+    "index-dir": { type: "string" },
+    edits: { type: "string" },
+    eval: { type: "string" },
+    "eval-vaults": { type: "string" },
+    "no-eval": { type: "boolean" },
+    json: { type: "boolean" },
+  });
+  const json = Boolean(values.json);
+  const log = (s: string) => process.stderr.write(s + "\n");
+  const root = repoRoot() ?? process.cwd();
+  const shared = path.resolve(root, "..", "shared");
+
+  let vaultDir: string;
+  if (positionals[0]) {
+    vaultDir = path.resolve(positionals[0]);
+    const problem = await checkVaultDir(vaultDir);
+    if (problem) throw new CliError(problem, 2);
+  } else {
+    vaultDir = path.join(shared, "vaults", "obsidian-help");
+    if (!existsSync(vaultDir)) {
+      const fixture = path.join(root, "tests", "fixtures", "vault");
+      log(`strata bench: the default vault ${vaultDir} is absent; using the fixture vault ${fixture}`);
+      vaultDir = fixture;
+    }
+  }
+  const edits = intOption(values.edits, "edits", 1) ?? 20;
+  const work = values["index-dir"] ? path.resolve(values["index-dir"]) : await mkdtemp(path.join(os.tmpdir(), "strata-bench-"));
+  const strataDir = path.join(work, "strata");
+  const omniFile = path.join(work, "minisearch", "index.json");
+  await rm(strataDir, { recursive: true, force: true });
+
+  try {
+    log(`strata bench: ${vaultDir}`);
+    const baseline = await runWorker(["baseline"]);
+
+    // 1. Full index, each engine in its own process.
+    log("  full index: strata…");
+    const sIdx = await runWorker(["index-strata", vaultDir, strataDir]);
+    log("  full index: minisearch…");
+    const mIdx = await runWorker(["index-omni", vaultDir, omniFile]);
+
+    // 2. Query latency, warm, in this process.
+    log("  queries…");
+    const Core = loadCore();
+    const store = new FsIndexStore(strataDir);
+    const { core } = await openIndex(Core, store, CONFIG);
+    const mini = loadOmni(await readFile(omniFile, "utf8"));
+    const sTimes: number[] = [];
+    const mTimes: number[] = [];
+    for (let round_ = 0; round_ <= QUERY_ROUNDS; round_++) {
+      for (const q of BENCH_QUERIES) {
+        let t = performance.now();
+        core.search({ query: q, k: 10 });
+        const s = performance.now() - t;
+        t = performance.now();
+        omniSearch(mini, q).slice(0, 10);
+        const m = performance.now() - t;
+        if (round_ > 0) {
+          sTimes.push(s);
+          mTimes.push(m);
+        }
+      }
+    }
+
+    // 3. One-note edit → searchable, in memory (the vault is never written).
+    log("  edits…");
+    const edit = await editLatency(core, store, mini, vaultDir, edits);
+
+    // 4. Cold open of the persisted index + first query, fresh processes.
+    log("  cold opens…");
+    const cold = async (kind: string, target: string) => {
+      const runs = [];
+      for (let i = 0; i < 3; i++) runs.push(await runWorker([kind, target, "daily notes"]));
+      runs.sort((x, y) => (x.ms as number) - (y.ms as number));
+      return runs[1];
+    };
+    const sCold = await cold("cold-strata", strataDir);
+    const mCold = await cold("cold-omni", omniFile);
+    const indexBytes = await store.size();
+    const omniBytes = (await stat(omniFile)).size;
+    core.free();
+
+    // 5. Quality, lexical mode, on the shared dev sets.
+    const quality: QualityRow[] = [];
+    const evalDir = values.eval ? path.resolve(values.eval) : path.join(shared, "eval");
+    const evalVaults = values["eval-vaults"] ? path.resolve(values["eval-vaults"]) : path.join(shared, "vaults", "obsidian-help");
+    if (!values["no-eval"]) {
+      if (!existsSync(evalDir)) {
+        log(`  quality: no eval folder at ${evalDir}; skipped`);
+      } else {
+        for (const lang of ["en", "zh", "ja"]) {
+          const file = path.join(evalDir, `dev-${lang}.jsonl`);
+          const vault = path.join(evalVaults, lang);
+          if (!existsSync(file) || !existsSync(vault)) {
+            log(`  quality ${lang}: ${existsSync(file) ? vault : file} absent; skipped`);
+            continue;
+          }
+          log(`  quality ${lang}…`);
+          quality.push(await qualityRow(lang, file, vault));
+        }
+      }
+    }
+
+    const figures = (idx: WorkerResult, times: number[], e: EditFigures, c: WorkerResult & { wallMs: number }, size: number): EngineFigures => ({
+      indexMs: round(idx.ms as number, 1),
+      peakRssMb: round(idx.maxRssMb as number, 1),
+      queryP50Ms: round(percentile(times, 50), 3),
+      queryP95Ms: round(percentile(times, 95), 3),
+      editP50Ms: round(percentile(e.times, 50), 2),
+      editP95Ms: round(percentile(e.times, 95), 2),
+      editFound: e.found,
+      coldOpenMs: round(c.openMs as number, 1),
+      coldFirstQueryMs: round(c.queryMs as number, 2),
+      coldTotalMs: round((c.openMs as number) + (c.queryMs as number), 1),
+      coldProcessMs: round(c.wallMs, 1),
+      editBytesWritten: e.bytesWritten,
+      indexBytes: size,
+    });
+    const result = {
+      vault: vaultDir,
+      notes: sIdx.notes as number,
+      vaultBytes: mIdx.bytesRead as number,
+      edits,
+      queries: BENCH_QUERIES.length * QUERY_ROUNDS,
+      baselineRssMb: round(baseline.maxRssMb as number, 1),
+      strata: { ...figures(sIdx, sTimes, edit.strata, sCold, indexBytes), sections: sIdx.sections as number },
+      minisearch: figures(mIdx, mTimes, edit.omni, mCold, omniBytes),
+      quality,
+    };
+
+    if (json) {
+      process.stdout.write(JSON.stringify(result, null, 2) + "\n");
+    } else {
+      process.stdout.write(render(result) + "\n");
+    }
+    return 0;
+  } finally {
+    if (!values["index-dir"]) await rm(work, { recursive: true, force: true });
+  }
+}
+
+interface EditFigures {
+  times: number[];
+  found: number;
+  bytesWritten: number;
+}
+
+async function editLatency(
+  core: StrataCoreApi,
+  store: FsIndexStore,
+  mini: ReturnType<typeof loadOmni>,
+  vaultDir: string,
+  edits: number,
+): Promise<{ strata: EditFigures; omni: EditFigures; note: string }> {
+  const vault = new NodeVault(vaultDir);
+  const listing = await vault.list((p) => core.shouldIndex(p));
+  const indexed = new Set(core.paths());
+  const files = listing.files.filter((f) => indexed.has(f.path)).sort((a, b) => a.size - b.size || (a.path < b.path ? -1 : 1));
+  if (files.length === 0) throw new CliError(`no indexed note in ${vaultDir} to edit`, 1);
+  const target = files[Math.floor(files.length / 2)];
+  const original = await vault.read(target.path);
+  const text = new TextDecoder().decode(original);
+  const enc = new TextEncoder();
+  const strata: EditFigures = { times: [], found: 0, bytesWritten: 0 };
+  const omni: EditFigures = { times: [], found: 0, bytesWritten: 0 };
+  const written: number[] = [];
+  const warmup = 2;
+  for (let i = 0; i < edits + warmup; i++) {
+    const word = `zqedit${letters(i + 1000)}`;
+    const edited = `${text}\n\nEdited: ${word}\n`;
+    const mtime = target.mtime + i + 1;
+
+    let t = performance.now();
+    core.update({ upserts: [{ path: target.path, bytes: enc.encode(edited), mtime }] });
+    const w = await persist(core, store);
+    const sHit = core.search({ query: word, k: 5 }).hits[0]?.path === target.path;
+    const s = performance.now() - t;
+
+    t = performance.now();
+    mini.replace(omniDoc(target.path, edited));
+    const mHit = omniSearch(mini, word)[0]?.id === target.path;
+    const m = performance.now() - t;
+
+    if (i >= warmup) {
+      strata.times.push(s);
+      omni.times.push(m);
+      written.push(w);
+      if (sHit) strata.found++;
+      if (mHit) omni.found++;
+    }
+  }
+  strata.bytesWritten = percentile(written, 50);
+  // Omnisearch keeps its MiniSearch index as one serialized cache: saving it rewrites it whole.
+  omni.bytesWritten = Buffer.byteLength(JSON.stringify(mini));
+  // Put the note back as it is on disk, so a kept --index-dir matches the vault.
+  core.update({ upserts: [{ path: target.path, bytes: original, mtime: target.mtime }] });
+  await persist(core, store);
+  return { strata, omni, note: target.path };
+}
+
+async function qualityRow(lang: string, file: string, vaultDir: string): Promise<QualityRow> {
+  const queries = loadQueries(file);
+  const vault = new NodeVault(vaultDir);
+  const core = loadCore().create(CONFIG);
+  await reconcile(core, vault);
+  const s = evalCore(core, queries, "lexical", 10);
+  core.free();
+  const { ms: mini } = await buildOmni(vault);
+  const m = evaluate(queries, 10, (q) => omniSearch(mini, q).map((r) => String(r.id)));
+  const strip = ({ per_query: _, ...rest }: EvalResult) => rest;
+  return { lang, strata: strip(s), minisearch: strip(m) };
+}
+
+type BenchResult = {
+  vault: string;
+  notes: number;
+  vaultBytes: number;
+  edits: number;
+  queries: number;
+  baselineRssMb: number;
+  strata: EngineFigures & { sections: number };
+  minisearch: EngineFigures;
+  quality: QualityRow[];
+};
+
+function render(r: BenchResult): string {
+  const s = r.strata;
+  const m = r.minisearch;
+  const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : "—");
+  const mb = (x: number) => `${x.toFixed(0)} MB`;
+  const check = (ok: boolean) => (ok ? "ok" : "MISSED");
+  const rows = [
+    ["", "Strata", "MiniSearch (Omnisearch)", "Strata/MS", "target"],
+    ["full index time", ms(s.indexMs), ms(m.indexMs), ratio(s.indexMs, m.indexMs), `≤ 0.3× ${check(s.indexMs <= 0.3 * m.indexMs)}`],
+    ["full index peak RSS", mb(s.peakRssMb), mb(m.peakRssMb), ratio(s.peakRssMb, m.peakRssMb), `≤ 0.5× ${check(s.peakRssMb <= 0.5 * m.peakRssMb)}`],
+    ["query p50", ms(s.queryP50Ms), ms(m.queryP50Ms), ratio(s.queryP50Ms, m.queryP50Ms), ""],
+    ["query p95", ms(s.queryP95Ms), ms(m.queryP95Ms), ratio(s.queryP95Ms, m.queryP95Ms), `≤ 10 ms ${check(s.queryP95Ms <= 10)}`],
+    ["edit → searchable p50", ms(s.editP50Ms), ms(m.editP50Ms), ratio(s.editP50Ms, m.editP50Ms), ""],
+    ["edit → searchable p95", ms(s.editP95Ms), ms(m.editP95Ms), ratio(s.editP95Ms, m.editP95Ms), `≤ 100 ms ${check(s.editP95Ms <= 100)}`],
+    ["edits found by search", `${s.editFound}/${r.edits}`, `${m.editFound}/${r.edits}`, "", ""],
+    ["cold open + first query", ms(s.coldTotalMs), ms(m.coldTotalMs), ratio(s.coldTotalMs, m.coldTotalMs), `≤ 300 ms ${check(s.coldTotalMs <= 300)}`],
+    ["  (whole process)", ms(s.coldProcessMs), ms(m.coldProcessMs), "", ""],
+    ["bytes written per 1-note edit", bytes(s.editBytesWritten), `${bytes(m.editBytesWritten)} (whole cache)`, ratio(s.editBytesWritten, m.editBytesWritten), ""],
+    ["index size on disk", bytes(s.indexBytes), bytes(m.indexBytes), ratio(s.indexBytes, m.indexBytes), ""],
+  ];
+  const out = [
+    `Vault ${r.vault}: ${r.notes} notes, ${bytes(r.vaultBytes)} of Markdown, ${s.sections} sections. Node baseline RSS ${mb(r.baselineRssMb)}.`,
+    `Queries: ${r.queries} timed (${BENCH_QUERIES.length} fixed queries × ${QUERY_ROUNDS}); Strata's include snippets. Edits: ${r.edits}, update + persist + search (MiniSearch: replace + search, no save).`,
+    "",
+    table(rows, ["l", "r", "r", "r", "l"]),
+  ];
+  if (r.quality.length) {
+    const q = [["lexical quality", "n", "recall@10 S / MS", "MRR@10 S / MS", "nDCG@10 S / MS"]];
+    for (const row of r.quality) {
+      const f = (a: number, b: number) => `${a.toFixed(3)} / ${b.toFixed(3)}`;
+      q.push([row.lang, String(row.strata.n), f(row.strata.recall10, row.minisearch.recall10), f(row.strata.mrr10, row.minisearch.mrr10), f(row.strata.ndcg10, row.minisearch.ndcg10)]);
+    }
+    out.push("", table(q, ["l", "r", "r", "r", "r"]));
+  }
+  return out.join("\n");
+}

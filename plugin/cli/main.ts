@@ -1,0 +1,58 @@
+// The `strata` command: index, search, evaluate and benchmark a vault with the wasm core.
+
+import { benchCommand, benchWorker, BENCH_USAGE } from "./bench.ts";
+import { CliError } from "./common.ts";
+import { evalCommand, EVAL_USAGE } from "./eval-cmd.ts";
+import { indexCommand, INDEX_USAGE } from "./index-cmd.ts";
+import { searchCommand, SEARCH_USAGE } from "./search-cmd.ts";
+
+const USAGE = `Strata: local search for an Obsidian vault.
+
+usage:
+  ${INDEX_USAGE}
+  ${SEARCH_USAGE}
+  ${EVAL_USAGE}
+  ${BENCH_USAGE}
+
+The index lives in <vault>/<config-dir>/plugins/strata-search/index/ unless --index-dir is given.
+Exit codes: 0 ok, 1 failure, 2 bad usage or input (missing vault, unknown option, unavailable mode).
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [cmd, ...args] = argv;
+  switch (cmd) {
+    case "index":
+      return indexCommand(args);
+    case "search":
+      return searchCommand(args);
+    case "eval":
+      return evalCommand(args);
+    case "bench":
+      return benchCommand(args);
+    case "__bench-worker":
+      return benchWorker(args);
+    case undefined:
+    case "help":
+    case "-h":
+    case "--help":
+      process.stdout.write(USAGE);
+      return cmd === undefined ? 2 : 0;
+    default:
+      throw new CliError(`unknown command ${JSON.stringify(cmd)}\n\n${USAGE}`, 2);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    if (err instanceof CliError) {
+      process.stderr.write(`strata: ${err.message}\n`);
+      process.exitCode = err.exitCode;
+    } else {
+      process.stderr.write(`strata: error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds everything and runs the main job: index a vault and search it.
+#   ./run.sh                     the example vault in tests/fixtures/vault, a few sample queries
+#   ./run.sh VAULT ["QUERY"]     your vault (the index goes to VAULT/.obsidian/plugins/strata-search/index)
+set -euo pipefail
+cd "$(dirname "$0")"
+
+bash scripts/setup.sh
+bash scripts/build-wasm.sh
+node esbuild.config.mjs
+
+if [ "$#" -ge 1 ]; then
+  vault=$1
+  node dist/strata.js index "$vault"
+  if [ "$#" -ge 2 ]; then
+    node dist/strata.js search "$vault" "$2"
+  fi
+else
+  # The example vault ships in the repository: keep its index in build/, out of the tracked tree.
+  vault=tests/fixtures/vault
+  idx=(--index-dir build/example-index)
+  node dist/strata.js index "$vault" "${idx[@]}"
+  for q in "sourdough hydration" "乌龙茶 水温" "山小屋"; do
+    printf '\n$ strata search %s "%s"\n' "$vault" "$q"
+    node dist/strata.js search "$vault" "$q" --k 3 "${idx[@]}"
+  done
+fi

@@ -1,0 +1,329 @@
+// The shared client and the core API, against the real wasm build and the fixture vault.
+
+import assert from "node:assert/strict";
+import { appendFile, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
+import * as path from "node:path";
+import { after, before, describe, test } from "node:test";
+
+import type { StrataCoreApi } from "../../plugin/core/api.ts";
+import { coreErrorCode, openIndex, reconcile } from "../../plugin/core/client.ts";
+import { FsIndexStore, NodeVault } from "../../plugin/core/node.ts";
+import {
+  cleanupTemps,
+  CONFIG,
+  copyFixture,
+  Core,
+  FIXTURE_NOTES,
+  indexDirOf,
+  indexVault,
+  RecordingStore,
+  topPaths,
+} from "./helpers.ts";
+
+after(cleanupTemps);
+
+describe("index and search the fixture vault", () => {
+  let vault: string;
+  let core: StrataCoreApi;
+
+  before(async () => {
+    vault = await copyFixture();
+    const r = await indexVault(vault);
+    core = r.core;
+    assert.equal(r.report.fresh, true);
+    assert.equal(r.summary.added, FIXTURE_NOTES.length);
+    assert.deepEqual(r.summary.warnings, []);
+    assert.ok(r.summary.bytesWritten > 0);
+  });
+
+  test("every note is indexed, nothing else", () => {
+    assert.deepEqual([...core.paths()].sort(), [...FIXTURE_NOTES].sort());
+    assert.equal(core.status().notes, FIXTURE_NOTES.length);
+  });
+
+  const firsts: [string, string][] = [
+    ["sourdough hydration", "Cooking/Sourdough starter.md"],
+    ["levain", "Cooking/Sourdough starter.md"], // an alias
+    ["collimation", "Astronomy/Telescope care.md"],
+    ["drip irrigation emitter", "Garden/Drip irrigation.md"],
+    ["derailleur", "Projects/Bicycle rebuild.md"],
+    ["乌龙茶", "中文/茶道笔记.md"],
+    ["量子比特", "中文/量子计算入门.md"],
+    ["自行车道", "中文/城市骑行路线.md"],
+    ["味噌", "日本語/味噌汁の作り方.md"],
+    ["山小屋", "日本語/登山計画.md"],
+    ["楷書", "日本語/書道の練習.md"],
+  ];
+  for (const [query, expected] of firsts) {
+    test(`"${query}" ranks ${expected} first`, () => {
+      assert.equal(topPaths(core, query)[0], expected);
+    });
+  }
+
+  test("long notes are split into sections with heading paths and line ranges", () => {
+    for (const p of ["Cooking/Sourdough starter.md", "Astronomy/Telescope care.md", "中文/茶道笔记.md", "日本語/登山計画.md"]) {
+      const note = core.note(p);
+      assert.ok(note, p);
+      const deep = note.sections.filter((s) => s.depth >= 1);
+      assert.ok(deep.length >= 2, `${p}: ${note.sections.length} sections`);
+      for (const s of note.sections) {
+        assert.ok(s.startLine >= 1 && s.endLine >= s.startLine, `${p}: lines ${s.startLine}-${s.endLine}`);
+        if (s.depth >= 1) assert.notEqual(s.headingPath, "");
+      }
+    }
+    const short = core.note("Projects/Bicycle rebuild.md");
+    assert.ok(short && short.sections.length >= 1);
+  });
+
+  test("frontmatter, aliases, tags and links are in the catalog", () => {
+    const note = core.note("Cooking/Sourdough starter.md");
+    assert.ok(note);
+    assert.equal(note.title, "Sourdough starter");
+    assert.deepEqual([...note.aliases].sort(), ["levain", "wild yeast culture"]);
+    assert.ok(note.tags.some((t) => t.replace(/^#/, "") === "cooking/bread"), note.tags.join(","));
+    assert.equal(note.frontmatter.difficulty, "medium");
+    assert.ok(note.links.some((l) => l.embed && l.target === "Basic country loaf"), JSON.stringify(note.links));
+    const welcome = core.note("Welcome.md");
+    assert.ok(welcome?.links.some((l) => l.target === "Telescope care" && l.heading === "Collimation"));
+    assert.ok(welcome?.tags.some((t) => t.replace(/^#/, "") === "meta/overview"));
+    assert.equal(core.note("Missing.md"), null);
+  });
+
+  test("folder filter", () => {
+    const hits = core.search({ query: "collimation", k: 20, filters: { folder: "Astronomy" } }).hits;
+    assert.ok(hits.length > 0);
+    assert.ok(hits.every((h) => h.path.startsWith("Astronomy/")));
+    const none = core.search({ query: "collimation", k: 20, filters: { folder: "Cooking" } }).hits;
+    assert.ok(none.every((h) => h.path.startsWith("Cooking/")));
+    assert.ok(!none.some((h) => h.path === "Astronomy/Telescope care.md"));
+  });
+
+  test("tag filter matches nested tags", () => {
+    const hits = core.search({ query: "fermentation", k: 20, filters: { tag: "cooking" } }).hits;
+    assert.ok(hits.length > 0);
+    assert.ok(hits.every((h) => h.path.startsWith("Cooking/")), hits.map((h) => h.path).join(","));
+    const astro = core.search({ query: "collimation", k: 20, filters: { tag: "#astronomy" } }).hits;
+    assert.ok(astro.some((h) => h.path === "Astronomy/Telescope care.md"));
+    const nested = core.search({ query: "Saturn", k: 20, filters: { tag: "astronomy/observing" } }).hits;
+    assert.deepEqual([...new Set(nested.map((h) => h.path))], ["Astronomy/Observing log 2024.md"]);
+  });
+
+  test("property filter", () => {
+    const hits = core.search({ query: "collimation", k: 20, filters: { property: { key: "instrument", value: "8-inch Dobsonian" } } }).hits;
+    assert.ok(hits.length > 0);
+    assert.ok(hits.every((h) => h.path === "Astronomy/Telescope care.md"));
+  });
+
+  test("depth filter", () => {
+    const deep = core.search({ query: "collimation", k: 50, filters: { minDepth: 1 } }).hits;
+    assert.ok(deep.length > 0);
+    assert.ok(deep.every((h) => h.depth >= 1));
+    const whole = core.search({ query: "collimation", k: 50, filters: { maxDepth: 0 } }).hits;
+    assert.ok(whole.length > 0);
+    assert.ok(whole.every((h) => h.depth === 0 && h.headingPath === ""));
+  });
+
+  test("snippets highlight the query terms", () => {
+    for (const [query, term] of [["collimation", "collimat"], ["乌龙茶", "乌龙"], ["山小屋", "小屋"]]) {
+      const hit = core.search({ query, k: 1 }).hits[0];
+      assert.ok(hit.snippet, query);
+      assert.ok(hit.snippet.highlights.length > 0, query);
+      const marked = hit.snippet.highlights.map(([s, e]) => hit.snippet!.text.slice(s, e).toLowerCase());
+      assert.ok(marked.some((m) => m.includes(term) || term.includes(m)), `${query}: ${JSON.stringify(marked)}`);
+    }
+    const bare = core.search({ query: "collimation", k: 1, snippets: false }).hits[0];
+    assert.equal(bare.snippet, undefined);
+  });
+
+  test("hits carry section ids, lines and read() expands them", () => {
+    const hit = core.search({ query: "collimation", k: 5, filters: { minDepth: 1 } }).hits[0];
+    assert.ok(hit.sectionId && hit.startLine >= 1);
+    const r = core.read({ path: hit.path, sectionId: hit.sectionId });
+    assert.equal(r.path, hit.path);
+    assert.equal(r.startLine, hit.startLine);
+    assert.match(r.text.toLowerCase(), /collimat/);
+    const whole = core.read({ path: hit.path, whole: true });
+    assert.ok(whole.text.length > r.text.length);
+  });
+
+  test("semantic and hybrid modes say they are unavailable", () => {
+    for (const mode of ["semantic", "hybrid"] as const) {
+      assert.throws(() => core.search({ query: "bread", mode }), (err: unknown) => coreErrorCode(err) === "unavailable");
+    }
+  });
+
+  test("a stray quote in a query does not throw", () => {
+    assert.doesNotThrow(() => core.search({ query: 'sourdough "starter' }));
+    assert.doesNotThrow(() => core.search({ query: "title:" }));
+  });
+});
+
+describe("persistence", () => {
+  test("persist → reopen in a fresh core gives identical results", async () => {
+    const vault = await copyFixture();
+    const { core } = await indexVault(vault);
+    const queries = ["sourdough", "collimation mirror", "乌龙茶 水温", "北アルプス", "fermentation", "chain"];
+    const before = queries.map((q) => core.search({ query: q, k: 10 }));
+    const st = core.status();
+    core.free();
+
+    const { core: again, report } = await openIndex(Core, new FsIndexStore(indexDirOf(vault)), CONFIG);
+    assert.equal(report.fresh, false);
+    assert.equal(report.rebuilt, false);
+    assert.equal(report.notes, FIXTURE_NOTES.length);
+    assert.deepEqual(report.orphans, []);
+    assert.equal(again.status().sections, st.sections);
+    queries.forEach((q, i) => {
+      const after = again.search({ query: q, k: 10 });
+      assert.deepEqual(
+        after.hits.map((h) => [h.sectionId, h.path, h.score, h.snippet]),
+        before[i].hits.map((h) => [h.sectionId, h.path, h.score, h.snippet]),
+        q,
+      );
+    });
+    // Nothing changed on disk: reconciling finds every note unchanged and reads nothing.
+    const sum = await reconcile(again, new NodeVault(vault));
+    assert.equal(sum.unchanged, FIXTURE_NOTES.length);
+    assert.equal(sum.bytesRead, 0);
+  });
+
+  test("the manifest is written last and a one-note edit writes few bytes", async () => {
+    const vault = await copyFixture();
+    const store = new RecordingStore(new FsIndexStore(indexDirOf(vault)));
+    const first = await indexVault(vault, store);
+    const full = first.summary.bytesWritten;
+    const manifest = store.writes.at(-1)!;
+    store.writes = [];
+
+    await appendFile(path.join(vault, "Garden/Drip irrigation.md"), "\nAdded a zqmoisture sensor on bed one.\n");
+    const sum = await reconcile(first.core, new NodeVault(vault), { store });
+    assert.equal(sum.updated, 1);
+    assert.equal(sum.added, 0);
+    assert.equal(sum.unchanged, FIXTURE_NOTES.length - 1);
+    assert.equal(store.writes.at(-1), manifest, `writes: ${store.writes.join(", ")}`);
+    assert.ok(sum.bytesWritten > 0);
+    assert.ok(sum.bytesWritten < full / 3, `edit wrote ${sum.bytesWritten} B, full index ${full} B`);
+    assert.equal(topPaths(first.core, "zqmoisture")[0], "Garden/Drip irrigation.md");
+
+    const { core: again } = await openIndex(Core, new FsIndexStore(indexDirOf(vault)), CONFIG);
+    assert.equal(topPaths(again, "zqmoisture")[0], "Garden/Drip irrigation.md");
+  });
+
+  test("a rename is a move, not a re-add", async () => {
+    const vault = await copyFixture();
+    const { core, store } = await indexVault(vault);
+    await rename(path.join(vault, "Cooking/Fermented hot sauce.md"), path.join(vault, "Garden/Hot sauce.md"));
+    const sum = await reconcile(core, new NodeVault(vault), { store });
+    assert.equal(sum.moved, 1, JSON.stringify(sum));
+    assert.equal(sum.added, 0);
+    assert.equal(sum.deleted, 0);
+    assert.ok(!core.paths().includes("Cooking/Fermented hot sauce.md"));
+    assert.equal(topPaths(core, "habaneros")[0], "Garden/Hot sauce.md");
+    const { core: again } = await openIndex(Core, new FsIndexStore(indexDirOf(vault)), CONFIG);
+    assert.equal(topPaths(again, "habaneros")[0], "Garden/Hot sauce.md");
+    assert.equal(again.note("Cooking/Fermented hot sauce.md"), null);
+  });
+
+  test("a deleted note leaves the index", async () => {
+    const vault = await copyFixture();
+    const { core, store } = await indexVault(vault);
+    assert.equal(topPaths(core, "楷書")[0], "日本語/書道の練習.md");
+    await unlink(path.join(vault, "日本語/書道の練習.md"));
+    const sum = await reconcile(core, new NodeVault(vault), { store });
+    assert.equal(sum.deleted, 1);
+    assert.ok(!topPaths(core, "楷書").includes("日本語/書道の練習.md"));
+    assert.equal(core.note("日本語/書道の練習.md"), null);
+    const { core: again, report } = await openIndex(Core, new FsIndexStore(indexDirOf(vault)), CONFIG);
+    assert.equal(report.notes, FIXTURE_NOTES.length - 1);
+    assert.ok(!topPaths(again, "楷書").includes("日本語/書道の練習.md"));
+  });
+
+  test("a crash before the manifest write leaves the previous state; leftovers are orphans", async () => {
+    const vault = await copyFixture();
+    const dir = indexDirOf(vault);
+    const { core } = await indexVault(vault);
+    const generation = core.status().generation;
+
+    await appendFile(path.join(vault, "Welcome.md"), "\nzqcrashword\n");
+    await reconcile(core, new NodeVault(vault));
+    const out = core.flush();
+    assert.ok(out.writes.length >= 2);
+    const fs = new FsIndexStore(dir);
+    for (const w of out.writes.slice(0, -1)) await fs.write(w.name, w.bytes); // the manifest never lands
+
+    const reopened = await openIndex(Core, new FsIndexStore(dir), CONFIG);
+    assert.equal(reopened.report.rebuilt, false);
+    assert.equal(reopened.report.generation, generation);
+    assert.deepEqual([...reopened.removedOrphans].sort(), out.writes.slice(0, -1).map((w) => w.name).sort());
+    assert.deepEqual(topPaths(reopened.core, "zqcrashword"), []);
+    assert.equal(topPaths(reopened.core, "levain")[0], "Cooking/Sourdough starter.md");
+    for (const name of reopened.removedOrphans) await assert.rejects(stat(path.join(dir, name)));
+  });
+
+  test("stray files in the index folder are reported as orphans and removed", async () => {
+    const vault = await copyFixture();
+    const dir = indexDirOf(vault);
+    await indexVault(vault);
+    await writeFile(path.join(dir, "stray (conflict copy).bin"), "junk");
+    const { report, removedOrphans, core } = await openIndex(Core, new FsIndexStore(dir), CONFIG);
+    assert.equal(report.rebuilt, false);
+    assert.ok(removedOrphans.includes("stray (conflict copy).bin"));
+    await assert.rejects(stat(path.join(dir, "stray (conflict copy).bin")));
+    assert.equal(topPaths(core, "levain")[0], "Cooking/Sourdough starter.md");
+  });
+});
+
+describe("corrupt or partial index → rebuilt", () => {
+  type Damage = (dir: string, manifest: string, files: string[]) => Promise<void>;
+  const largest = async (dir: string, files: string[]) => {
+    let best = files[0];
+    let size = -1;
+    for (const f of files) {
+      const s = (await stat(path.join(dir, f))).size;
+      if (s > size) [best, size] = [f, s];
+    }
+    return best;
+  };
+  const cases: [string, Damage][] = [
+    ["truncated manifest", async (dir, m) => writeFile(path.join(dir, m), (await readFile(path.join(dir, m))).subarray(0, 7))],
+    ["garbage manifest", async (dir, m) => writeFile(path.join(dir, m), Buffer.from("\x00\x01not a manifest\xff"))],
+    ["missing segment file", async (dir, m, files) => rm(path.join(dir, await largest(dir, files.filter((f) => f !== m))))],
+    [
+      "flipped bytes in a segment file",
+      async (dir, m, files) => {
+        const f = path.join(dir, await largest(dir, files.filter((x) => x !== m)));
+        const b = await readFile(f);
+        for (let i = Math.floor(b.length / 3); i < Math.floor(b.length / 3) + 16 && i < b.length; i++) b[i] ^= 0x5a;
+        await writeFile(f, b);
+      },
+    ],
+    [
+      "truncated segment file",
+      async (dir, m, files) => {
+        const f = path.join(dir, await largest(dir, files.filter((x) => x !== m)));
+        await writeFile(f, (await readFile(f)).subarray(0, 10));
+      },
+    ],
+  ];
+  for (const [name, damage] of cases) {
+    test(name, async () => {
+      const vault = await copyFixture();
+      const dir = indexDirOf(vault);
+      const store = new RecordingStore(new FsIndexStore(dir));
+      await indexVault(vault, store);
+      const manifest = store.writes.at(-1)!;
+      await damage(dir, manifest, await new FsIndexStore(dir).list());
+
+      const { core, report } = await openIndex(Core, new FsIndexStore(dir), CONFIG);
+      assert.equal(report.rebuilt, true, JSON.stringify(report));
+      assert.ok(report.reason && report.reason.length > 0);
+      assert.equal(core.status().notes, 0);
+      const sum = await reconcile(core, new NodeVault(vault), { store: new FsIndexStore(dir) });
+      assert.equal(sum.added, FIXTURE_NOTES.length);
+      assert.equal(topPaths(core, "levain")[0], "Cooking/Sourdough starter.md");
+      const again = await openIndex(Core, new FsIndexStore(dir), CONFIG);
+      assert.equal(again.report.rebuilt, false);
+      assert.equal(again.report.notes, FIXTURE_NOTES.length);
+    });
+  }
+});

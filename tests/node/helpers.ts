@@ -1,0 +1,105 @@
+// Test helpers: temp copies of the fixture vault and an index over them, on the real wasm core.
+
+import { createHash } from "node:crypto";
+import { cp, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import * as os from "node:os";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+
+import type { CoreConfig, StrataCoreApi } from "../../plugin/core/api.ts";
+import { defaultIndexDir, openIndex, reconcile, type IndexStore } from "../../plugin/core/client.ts";
+import { FsIndexStore, loadCore, NodeVault } from "../../plugin/core/node.ts";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const FIXTURE = path.join(ROOT, "tests", "fixtures", "vault");
+export const CONFIG: CoreConfig = { configDir: ".obsidian" };
+export const Core = loadCore();
+
+/** Every note of the shipped fixture vault. */
+export const FIXTURE_NOTES = [
+  "Astronomy/Observing log 2024.md",
+  "Astronomy/Telescope care.md",
+  "Cooking/Fermented hot sauce.md",
+  "Cooking/Sourdough starter.md",
+  "Garden/Drip irrigation.md",
+  "Inbox/Reading list.md",
+  "Projects/Bicycle rebuild.md",
+  "Welcome.md",
+  "中文/城市骑行路线.md",
+  "中文/茶道笔记.md",
+  "中文/量子计算入门.md",
+  "日本語/味噌汁の作り方.md",
+  "日本語/書道の練習.md",
+  "日本語/登山計画.md",
+];
+
+const temps: string[] = [];
+
+export async function tempDir(prefix = "strata-test-"): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  temps.push(dir);
+  return dir;
+}
+
+export async function cleanupTemps(): Promise<void> {
+  for (const d of temps.splice(0)) await rm(d, { recursive: true, force: true });
+}
+
+/** A fresh copy of the fixture vault in a temp folder. */
+export async function copyFixture(): Promise<string> {
+  const dir = path.join(await tempDir(), "vault");
+  await cp(FIXTURE, dir, { recursive: true });
+  return dir;
+}
+
+export function indexDirOf(vault: string): string {
+  return path.join(vault, defaultIndexDir(".obsidian"));
+}
+
+/** Opens (or creates) the vault's index, brings it up to date and persists it. */
+export async function indexVault(vault: string, store: IndexStore = new FsIndexStore(indexDirOf(vault))) {
+  const opened = await openIndex(Core, store, CONFIG);
+  const summary = await reconcile(opened.core, new NodeVault(vault), { store });
+  return { ...opened, summary, store };
+}
+
+export function topPaths(core: StrataCoreApi, query: string, k = 10, extra: object = {}): string[] {
+  return core.search({ query, k, ...extra }).hits.map((h) => h.path);
+}
+
+/** SHA-256 of every file under `dir` (relative path → hash), skipping `skip` subfolders. */
+export async function hashTree(dir: string, skip: string[] = []): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const walk = async (rel: string) => {
+    for (const e of await readdir(path.join(dir, rel), { withFileTypes: true })) {
+      const p = rel ? `${rel}/${e.name}` : e.name;
+      if (skip.includes(p)) continue;
+      if (e.isDirectory()) await walk(p);
+      else if (e.isFile()) out.set(p, createHash("sha256").update(await readFile(path.join(dir, p))).digest("hex"));
+      else if (e.isSymbolicLink()) out.set(p, "symlink");
+    }
+  };
+  await walk("");
+  return out;
+}
+
+/** An IndexStore over another that records the order of writes and deletes. */
+export class RecordingStore implements IndexStore {
+  writes: string[] = [];
+  deletes: string[] = [];
+  constructor(readonly inner: IndexStore) {}
+  list() {
+    return this.inner.list();
+  }
+  read(name: string) {
+    return this.inner.read(name);
+  }
+  async write(name: string, bytes: Uint8Array) {
+    this.writes.push(name);
+    await this.inner.write(name, bytes);
+  }
+  async delete(name: string) {
+    this.deletes.push(name);
+    await this.inner.delete(name);
+  }
+}
