@@ -1,0 +1,243 @@
+//! The catalog: one entry per indexed note (path, content hash, size, mtime, title,
+//! frontmatter JSON, aliases, tags, links, sections).
+//!
+//! It is persisted as a base file plus small delta files (upserts and removals since
+//! the base), so a one-note edit writes a few hundred bytes, not the whole catalog.
+//! When the deltas grow past a share of the base, the next flush writes a new base.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{CoreError, Result};
+use crate::markdown::Link;
+use crate::sections::Section;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NoteEntry {
+    pub path: String,
+    pub hash: String,
+    pub size: u64,
+    pub mtime: f64,
+    pub title: String,
+    /// Frontmatter as a JSON object string ("{}" when absent or broken).
+    pub frontmatter: String,
+    pub aliases: Vec<String>,
+    pub tags: Vec<String>,
+    pub links: Vec<Link>,
+    pub sections: Vec<Section>,
+    pub line_count: u32,
+}
+
+impl NoteEntry {
+    pub fn section(&self, order: u32) -> Option<&Section> {
+        self.sections.get(order as usize).filter(|s| s.order == order)
+    }
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct CatalogFile {
+    base: bool,
+    upserts: Vec<NoteEntry>,
+    removes: Vec<String>,
+}
+
+#[derive(Default)]
+pub struct Catalog {
+    notes: BTreeMap<String, NoteEntry>,
+    /// Paths changed or removed since the last flush.
+    dirty: BTreeSet<String>,
+    /// Bytes of the current base file and of the deltas written on top of it.
+    base_bytes: u64,
+    delta_bytes: u64,
+    deltas: usize,
+}
+
+/// Write a new base when deltas exceed this share of the base (or this many files).
+const COMPACT_SHARE: f64 = 0.25;
+const COMPACT_FILES: usize = 64;
+
+pub struct CatalogWrite {
+    pub bytes: Vec<u8>,
+    pub is_base: bool,
+}
+
+impl Catalog {
+    pub fn len(&self) -> usize {
+        self.notes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.notes.is_empty()
+    }
+
+    pub fn get(&self, path: &str) -> Option<&NoteEntry> {
+        self.notes.get(path)
+    }
+
+    pub fn get_mut(&mut self, path: &str) -> Option<&mut NoteEntry> {
+        self.dirty.insert(path.to_string());
+        self.notes.get_mut(path)
+    }
+
+    pub fn paths(&self) -> impl Iterator<Item = &String> {
+        self.notes.keys()
+    }
+
+    pub fn entries(&self) -> impl Iterator<Item = &NoteEntry> {
+        self.notes.values()
+    }
+
+    pub fn section_count(&self) -> usize {
+        self.notes.values().map(|n| n.sections.len()).sum()
+    }
+
+    pub fn insert(&mut self, entry: NoteEntry) {
+        self.dirty.insert(entry.path.clone());
+        self.notes.insert(entry.path.clone(), entry);
+    }
+
+    pub fn remove(&mut self, path: &str) -> Option<NoteEntry> {
+        let e = self.notes.remove(path);
+        if e.is_some() {
+            self.dirty.insert(path.to_string());
+        }
+        e
+    }
+
+    /// Paths by content hash (for detecting moves).
+    pub fn by_hash(&self) -> HashMap<&str, Vec<&str>> {
+        let mut m: HashMap<&str, Vec<&str>> = HashMap::new();
+        for n in self.notes.values() {
+            m.entry(n.hash.as_str()).or_default().push(n.path.as_str());
+        }
+        m
+    }
+
+    pub fn is_dirty(&self) -> bool {
+        !self.dirty.is_empty()
+    }
+
+    /// Serialises what changed since the last call: a delta, or a new base when the
+    /// deltas have grown too large (or `force_base`).
+    pub fn take_write(&mut self, force_base: bool) -> Result<Option<CatalogWrite>> {
+        if self.dirty.is_empty() && !force_base {
+            return Ok(None);
+        }
+        let want_base = force_base
+            || self.base_bytes == 0
+            || self.deltas >= COMPACT_FILES
+            || self.delta_bytes as f64 > self.base_bytes as f64 * COMPACT_SHARE;
+        let file = if want_base {
+            CatalogFile {
+                base: true,
+                upserts: self.notes.values().cloned().collect(),
+                removes: Vec::new(),
+            }
+        } else {
+            let mut f = CatalogFile::default();
+            for p in &self.dirty {
+                match self.notes.get(p) {
+                    Some(e) => f.upserts.push(e.clone()),
+                    None => f.removes.push(p.clone()),
+                }
+            }
+            f
+        };
+        let bytes = postcard::to_allocvec(&file)
+            .map_err(|e| CoreError::Internal(format!("catalog encode: {e}")))?;
+        if want_base {
+            self.base_bytes = bytes.len() as u64;
+            self.delta_bytes = 0;
+            self.deltas = 0;
+        } else {
+            self.delta_bytes += bytes.len() as u64;
+            self.deltas += 1;
+        }
+        self.dirty.clear();
+        Ok(Some(CatalogWrite {
+            bytes,
+            is_base: want_base,
+        }))
+    }
+
+    /// Rebuilds the catalog from a base file and its deltas, in order.
+    pub fn load(files: &[&[u8]]) -> Result<Catalog> {
+        let mut c = Catalog::default();
+        for (i, bytes) in files.iter().enumerate() {
+            let f: CatalogFile = postcard::from_bytes(bytes)
+                .map_err(|e| CoreError::Corrupt(format!("catalog file {i}: {e}")))?;
+            if i == 0 && !f.base {
+                return Err(CoreError::Corrupt("catalog does not start with a base".into()));
+            }
+            if f.base {
+                c.notes.clear();
+                c.base_bytes = bytes.len() as u64;
+                c.delta_bytes = 0;
+                c.deltas = 0;
+            } else {
+                c.delta_bytes += bytes.len() as u64;
+                c.deltas += 1;
+            }
+            for p in f.removes {
+                c.notes.remove(&p);
+            }
+            for e in f.upserts {
+                c.notes.insert(e.path.clone(), e);
+            }
+        }
+        Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(path: &str, hash: &str) -> NoteEntry {
+        NoteEntry {
+            path: path.into(),
+            hash: hash.into(),
+            size: 1,
+            mtime: 1.0,
+            title: path.into(),
+            frontmatter: "{}".into(),
+            aliases: vec![],
+            tags: vec![],
+            links: vec![],
+            sections: vec![],
+            line_count: 1,
+        }
+    }
+
+    #[test]
+    fn base_then_small_deltas_round_trip() {
+        let mut c = Catalog::default();
+        for i in 0..100 {
+            c.insert(entry(&format!("n{i}.md"), "h"));
+        }
+        let base = c.take_write(false).unwrap().unwrap();
+        assert!(base.is_base);
+        c.remove("n1.md");
+        c.insert(entry("n2.md", "h2"));
+        let delta = c.take_write(false).unwrap().unwrap();
+        assert!(!delta.is_base);
+        assert!(delta.bytes.len() * 20 < base.bytes.len());
+        assert!(c.take_write(false).unwrap().is_none());
+        let loaded = Catalog::load(&[&base.bytes, &delta.bytes]).unwrap();
+        assert_eq!(loaded.len(), 99);
+        assert_eq!(loaded.get("n2.md").unwrap().hash, "h2");
+        assert!(loaded.get("n1.md").is_none());
+    }
+
+    #[test]
+    fn corrupt_catalog_is_an_error() {
+        assert!(Catalog::load(&[b"\xff\xff\xff garbage"]).is_err());
+        let mut c = Catalog::default();
+        c.insert(entry("a.md", "h"));
+        let _ = c.take_write(false).unwrap();
+        c.insert(entry("b.md", "h"));
+        let delta = c.take_write(false).unwrap().unwrap();
+        assert!(Catalog::load(&[&delta.bytes]).is_err(), "delta without base");
+    }
+}

@@ -1,0 +1,231 @@
+//! A tokenizer for mixed Latin/CJK text.
+//!
+//! Latin (and every other alphabetic) text is split into words; runs of Han, Kana and
+//! Hangul characters become overlapping bigrams ("全文检索" → 全文, 文检, 检索; a lone
+//! character stays a unigram). The analyzer then lower-cases, folds accents and applies
+//! English stemming. With tantivy's default tokenizer a Chinese or Japanese query finds
+//! nothing, because a whole CJK run becomes one token.
+
+use tantivy::tokenizer::{
+    AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, Stemmer, TextAnalyzer, Token,
+    TokenStream, Tokenizer,
+};
+
+/// Name under which the analyzer is registered on the index.
+pub const TOKENIZER_NAME: &str = "strata";
+
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x309F      // Hiragana
+        | 0x30A0..=0x30FF    // Katakana
+        | 0x31F0..=0x31FF    // Katakana phonetic extensions
+        | 0xFF66..=0xFF9F    // half-width Katakana
+        | 0x3400..=0x4DBF    // CJK extension A
+        | 0x4E00..=0x9FFF    // CJK unified ideographs
+        | 0xF900..=0xFAFF    // CJK compatibility ideographs
+        | 0x20000..=0x2FA1F  // CJK extensions B–F, compatibility supplement
+        | 0x1100..=0x11FF    // Hangul Jamo
+        | 0x3130..=0x318F    // Hangul compatibility Jamo
+        | 0xAC00..=0xD7AF    // Hangul syllables
+        | 0x3005 | 0x3006    // 々 〆
+    )
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() && !is_cjk(c)
+}
+
+#[derive(Clone, Default)]
+pub struct CjkBigramTokenizer {
+    tokens: Vec<Token>,
+}
+
+pub struct CjkTokenStream<'a> {
+    tokens: &'a mut [Token],
+    index: usize,
+}
+
+impl Tokenizer for CjkBigramTokenizer {
+    type TokenStream<'a> = CjkTokenStream<'a>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> CjkTokenStream<'a> {
+        self.tokens.clear();
+        tokenize_into(text, &mut self.tokens);
+        CjkTokenStream {
+            tokens: &mut self.tokens,
+            index: usize::MAX,
+        }
+    }
+}
+
+impl TokenStream for CjkTokenStream<'_> {
+    fn advance(&mut self) -> bool {
+        self.index = self.index.wrapping_add(1);
+        self.index < self.tokens.len()
+    }
+    fn token(&self) -> &Token {
+        &self.tokens[self.index]
+    }
+    fn token_mut(&mut self) -> &mut Token {
+        // Filters (lower-casing, folding, stemming) rewrite the token text in place.
+        &mut self.tokens[self.index]
+    }
+}
+
+fn push(tokens: &mut Vec<Token>, text: &str, from: usize, to: usize) {
+    let position = tokens.len();
+    tokens.push(Token {
+        offset_from: from,
+        offset_to: to,
+        position,
+        text: text[from..to].to_string(),
+        position_length: 1,
+    });
+}
+
+/// Splits `text` into word tokens and CJK bigrams, in order, positions consecutive.
+pub fn tokenize_into(text: &str, tokens: &mut Vec<Token>) {
+    let mut iter = text.char_indices().peekable();
+    while let Some(&(start, c)) = iter.peek() {
+        if is_word_char(c) {
+            let mut end = start;
+            while let Some(&(i, c)) = iter.peek() {
+                if !is_word_char(c) {
+                    break;
+                }
+                end = i + c.len_utf8();
+                iter.next();
+            }
+            push(tokens, text, start, end);
+        } else if is_cjk(c) {
+            // Collect the run's char boundaries, then emit bigrams.
+            let mut bounds: Vec<(usize, usize)> = Vec::new();
+            while let Some(&(i, c)) = iter.peek() {
+                if !is_cjk(c) {
+                    break;
+                }
+                bounds.push((i, i + c.len_utf8()));
+                iter.next();
+            }
+            if bounds.len() == 1 {
+                push(tokens, text, bounds[0].0, bounds[0].1);
+            } else {
+                for pair in bounds.windows(2) {
+                    push(tokens, text, pair[0].0, pair[1].1);
+                }
+            }
+        } else {
+            iter.next();
+        }
+    }
+}
+
+/// Splits the CJK runs of a free-text query into space-separated bigrams, so the query
+/// parser treats them as independent terms (OR, scored by BM25) instead of one phrase.
+/// Quoted parts are left alone: a quoted CJK string stays an exact phrase.
+pub fn spread_cjk_query(query: &str) -> String {
+    let mut out = String::with_capacity(query.len() * 2);
+    let mut in_quotes = false;
+    let chars: Vec<char> = query.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '"' {
+            in_quotes = !in_quotes;
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        if !in_quotes && is_cjk(c) {
+            let start = i;
+            while i < chars.len() && is_cjk(chars[i]) {
+                i += 1;
+            }
+            let run = &chars[start..i];
+            out.push(' ');
+            if run.len() == 1 {
+                out.push(run[0]);
+            } else {
+                for (n, pair) in run.windows(2).enumerate() {
+                    if n > 0 {
+                        out.push(' ');
+                    }
+                    out.push(pair[0]);
+                    out.push(pair[1]);
+                }
+            }
+            out.push(' ');
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
+/// The full analyzer: words + CJK bigrams, lower-cased, accent-folded, English-stemmed.
+pub fn analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(CjkBigramTokenizer::default())
+        .filter(RemoveLongFilter::limit(48))
+        .filter(LowerCaser)
+        .filter(AsciiFoldingFilter)
+        .filter(Stemmer::new(Language::English))
+        .build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn terms(text: &str) -> Vec<String> {
+        let mut a = analyzer();
+        let mut stream = a.token_stream(text);
+        let mut out = Vec::new();
+        while stream.advance() {
+            out.push(stream.token().text.clone());
+        }
+        out
+    }
+
+    #[test]
+    fn latin_words_are_lowercased_folded_and_stemmed() {
+        assert_eq!(terms("Searching Café notes"), vec!["search", "cafe", "note"]);
+    }
+
+    #[test]
+    fn chinese_runs_become_bigrams() {
+        assert_eq!(terms("全文检索"), vec!["全文", "文检", "检索"]);
+    }
+
+    #[test]
+    fn japanese_mixed_with_latin() {
+        assert_eq!(
+            terms("Obsidianで検索する"),
+            vec!["obsidian", "で検", "検索", "索す", "する"]
+        );
+    }
+
+    #[test]
+    fn lone_cjk_char_is_a_unigram_and_korean_works() {
+        assert_eq!(terms("a 书 b"), vec!["a", "书", "b"]);
+        assert_eq!(terms("검색엔진"), vec!["검색", "색엔", "엔진"]);
+    }
+
+    #[test]
+    fn positions_are_consecutive_and_offsets_point_into_text() {
+        let text = "同步 sync 设置";
+        let mut tokens = Vec::new();
+        tokenize_into(text, &mut tokens);
+        for (i, t) in tokens.iter().enumerate() {
+            assert_eq!(t.position, i);
+            assert_eq!(&text[t.offset_from..t.offset_to], t.text);
+        }
+    }
+
+    #[test]
+    fn query_spreading_keeps_quotes() {
+        assert_eq!(spread_cjk_query("如何同步").trim(), "如何 何同 同步");
+        assert_eq!(spread_cjk_query("\"全文检索\" x"), "\"全文检索\" x");
+        assert_eq!(spread_cjk_query("sync 设置").trim(), "sync  设置");
+    }
+}

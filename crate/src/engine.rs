@@ -1,0 +1,783 @@
+//! The engine: notes in, searchable sections out, persisted as immutable files.
+//!
+//! `update` parses changed notes into sections and stages them in the lexical index and
+//! the catalog; `commit` makes them searchable; `flush` returns the files to write.
+//! `search` and `read` answer from the index alone (the note text is stored once, on the
+//! whole-note document), so the plugin's worker, the CLI and the bridge share one path.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use crate::api::*;
+use crate::catalog::{Catalog, NoteEntry};
+use crate::config::CoreConfig;
+use crate::error::{CoreError, Result};
+use crate::hash::sha256_hex;
+use crate::lexical::search::{LexQuery, SNIPPET_CHARS};
+use crate::lexical::{Lexical, SectionDoc};
+use crate::markdown::{self, LineIndex};
+use crate::paths;
+use crate::sections::{build_sections, Section, SplitConfig, HEADING_SEPARATOR};
+use crate::snippet::{leading_snippet, make_snippet};
+use crate::store::{self, Manifest, Persisted, CAT_DIR, LEX_DIR, SLOTS};
+
+pub const MAX_K: usize = 200;
+/// Lines returned by `read` when no `maxLines` is given.
+pub const DEFAULT_READ_LINES: u32 = 400;
+
+pub struct Engine {
+    config: CoreConfig,
+    catalog: Catalog,
+    lex: Lexical,
+    persisted: Persisted,
+    report: OpenReport,
+    /// Notes deleted since the last flush, by content hash: a new path with the same
+    /// content is counted as a move.
+    recent_deletes: HashMap<String, String>,
+}
+
+pub fn now_ms() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        js_sys::Date::now()
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use std::time::{SystemTime, UNIX_EPOCH};
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs_f64() * 1000.0)
+            .unwrap_or(0.0)
+    }
+}
+
+pub fn section_id(path: &str, order: u32) -> String {
+    format!("{path}#{order}")
+}
+
+pub fn parse_section_id(id: &str) -> Option<(&str, u32)> {
+    let (p, o) = id.rsplit_once('#')?;
+    Some((p, o.parse().ok()?))
+}
+
+impl Engine {
+    /// An empty index.
+    pub fn create(config: CoreConfig) -> Result<Engine> {
+        Ok(Engine {
+            config,
+            catalog: Catalog::default(),
+            lex: Lexical::create()?,
+            persisted: Persisted::default(),
+            report: OpenReport {
+                fresh: true,
+                ..Default::default()
+            },
+            recent_deletes: HashMap::new(),
+        })
+    }
+
+    /// Opens the index from the files of the index folder. Never fails: a missing index
+    /// gives an empty engine (`fresh`), a corrupt, partial or foreign one an empty engine
+    /// with `rebuilt` and the reason; the caller then indexes the vault.
+    pub fn open(config: CoreConfig, files: Vec<IndexFile>) -> Engine {
+        let files: HashMap<String, Vec<u8>> = files.into_iter().map(|f| (f.name, f.bytes)).collect();
+        let names: HashSet<String> = files.keys().cloned().collect();
+        match Engine::try_open(config.clone(), &files) {
+            Ok(Some(engine)) => engine,
+            Ok(None) => {
+                let mut e = Engine::create(config).expect("empty index");
+                e.report.orphans = sorted(names);
+                e.persisted.on_disk = e.report.orphans.iter().cloned().collect();
+                e
+            }
+            Err(err) => {
+                let mut e = Engine::create(config).expect("empty index");
+                e.report.fresh = true;
+                e.report.rebuilt = true;
+                e.report.reason = Some(format!("the index could not be used and will be rebuilt: {}", err.message()));
+                // Everything in the folder is stale; the new generation starts over.
+                e.report.orphans = sorted(names);
+                e.persisted.on_disk = e.report.orphans.iter().cloned().collect();
+                e
+            }
+        }
+    }
+
+    fn try_open(config: CoreConfig, files: &HashMap<String, Vec<u8>>) -> Result<Option<Engine>> {
+        let Some(chosen) = store::choose(files, &config.fingerprint())? else {
+            return Ok(None);
+        };
+        let m = &chosen.manifest;
+        let lex_files: Vec<(String, Vec<u8>)> = m
+            .files
+            .iter()
+            .filter_map(|f| f.name.strip_prefix(LEX_DIR).map(|n| (n.to_string(), files[&f.name].clone())))
+            .collect();
+        let lex = Lexical::open(&m.lexical_meta, lex_files)?;
+        let cat_files: Vec<&[u8]> = m.catalog.iter().map(|c| files[c].as_slice()).collect();
+        let catalog = Catalog::load(&cat_files)?;
+        let mut keep: HashSet<String> = m.names();
+        let previous = chosen.other.as_ref().map(|o| o.names()).unwrap_or_default();
+        keep.extend(previous.iter().cloned());
+        keep.extend(SLOTS.iter().map(|s| s.to_string()));
+        let orphans: Vec<String> = sorted(files.keys().filter(|n| !keep.contains(*n)).cloned().collect::<Vec<_>>());
+        let persisted = Persisted {
+            generation: m.generation,
+            slot: chosen.slot,
+            current: m.files.iter().map(|f| (f.name.clone(), f.clone())).collect(),
+            previous,
+            catalog: m.catalog.clone(),
+            on_disk: files.keys().filter(|n| !orphans.contains(n)).cloned().collect(),
+        };
+        let report = OpenReport {
+            fresh: false,
+            rebuilt: false,
+            reason: None,
+            generation: m.generation,
+            notes: catalog.len(),
+            orphans,
+        };
+        Ok(Some(Engine {
+            config,
+            catalog,
+            lex,
+            persisted,
+            report,
+            recent_deletes: HashMap::new(),
+        }))
+    }
+
+    pub fn open_report(&self) -> &OpenReport {
+        &self.report
+    }
+
+    pub fn config(&self) -> &CoreConfig {
+        &self.config
+    }
+
+    pub fn should_index(&self, path: &str) -> bool {
+        paths::should_index(path, &self.config)
+    }
+
+    /// Compares a vault listing with the catalog: what to read, what to delete.
+    pub fn plan(&self, listing: &[FileStat]) -> Plan {
+        let mut plan = Plan::default();
+        let mut seen = HashSet::new();
+        for f in listing {
+            let path = match paths::normalize(&f.path) {
+                Ok(p) => p,
+                Err(e) => {
+                    plan.skipped.push(Skip { path: f.path.clone(), reason: e.message().to_string() });
+                    continue;
+                }
+            };
+            if let Some(reason) = paths::exclusion_reason(&path, &self.config) {
+                plan.skipped.push(Skip { path, reason });
+                continue;
+            }
+            if f.size > self.config.max_note_bytes {
+                plan.skipped.push(Skip { path: path.clone(), reason: too_large(f.size, self.config.max_note_bytes) });
+                continue;
+            }
+            seen.insert(path.clone());
+            match self.catalog.get(&path) {
+                Some(e) if e.size == f.size && e.mtime == f.mtime => plan.unchanged += 1,
+                _ => plan.read.push(path),
+            }
+        }
+        plan.delete = self.catalog.paths().filter(|p| !seen.contains(*p)).cloned().collect();
+        plan
+    }
+
+    /// Applies a batch of changes. Bad notes are skipped with a reason, never fatal.
+    pub fn update(&mut self, batch: UpdateBatch) -> Result<UpdateReport> {
+        let t0 = now_ms();
+        let mut report = UpdateReport::default();
+
+        for r in &batch.renames {
+            self.rename(&r.from, &r.to, &mut report)?;
+        }
+        for d in &batch.deletes {
+            let Ok(path) = paths::normalize(d) else {
+                report.skipped.push(Skip { path: d.clone(), reason: "invalid path".into() });
+                continue;
+            };
+            if let Some(e) = self.catalog.remove(&path) {
+                self.lex.delete_note(&path)?;
+                self.recent_deletes.insert(e.hash, path);
+                report.deleted += 1;
+            }
+        }
+        for note in &batch.upserts {
+            self.upsert(note, &mut report)?;
+        }
+        if batch.commit {
+            self.lex.commit()?;
+        }
+        report.took_ms = now_ms() - t0;
+        Ok(report)
+    }
+
+    fn upsert(&mut self, note: &NoteInput, report: &mut UpdateReport) -> Result<()> {
+        let path = match paths::normalize(&note.path) {
+            Ok(p) => p,
+            Err(e) => {
+                report.skipped.push(Skip { path: note.path.clone(), reason: e.message().to_string() });
+                return Ok(());
+            }
+        };
+        if let Some(reason) = paths::exclusion_reason(&path, &self.config) {
+            report.skipped.push(Skip { path, reason });
+            return Ok(());
+        }
+        let size = note.bytes.len() as u64;
+        if size > self.config.max_note_bytes {
+            report.skipped.push(Skip { path: path.clone(), reason: too_large(size, self.config.max_note_bytes) });
+            self.drop_note(&path)?;
+            return Ok(());
+        }
+        if markdown::looks_binary(&note.bytes) {
+            report.skipped.push(Skip { path: path.clone(), reason: "binary content (NUL bytes), not a text note".into() });
+            self.drop_note(&path)?;
+            return Ok(());
+        }
+        let hash = sha256_hex(&note.bytes);
+        if let Some(existing) = self.catalog.get(&path) {
+            if existing.hash == hash {
+                if existing.mtime != note.mtime || existing.size != size {
+                    let e = self.catalog.get_mut(&path).expect("present");
+                    e.mtime = note.mtime;
+                    e.size = size;
+                }
+                report.unchanged += 1;
+                return Ok(());
+            }
+        }
+        let existed = self.catalog.get(&path).is_some();
+        let moved_from = self.recent_deletes.remove(&hash);
+        let decoded = markdown::decode(&note.bytes);
+        if decoded.lossy {
+            report.warnings.push(Warning {
+                path: path.clone(),
+                message: "invalid UTF-8: decoded with replacement characters".into(),
+            });
+        }
+        let fm_error = self.index_text(&path, &decoded.text, hash, size, note.mtime, existed, report)?;
+        if let Some(err) = fm_error {
+            report.warnings.push(Warning { path: path.clone(), message: format!("{err}; body indexed without it") });
+        }
+        if moved_from.is_some() && !existed {
+            report.moved += 1;
+            report.deleted = report.deleted.saturating_sub(1);
+        } else if existed {
+            report.updated += 1;
+        } else {
+            report.added += 1;
+        }
+        Ok(())
+    }
+
+    /// Removes a note that can no longer be indexed (became binary or too large).
+    fn drop_note(&mut self, path: &str) -> Result<()> {
+        if self.catalog.remove(path).is_some() {
+            self.lex.delete_note(path)?;
+        }
+        Ok(())
+    }
+
+    fn rename(&mut self, from: &str, to: &str, report: &mut UpdateReport) -> Result<()> {
+        let (from, to) = match (paths::normalize(from), paths::normalize(to)) {
+            (Ok(f), Ok(t)) => (f, t),
+            _ => {
+                report.skipped.push(Skip { path: format!("{from} → {to}"), reason: "invalid path".into() });
+                return Ok(());
+            }
+        };
+        let Some(old) = self.catalog.get(&from).cloned() else {
+            report.skipped.push(Skip { path: from, reason: "rename of a note that is not indexed".into() });
+            return Ok(());
+        };
+        if from == to {
+            return Ok(());
+        }
+        let text = self.lex.note_text(&from)?.unwrap_or_default();
+        self.catalog.remove(&from);
+        self.lex.delete_note(&from)?;
+        if paths::exclusion_reason(&to, &self.config).is_some() {
+            // Moved out of the indexed set (e.g. into an excluded folder).
+            report.deleted += 1;
+            return Ok(());
+        }
+        let existed = self.catalog.get(&to).is_some();
+        self.index_text(&to, &text, old.hash, old.size, old.mtime, existed, report)?;
+        report.moved += 1;
+        Ok(())
+    }
+
+    /// Parses `text` into sections and stages them. Returns the frontmatter error, if any.
+    #[allow(clippy::too_many_arguments)]
+    fn index_text(
+        &mut self,
+        path: &str,
+        text: &str,
+        hash: String,
+        size: u64,
+        mtime: f64,
+        existed: bool,
+        report: &mut UpdateReport,
+    ) -> Result<Option<String>> {
+        let parsed = markdown::parse(path, text);
+        let sections = build_sections(
+            text,
+            &parsed.headings,
+            parsed.line_count,
+            parsed.body_start_line,
+            SplitConfig { budget: self.config.chunk_budget, min: self.config.chunk_min },
+        );
+        let folders = paths::folder_prefixes(path);
+        let props = markdown::property_terms(&parsed.frontmatter);
+        let lines = LineIndex::new(text);
+        let heading_texts: Vec<String> = sections
+            .iter()
+            .map(|s| section_headings(&parsed.headings, s))
+            .collect();
+        let docs: Vec<SectionDoc> = sections
+            .iter()
+            .zip(&heading_texts)
+            .map(|(s, headings)| SectionDoc {
+                path,
+                order: s.order,
+                depth: s.depth,
+                folders: &folders,
+                title: &parsed.title,
+                aliases: &parsed.aliases,
+                headings,
+                tags: &parsed.tags,
+                props: &props,
+                body: &text[lines.byte_range(text, s.start_line, s.end_line)],
+                stored_text: (s.depth == 0).then_some(text),
+            })
+            .collect();
+        if existed {
+            self.lex.delete_note(path)?;
+        }
+        self.lex.add_note(path, &docs)?;
+        report.sections += docs.len();
+        let frontmatter = serde_json::to_string(&parsed.frontmatter).unwrap_or_else(|_| "{}".into());
+        self.catalog.insert(NoteEntry {
+            path: path.to_string(),
+            hash,
+            size,
+            mtime,
+            title: parsed.title,
+            frontmatter,
+            aliases: parsed.aliases,
+            tags: parsed.tags,
+            links: parsed.links,
+            sections,
+            line_count: parsed.line_count,
+        });
+        Ok(parsed.frontmatter_error)
+    }
+
+    /// Makes staged changes searchable.
+    pub fn commit(&mut self) -> Result<()> {
+        self.lex.commit()?;
+        Ok(())
+    }
+
+    /// Commits, then returns the files that persist the new state: new immutable files,
+    /// then the manifest (last), and the files no manifest slot needs any more.
+    pub fn flush(&mut self) -> Result<FlushOutput> {
+        self.lex.commit()?;
+        let lex_names: HashSet<String> = self
+            .lex
+            .files()
+            .iter()
+            .map(|p| format!("{LEX_DIR}{}", p.to_string_lossy()))
+            .collect();
+        let lex_changed = lex_names.iter().any(|n| !self.persisted.current.contains_key(n))
+            || self.persisted.current.keys().any(|n| n.starts_with(LEX_DIR) && !lex_names.contains(n));
+        let first = self.persisted.generation == 0;
+        if !lex_changed && !self.catalog.is_dirty() && !first {
+            return Ok(FlushOutput::default());
+        }
+        let generation = self.persisted.generation + 1;
+        let mut writes: Vec<IndexFile> = Vec::new();
+        let mut refs: HashMap<String, store::FileRef> = HashMap::new();
+
+        for name in &lex_names {
+            if let Some(r) = self.persisted.current.get(name) {
+                refs.insert(name.clone(), r.clone());
+                continue;
+            }
+            let bytes = self.lex.read_file(Path::new(&name[LEX_DIR.len()..]))?;
+            refs.insert(name.clone(), store::file_ref(name, &bytes));
+            writes.push(IndexFile { name: name.clone(), bytes });
+        }
+
+        let mut catalog_files = self.persisted.catalog.clone();
+        if let Some(w) = self.catalog.take_write(first || catalog_files.is_empty())? {
+            let name = format!("{CAT_DIR}{generation:08}-{}.bin", &uuid::Uuid::new_v4().simple().to_string()[..8]);
+            if w.is_base {
+                catalog_files.clear();
+            }
+            catalog_files.push(name.clone());
+            refs.insert(name.clone(), store::file_ref(&name, &w.bytes));
+            writes.push(IndexFile { name, bytes: w.bytes });
+        }
+        for c in &catalog_files {
+            if let Some(r) = self.persisted.current.get(c) {
+                refs.entry(c.clone()).or_insert_with(|| r.clone());
+            }
+        }
+
+        let mut files: Vec<store::FileRef> = refs.values().cloned().collect();
+        files.sort_by(|a, b| a.name.cmp(&b.name));
+        let manifest = Manifest {
+            format: store::FORMAT_NAME.into(),
+            version: store::FORMAT_VERSION,
+            generation,
+            settings: self.config.fingerprint(),
+            lexical_meta: self.lex.meta_json()?,
+            catalog: catalog_files.clone(),
+            files,
+        };
+        let slot = if first { 0 } else { 1 - self.persisted.slot };
+        writes.push(IndexFile { name: SLOTS[slot].to_string(), bytes: manifest.encode() });
+
+        // Keep what the new manifest and the one in the other slot reference.
+        let previous: HashSet<String> = self.persisted.current.keys().cloned().collect();
+        let mut on_disk = std::mem::take(&mut self.persisted.on_disk);
+        on_disk.extend(writes.iter().map(|w| w.name.clone()));
+        let keep: HashSet<&String> = refs.keys().chain(previous.iter()).collect();
+        let mut deletes: Vec<String> = on_disk
+            .iter()
+            .filter(|n| !keep.contains(n) && !SLOTS.contains(&n.as_str()))
+            .cloned()
+            .collect();
+        deletes.sort();
+        for d in &deletes {
+            on_disk.remove(d);
+        }
+        let bytes_written = writes.iter().map(|w| w.bytes.len() as u64).sum();
+        self.persisted = Persisted {
+            generation,
+            slot,
+            current: refs,
+            previous,
+            catalog: catalog_files,
+            on_disk,
+        };
+        self.recent_deletes.clear();
+        Ok(FlushOutput { writes, deletes, bytes_written })
+    }
+
+    pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
+        let t0 = now_ms();
+        let mode = req.mode.unwrap_or_default();
+        if mode != SearchMode::Lexical {
+            return Err(CoreError::Unavailable(
+                "semantic and hybrid search need the embedding index, which this build does not have yet; use mode \"lexical\"".into(),
+            ));
+        }
+        let k = req.k.unwrap_or(10).clamp(1, MAX_K);
+        let filters = req.filters.clone().unwrap_or_default();
+        let q = LexQuery {
+            text: req.query.clone(),
+            folder: filters.folder.clone(),
+            tag: filters.tag.clone(),
+            property: filters.property.as_ref().map(|p| (p.key.clone(), p.value.clone())),
+            min_depth: filters.min_depth,
+            max_depth: filters.max_depth,
+            limit: k * 4 + 20,
+        };
+        let results = self.lex.search(&q)?;
+        let mut kept: Vec<(f32, &NoteEntry, &Section)> = Vec::new();
+        for h in &results.hits {
+            let Some(note) = self.catalog.get(&h.path) else { continue };
+            let Some(sec) = note.section(h.order) else { continue };
+            // Collapse overlapping hits of one note: a section whose ancestor or
+            // descendant already ranks higher adds nothing new.
+            let overlaps = kept.iter().any(|(_, n, s)| {
+                n.path == note.path && (is_ancestor(note, s, sec) || is_ancestor(note, sec, s))
+            });
+            if !overlaps {
+                kept.push((h.score, note, sec));
+            }
+            if kept.len() >= k * 2 {
+                break;
+            }
+        }
+        match req.depth_order.unwrap_or_default() {
+            DepthOrder::Relevance => {}
+            DepthOrder::Shallow => kept.sort_by_key(|(_, _, s)| s.depth),
+            DepthOrder::Deep => kept.sort_by_key(|(_, _, s)| std::cmp::Reverse(s.depth)),
+        }
+        kept.truncate(k);
+
+        let want_snippets = req.snippets.unwrap_or(true);
+        let generator = if want_snippets && !req.query.trim().is_empty() {
+            Some(self.lex.snippet_generator(&*results.query)?)
+        } else {
+            None
+        };
+        let mut texts: HashMap<&str, Option<String>> = HashMap::new();
+        let mut hits = Vec::with_capacity(kept.len());
+        for (score, note, sec) in kept {
+            let snippet = if want_snippets {
+                let text = texts
+                    .entry(note.path.as_str())
+                    .or_insert_with(|| self.lex.note_text(&note.path).ok().flatten());
+                text.as_deref().map(|t| {
+                    let body = markdown::slice_lines(t, sec.start_line.max(body_start(note, sec)), sec.end_line);
+                    let s = generator.as_ref().map(|g| g.snippet(body));
+                    match s {
+                        Some(s) if !s.highlighted().is_empty() => make_snippet(s.fragment(), s.highlighted()),
+                        _ => leading_snippet(body, SNIPPET_CHARS),
+                    }
+                })
+            } else {
+                None
+            };
+            hits.push(Hit {
+                section_id: section_id(&note.path, sec.order),
+                parent_id: sec.parent.map(|p| section_id(&note.path, p)),
+                path: note.path.clone(),
+                title: note.title.clone(),
+                heading_path: sec.heading_path.clone(),
+                depth: sec.depth,
+                start_line: sec.start_line,
+                end_line: sec.end_line,
+                score,
+                lex_score: score,
+                snippet,
+            });
+        }
+        Ok(SearchResponse { hits, mode, took_ms: now_ms() - t0 })
+    }
+
+    pub fn read(&self, req: &ReadRequest) -> Result<ReadResult> {
+        let path = paths::normalize(&req.path)?;
+        let note = self
+            .catalog
+            .get(&path)
+            .ok_or_else(|| CoreError::BadRequest(format!("not in the index: {path}")))?;
+        let text = self
+            .lex
+            .note_text(&path)?
+            .ok_or_else(|| CoreError::Internal(format!("no stored text for {path}")))?;
+        let whole = note.section(0).cloned();
+        let mut section: Option<Section> = None;
+        let (mut start, mut end) = (1u32, note.line_count.max(1));
+        if req.whole {
+            section = whole;
+        } else if let Some(id) = &req.section_id {
+            let (p, order) = parse_section_id(id)
+                .ok_or_else(|| CoreError::BadRequest(format!("not a section id: {id}")))?;
+            if p != path {
+                return Err(CoreError::BadRequest(format!("section {id} is not in {path}")));
+            }
+            let mut s = note
+                .section(order)
+                .ok_or_else(|| CoreError::BadRequest(format!("no section {id}")))?
+                .clone();
+            if req.parent {
+                if let Some(parent) = s.parent.and_then(|p| note.section(p)) {
+                    s = parent.clone();
+                }
+            }
+            section = Some(s);
+        } else if let Some(h) = &req.heading {
+            let (s, e, hp) = find_heading(&path, &text, h)
+                .ok_or_else(|| CoreError::BadRequest(format!("no heading {h:?} in {path}")))?;
+            start = s;
+            end = e;
+            section = note
+                .sections
+                .iter()
+                .filter(|x| x.start_line == s && x.depth > 0)
+                .max_by_key(|x| x.depth)
+                .cloned();
+            if section.is_none() {
+                let r = ReadResult {
+                    path: path.clone(),
+                    title: note.title.clone(),
+                    content_hash: note.hash.clone(),
+                    section_id: None,
+                    heading_path: hp,
+                    start_line: s,
+                    end_line: e,
+                    text: String::new(),
+                    truncated: false,
+                };
+                return Ok(finish_read(r, &text, req));
+            }
+        } else if let Some(s) = req.start_line {
+            start = s.max(1);
+            end = note.line_count.max(start);
+        } else {
+            section = whole;
+        }
+        if let Some(s) = &section {
+            start = s.start_line;
+            end = s.end_line;
+        }
+        let r = ReadResult {
+            path: path.clone(),
+            title: note.title.clone(),
+            content_hash: note.hash.clone(),
+            section_id: section.as_ref().map(|s| section_id(&path, s.order)),
+            heading_path: section.map(|s| s.heading_path).unwrap_or_default(),
+            start_line: start,
+            end_line: end,
+            text: String::new(),
+            truncated: false,
+        };
+        Ok(finish_read(r, &text, req))
+    }
+
+    pub fn note(&self, path: &str) -> Option<NoteInfo> {
+        let path = paths::normalize(path).ok()?;
+        let n = self.catalog.get(&path)?;
+        Some(NoteInfo {
+            path: n.path.clone(),
+            hash: n.hash.clone(),
+            size: n.size,
+            mtime: n.mtime,
+            title: n.title.clone(),
+            aliases: n.aliases.clone(),
+            tags: n.tags.clone(),
+            links: n.links.clone(),
+            frontmatter: serde_json::from_str(&n.frontmatter).unwrap_or(serde_json::Value::Null),
+            sections: n
+                .sections
+                .iter()
+                .map(|s| SectionInfo {
+                    id: section_id(&n.path, s.order),
+                    parent_id: s.parent.map(|p| section_id(&n.path, p)),
+                    order: s.order,
+                    depth: s.depth,
+                    heading_path: s.heading_path.clone(),
+                    start_line: s.start_line,
+                    end_line: s.end_line,
+                    tokens: s.tokens,
+                    hash: s.hash.clone(),
+                })
+                .collect(),
+        })
+    }
+
+    pub fn paths(&self) -> Vec<String> {
+        self.catalog.paths().cloned().collect()
+    }
+
+    pub fn status(&self) -> Status {
+        Status {
+            notes: self.catalog.len(),
+            sections: self.catalog.section_count(),
+            segments: self.lex.segment_count(),
+            deleted_docs: self.lex.deleted_docs(),
+            index_bytes: self.persisted.current.values().map(|f| f.size).sum(),
+            generation: self.persisted.generation,
+            format_version: store::FORMAT_VERSION,
+        }
+    }
+}
+
+fn sorted(set: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut v: Vec<String> = set.into_iter().collect();
+    v.sort();
+    v
+}
+
+fn too_large(size: u64, max: u64) -> String {
+    format!(
+        "note is {:.1} MB, over the {:.1} MB limit (maxNoteBytes)",
+        size as f64 / 1e6,
+        max as f64 / 1e6
+    )
+}
+
+/// True when `a` is an ancestor of `b` in `note`'s section tree.
+fn is_ancestor(note: &NoteEntry, a: &Section, b: &Section) -> bool {
+    let mut cur = b.parent;
+    while let Some(p) = cur {
+        if p == a.order {
+            return true;
+        }
+        cur = note.section(p).and_then(|s| s.parent);
+    }
+    false
+}
+
+/// First line of a section's body for snippets (skips the frontmatter of depth 0).
+fn body_start(note: &NoteEntry, sec: &Section) -> u32 {
+    if sec.depth == 0 {
+        // Sections tile the note after the frontmatter; the first child starts there.
+        note.sections.get(1).map(|s| s.start_line.min(sec.end_line)).unwrap_or(sec.start_line)
+    } else {
+        sec.start_line
+    }
+}
+
+/// Headings indexed for a section: its heading path plus the headings inside it.
+fn section_headings(headings: &[markdown::Heading], s: &Section) -> String {
+    let mut out = s.heading_path.replace(HEADING_SEPARATOR, "\n");
+    for h in headings {
+        if h.line > s.start_line && h.line <= s.end_line {
+            out.push('\n');
+            out.push_str(&h.text);
+        }
+    }
+    if s.depth == 0 {
+        out = headings.iter().map(|h| h.text.as_str()).collect::<Vec<_>>().join("\n");
+    }
+    out
+}
+
+/// Finds a heading by text or by heading path ("A > B"), case-insensitively; returns its
+/// line range (to the next heading of the same or a higher level) and heading path.
+fn find_heading(path: &str, text: &str, wanted: &str) -> Option<(u32, u32, String)> {
+    let parsed = markdown::parse(path, text);
+    let wanted = wanted.trim().trim_start_matches('#').trim().to_lowercase();
+    let hs = &parsed.headings;
+    let mut chain: Vec<&markdown::Heading> = Vec::new();
+    for (i, h) in hs.iter().enumerate() {
+        while chain.last().is_some_and(|c| c.level >= h.level) {
+            chain.pop();
+        }
+        chain.push(h);
+        let hp: Vec<&str> = chain.iter().map(|c| c.text.as_str()).collect();
+        let hp = hp.join(HEADING_SEPARATOR);
+        if h.text.to_lowercase() == wanted || hp.to_lowercase() == wanted || hp.to_lowercase().ends_with(&format!("{HEADING_SEPARATOR}{wanted}").to_lowercase()) {
+            let end = hs[i + 1..]
+                .iter()
+                .find(|n| n.level <= h.level)
+                .map(|n| n.line - 1)
+                .unwrap_or(parsed.line_count.max(h.line));
+            return Some((h.line, end, hp));
+        }
+    }
+    None
+}
+
+fn finish_read(mut r: ReadResult, text: &str, req: &ReadRequest) -> ReadResult {
+    let max_lines = req.max_lines.unwrap_or(DEFAULT_READ_LINES).max(1);
+    if r.end_line >= r.start_line + max_lines {
+        r.end_line = r.start_line + max_lines - 1;
+        r.truncated = true;
+    }
+    let mut body = markdown::slice_lines(text, r.start_line, r.end_line).to_string();
+    if let Some(max) = req.max_chars {
+        if body.chars().count() > max {
+            body = body.chars().take(max).collect();
+            r.truncated = true;
+        }
+    }
+    r.text = body;
+    r
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,378 @@
+//! Engine tests: update/search/read, persistence with a simulated crash at every write
+//! step, and bad input.
+
+use std::collections::BTreeMap;
+
+use super::*;
+
+fn cfg() -> CoreConfig {
+    CoreConfig::default()
+}
+
+fn note(path: &str, text: &str) -> NoteInput {
+    NoteInput { path: path.into(), bytes: text.as_bytes().to_vec(), mtime: 1000.0 }
+}
+
+fn upsert(e: &mut Engine, notes: Vec<NoteInput>) -> UpdateReport {
+    e.update(UpdateBatch { upserts: notes, ..Default::default() }).unwrap()
+}
+
+fn search(e: &Engine, q: &str) -> Vec<Hit> {
+    e.search(&SearchRequest { query: q.into(), k: Some(10), ..Default::default() }).unwrap().hits
+}
+
+fn top_path(e: &Engine, q: &str) -> Option<String> {
+    search(e, q).first().map(|h| h.path.clone())
+}
+
+/// The index folder, as a map (what the JS side keeps on disk).
+#[derive(Default, Clone)]
+struct Folder(BTreeMap<String, Vec<u8>>);
+
+impl Folder {
+    fn apply(&mut self, out: &FlushOutput) {
+        for w in &out.writes {
+            self.0.insert(w.name.clone(), w.bytes.clone());
+        }
+        for d in &out.deletes {
+            self.0.remove(d);
+        }
+    }
+    fn files(&self) -> Vec<IndexFile> {
+        self.0.iter().map(|(n, b)| IndexFile { name: n.clone(), bytes: b.clone() }).collect()
+    }
+}
+
+fn long_note(title: &str, sections: &[(&str, &str)]) -> String {
+    let mut s = format!("---\ntitle: {title}\ntags: [test]\n---\n# {title}\n\nIntro paragraph about {title}.\n\n");
+    for (h, word) in sections {
+        s.push_str(&format!("## {h}\n\n"));
+        for i in 0..120 {
+            s.push_str(&format!("{word} filler{i} "));
+        }
+        s.push_str("\n\n");
+    }
+    s
+}
+
+fn sample() -> Vec<NoteInput> {
+    vec![
+        note("Guides/Sync.md", &long_note("Sync guide", &[("Setup", "devices"), ("Conflicts", "merge"), ("Encryption", "password")])),
+        note("Guides/Search.md", "---\naliases: [Find]\n---\n# Search\n\nUse the search pane to find text. #tools/search\n"),
+        note("中文/同步.md", "# 同步设置\n\n如何在多台设备之间同步笔记。全文检索也支持中文。\n"),
+        note("日本語/検索.md", "# 検索の使い方\n\nノートを全文検索する方法を説明します。\n"),
+        note("Daily/2024-01-01.md", "---\nstatus: done\n---\nMet with Alice about the roadmap.\n"),
+    ]
+}
+
+#[test]
+fn update_search_and_sections() {
+    let mut e = Engine::create(cfg()).unwrap();
+    let r = upsert(&mut e, sample());
+    assert_eq!(r.added, 5);
+    assert!(r.sections > 5, "the long note is split: {}", r.sections);
+    assert_eq!(top_path(&e, "encryption password").as_deref(), Some("Guides/Sync.md"));
+    let hit = &search(&e, "password encryption")[0];
+    assert_eq!(hit.heading_path, "Sync guide > Encryption");
+    assert!(hit.depth >= 1);
+    assert!(hit.snippet.as_ref().unwrap().highlights.len() >= 1);
+    assert_eq!(top_path(&e, "find").as_deref(), Some("Guides/Search.md"), "alias");
+    assert_eq!(top_path(&e, "同步笔记").as_deref(), Some("中文/同步.md"));
+    assert_eq!(top_path(&e, "全文検索").as_deref(), Some("日本語/検索.md"));
+    assert_eq!(top_path(&e, "Alice roadmap").as_deref(), Some("Daily/2024-01-01.md"));
+}
+
+#[test]
+fn filters_and_depth_order() {
+    let mut e = Engine::create(cfg()).unwrap();
+    upsert(&mut e, sample());
+    let req = |filters: SearchFilters| SearchRequest {
+        query: String::new(),
+        k: Some(50),
+        filters: Some(filters),
+        ..Default::default()
+    };
+    let by_folder = e.search(&req(SearchFilters { folder: Some("guides".into()), ..Default::default() })).unwrap();
+    assert!(by_folder.hits.iter().all(|h| h.path.starts_with("Guides/")));
+    assert!(!by_folder.hits.is_empty());
+    let by_tag = e.search(&req(SearchFilters { tag: Some("#tools".into()), ..Default::default() })).unwrap();
+    assert_eq!(by_tag.hits.iter().map(|h| h.path.as_str()).collect::<Vec<_>>(), vec!["Guides/Search.md"]);
+    let by_prop = e
+        .search(&req(SearchFilters {
+            property: Some(PropertyFilter { key: "Status".into(), value: "DONE".into() }),
+            ..Default::default()
+        }))
+        .unwrap();
+    assert_eq!(by_prop.hits.len(), 1);
+    let deep = e
+        .search(&SearchRequest {
+            query: "filler1".into(),
+            filters: Some(SearchFilters { min_depth: Some(1), ..Default::default() }),
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(!deep.hits.is_empty() && deep.hits.iter().all(|h| h.depth >= 1));
+    let shallow = e
+        .search(&SearchRequest { query: "filler1".into(), depth_order: Some(DepthOrder::Shallow), ..Default::default() })
+        .unwrap();
+    let depths: Vec<u8> = shallow.hits.iter().map(|h| h.depth).collect();
+    assert!(depths.windows(2).all(|w| w[0] <= w[1]), "{depths:?}");
+}
+
+#[test]
+fn semantic_mode_is_a_clear_error_for_now() {
+    let e = Engine::create(cfg()).unwrap();
+    let err = e
+        .search(&SearchRequest { query: "x".into(), mode: Some(SearchMode::Hybrid), ..Default::default() })
+        .unwrap_err();
+    assert_eq!(err.code(), "unavailable");
+}
+
+#[test]
+fn unchanged_moved_updated_deleted() {
+    let mut e = Engine::create(cfg()).unwrap();
+    upsert(&mut e, sample());
+    let again = upsert(&mut e, sample());
+    assert_eq!(again.unchanged, 5);
+    assert_eq!(again.sections, 0, "unchanged notes are not re-indexed");
+
+    // A rename event: the text comes from the index, not the caller.
+    let r = e
+        .update(UpdateBatch {
+            renames: vec![Rename { from: "Guides/Search.md".into(), to: "Tools/Search.md".into() }],
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(r.moved, 1);
+    assert_eq!(top_path(&e, "search pane").as_deref(), Some("Tools/Search.md"));
+    assert!(e.note("Guides/Search.md").is_none());
+
+    // A move seen by reconcile: delete + the same bytes at a new path.
+    let bytes = sample()[4].bytes.clone();
+    let r = e
+        .update(UpdateBatch {
+            deletes: vec!["Daily/2024-01-01.md".into()],
+            upserts: vec![NoteInput { path: "Archive/2024-01-01.md".into(), bytes, mtime: 5.0 }],
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!((r.moved, r.deleted, r.added), (1, 0, 0));
+
+    let r = upsert(&mut e, vec![note("中文/同步.md", "# 同步设置\n\n现在讲的是备份。\n")]);
+    assert_eq!(r.updated, 1);
+    assert_eq!(top_path(&e, "备份").as_deref(), Some("中文/同步.md"));
+    assert!(search(&e, "同步笔记").iter().all(|h| h.path != "中文/同步.md" || h.depth == 0));
+
+    let r = e.update(UpdateBatch { deletes: vec!["中文/同步.md".into()], ..Default::default() }).unwrap();
+    assert_eq!(r.deleted, 1);
+    assert!(search(&e, "备份").is_empty());
+}
+
+#[test]
+fn read_by_section_heading_lines_parent_whole() {
+    let mut e = Engine::create(cfg()).unwrap();
+    upsert(&mut e, sample());
+    let hit = search(&e, "password encryption").remove(0);
+    let r = e
+        .read(&ReadRequest { path: hit.path.clone(), section_id: Some(hit.section_id.clone()), ..Default::default() })
+        .unwrap();
+    assert!(r.text.starts_with("## Encryption"));
+    assert_eq!(r.start_line, hit.start_line);
+    assert_eq!(r.content_hash, e.note(&hit.path).unwrap().hash);
+    let parent = e
+        .read(&ReadRequest { path: hit.path.clone(), section_id: Some(hit.section_id.clone()), parent: true, ..Default::default() })
+        .unwrap();
+    assert!(parent.start_line <= r.start_line && parent.end_line >= r.end_line);
+    let by_heading = e.read(&ReadRequest { path: hit.path.clone(), heading: Some("conflicts".into()), ..Default::default() }).unwrap();
+    assert!(by_heading.text.starts_with("## Conflicts"));
+    assert!(!by_heading.text.contains("## Encryption"));
+    let lines = e
+        .read(&ReadRequest { path: hit.path.clone(), start_line: Some(2), max_lines: Some(2), ..Default::default() })
+        .unwrap();
+    assert_eq!(lines.text, "title: Sync guide\ntags: [test]");
+    assert!(lines.truncated);
+    let whole = e.read(&ReadRequest { path: hit.path.clone(), whole: true, max_chars: Some(20), ..Default::default() }).unwrap();
+    assert_eq!(whole.text.chars().count(), 20);
+    assert!(e.read(&ReadRequest { path: "../etc/passwd".into(), ..Default::default() }).is_err());
+    assert!(e.read(&ReadRequest { path: "missing.md".into(), ..Default::default() }).is_err());
+}
+
+#[test]
+fn persist_reopen_identical_results() {
+    let mut e = Engine::create(cfg()).unwrap();
+    upsert(&mut e, sample());
+    let mut folder = Folder::default();
+    folder.apply(&e.flush().unwrap());
+    let reopened = Engine::open(cfg(), folder.files());
+    let rep = reopened.open_report();
+    assert!(!rep.fresh && !rep.rebuilt, "{:?}", rep.reason);
+    assert_eq!(rep.notes, 5);
+    for q in ["encryption", "同步", "検索", "find", "Alice"] {
+        let a: Vec<_> = search(&e, q).iter().map(|h| (h.section_id.clone(), h.score)).collect();
+        let b: Vec<_> = search(&reopened, q).iter().map(|h| (h.section_id.clone(), h.score)).collect();
+        assert_eq!(a, b, "{q}");
+    }
+    // Nothing changed: nothing to write.
+    let mut reopened = reopened;
+    assert!(reopened.flush().unwrap().writes.is_empty());
+}
+
+#[test]
+fn one_note_edit_writes_little() {
+    let mut e = Engine::create(cfg()).unwrap();
+    let many: Vec<NoteInput> = (0..300)
+        .map(|i| note(&format!("n/{i}.md"), &long_note(&format!("Note {i}"), &[("A", "alpha"), ("B", "beta")])))
+        .collect();
+    upsert(&mut e, many);
+    let mut folder = Folder::default();
+    let full = e.flush().unwrap();
+    folder.apply(&full);
+    upsert(&mut e, vec![note("n/7.md", "# Note 7\n\nrewritten with zebra\n")]);
+    let edit = e.flush().unwrap();
+    folder.apply(&edit);
+    assert!(
+        edit.bytes_written * 20 < full.bytes_written,
+        "edit wrote {} bytes, full index {}",
+        edit.bytes_written,
+        full.bytes_written
+    );
+    let reopened = Engine::open(cfg(), folder.files());
+    assert_eq!(top_path(&reopened, "zebra").as_deref(), Some("n/7.md"));
+    assert_eq!(reopened.status().notes, 300);
+}
+
+/// Crash at every write step of a flush (with the write in progress torn): reopening
+/// must give the old state or the new one, never an error or a mix.
+#[test]
+fn crash_at_every_write_step_leaves_old_or_new_state() {
+    let mut e = Engine::create(cfg()).unwrap();
+    upsert(&mut e, sample());
+    let mut folder = Folder::default();
+    folder.apply(&e.flush().unwrap());
+    // A few generations so both manifest slots are in use.
+    upsert(&mut e, vec![note("x1.md", "# X1\n\nkiwi\n")]);
+    folder.apply(&e.flush().unwrap());
+    let old = folder.clone();
+
+    upsert(&mut e, vec![note("x2.md", "# X2\n\nmango\n"), note("Guides/Search.md", "# Search\n\nreplaced by papaya\n")]);
+    let out = e.flush().unwrap();
+    assert!(out.writes.len() >= 3);
+    for step in 0..=out.writes.len() {
+        for torn in [false, true] {
+            let mut f = old.clone();
+            for w in &out.writes[..step] {
+                f.0.insert(w.name.clone(), w.bytes.clone());
+            }
+            if torn {
+                let Some(w) = out.writes.get(step) else { continue };
+                f.0.insert(w.name.clone(), w.bytes[..w.bytes.len() / 2].to_vec());
+            }
+            let e2 = Engine::open(cfg(), f.files());
+            let rep = e2.open_report();
+            assert!(!rep.rebuilt, "step {step} torn {torn}: {:?}", rep.reason);
+            let new_state = top_path(&e2, "mango").is_some();
+            if new_state {
+                assert_eq!(top_path(&e2, "papaya").as_deref(), Some("Guides/Search.md"));
+                assert_eq!(step, out.writes.len(), "new state only once the manifest is whole");
+            } else {
+                assert!(top_path(&e2, "papaya").is_none(), "step {step}: mixed state");
+                assert_eq!(top_path(&e2, "pane").as_deref(), Some("Guides/Search.md"));
+                assert_eq!(top_path(&e2, "kiwi").as_deref(), Some("x1.md"));
+            }
+        }
+    }
+    // Deletes happen after the manifest: the older slot's files are still there.
+    let mut f = old.clone();
+    f.apply(&out);
+    let e3 = Engine::open(cfg(), f.files());
+    assert_eq!(top_path(&e3, "mango").as_deref(), Some("x2.md"));
+}
+
+#[test]
+fn corrupt_foreign_or_other_settings_index_is_rebuilt_with_reason() {
+    let mut e = Engine::create(cfg()).unwrap();
+    upsert(&mut e, sample());
+    let mut folder = Folder::default();
+    folder.apply(&e.flush().unwrap());
+
+    let mut damaged = folder.clone();
+    for (name, bytes) in damaged.0.iter_mut() {
+        if name.starts_with("lex/") {
+            bytes[0] ^= 0xff;
+        }
+    }
+    let e2 = Engine::open(cfg(), damaged.files());
+    assert!(e2.open_report().rebuilt);
+    assert!(e2.open_report().reason.as_ref().unwrap().contains("checksum"));
+    assert_eq!(e2.status().notes, 0);
+    assert!(!e2.open_report().orphans.is_empty());
+
+    let mut garbage = Folder::default();
+    garbage.0.insert("manifest-a.json".into(), b"{not json".to_vec());
+    assert!(Engine::open(cfg(), garbage.files()).open_report().rebuilt);
+
+    let other = CoreConfig { chunk_budget: 256, ..cfg() };
+    let e3 = Engine::open(other, folder.files());
+    assert!(e3.open_report().rebuilt);
+    assert!(e3.open_report().reason.as_ref().unwrap().contains("settings"));
+
+    let fresh = Engine::open(cfg(), vec![]);
+    assert!(fresh.open_report().fresh && !fresh.open_report().rebuilt);
+}
+
+#[test]
+fn bad_inputs_are_skipped_or_warned_never_fatal() {
+    let mut e = Engine::create(CoreConfig { max_note_bytes: 1_000_000, ..cfg() });
+    let e = e.as_mut().unwrap();
+    let big = vec![b'a'; 2_000_000];
+    let r = e
+        .update(UpdateBatch {
+            upserts: vec![
+                NoteInput { path: "bad-utf8.md".into(), bytes: b"valid \xff\xfe invalid kumquat".to_vec(), mtime: 0.0 },
+                note("broken-fm.md", "---\ntitle: [oops\n---\nbody with lychee\n"),
+                NoteInput { path: "huge.md".into(), bytes: big, mtime: 0.0 },
+                NoteInput { path: "binary.md".into(), bytes: vec![0x89, b'P', b'N', b'G', 0, 0, 1, 2], mtime: 0.0 },
+                note("empty.md", ""),
+                note("image.png", "not markdown"),
+                note(".obsidian/workspace.md", "hidden"),
+                note("../outside.md", "escape"),
+                note("/abs.md", "abs"),
+            ],
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(r.added, 3, "bad-utf8, broken-fm, empty");
+    let skipped: Vec<&str> = r.skipped.iter().map(|s| s.path.as_str()).collect();
+    for p in ["huge.md", "binary.md", "image.png", ".obsidian/workspace.md", "../outside.md", "/abs.md"] {
+        assert!(skipped.contains(&p), "{p} not skipped: {skipped:?}");
+    }
+    assert!(r.warnings.iter().any(|w| w.path == "bad-utf8.md"));
+    assert!(r.warnings.iter().any(|w| w.path == "broken-fm.md" && w.message.contains("YAML")));
+    assert_eq!(top_path(e, "kumquat").as_deref(), Some("bad-utf8.md"));
+    assert_eq!(top_path(e, "lychee").as_deref(), Some("broken-fm.md"));
+    let plan = e.plan(&[
+        FileStat { path: "huge.md".into(), size: 50_000_000, mtime: 0.0 },
+        FileStat { path: "empty.md".into(), size: 0, mtime: 1000.0 },
+    ]);
+    assert_eq!(plan.skipped.len(), 1);
+    assert_eq!(plan.unchanged, 1);
+    assert_eq!(plan.delete.len(), 2);
+}
+
+#[test]
+fn plan_reads_only_changed_files() {
+    let mut e = Engine::create(cfg()).unwrap();
+    upsert(&mut e, sample());
+    let listing: Vec<FileStat> = sample()
+        .iter()
+        .map(|n| FileStat { path: n.path.clone(), size: n.bytes.len() as u64, mtime: n.mtime })
+        .chain([FileStat { path: "new.md".into(), size: 3, mtime: 1.0 }])
+        .filter(|f| f.path != "Daily/2024-01-01.md")
+        .collect();
+    let mut listing = listing;
+    listing[0].mtime = 2000.0;
+    let plan = e.plan(&listing);
+    assert_eq!(plan.read, vec!["Guides/Sync.md", "new.md"]);
+    assert_eq!(plan.delete, vec!["Daily/2024-01-01.md"]);
+    assert_eq!(plan.unchanged, 3);
+}

@@ -1,0 +1,32 @@
+//! Content hashes (SHA-256, hex) for notes and sections, and a fast checksum (xxh3)
+//! for index files.
+
+use sha2::{Digest, Sha256};
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// Checksum of an index file: fast enough to verify every file on a cold open.
+pub fn checksum(bytes: &[u8]) -> String {
+    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sha256_known_value() {
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn checksum_differs_on_change() {
+        assert_ne!(checksum(b"abc"), checksum(b"abd"));
+        assert_eq!(checksum(b"abc").len(), 16);
+    }
+}

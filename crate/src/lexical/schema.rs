@@ -1,0 +1,115 @@
+//! The tantivy schema: one document per section (every depth), with the note's title,
+//! aliases and tags repeated on each so a title match lifts all of its sections.
+
+use tantivy::schema::{
+    Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, STORED,
+    STRING,
+};
+use tantivy::TantivyDocument;
+
+use crate::cjk::TOKENIZER_NAME;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Fields {
+    pub path: Field,
+    pub order: Field,
+    pub depth: Field,
+    pub folder: Field,
+    pub tag: Field,
+    pub prop: Field,
+    pub title: Field,
+    pub aliases: Field,
+    pub headings: Field,
+    pub tags: Field,
+    pub body: Field,
+    /// Whole note text, stored on the depth-0 document only (snippets, read, rename).
+    pub text: Field,
+}
+
+pub fn build_schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let text_indexed = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(TOKENIZER_NAME)
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+    );
+    let fields = Fields {
+        path: b.add_text_field("path", STRING | STORED),
+        order: b.add_u64_field("order", NumericOptions::default().set_stored()),
+        depth: b.add_u64_field("depth", NumericOptions::default().set_indexed()),
+        folder: b.add_text_field("folder", STRING),
+        tag: b.add_text_field("tag", STRING),
+        prop: b.add_text_field("prop", STRING),
+        title: b.add_text_field("title", text_indexed.clone()),
+        aliases: b.add_text_field("aliases", text_indexed.clone()),
+        headings: b.add_text_field("headings", text_indexed.clone()),
+        tags: b.add_text_field("tags", text_indexed.clone()),
+        body: b.add_text_field("body", text_indexed),
+        text: b.add_text_field("text", STORED),
+    };
+    (b.build(), fields)
+}
+
+/// Everything the lexical index needs to know about one section.
+pub struct SectionDoc<'a> {
+    pub path: &'a str,
+    pub order: u32,
+    pub depth: u8,
+    pub folders: &'a [String],
+    pub title: &'a str,
+    pub aliases: &'a [String],
+    pub headings: &'a str,
+    pub tags: &'a [String],
+    pub props: &'a [String],
+    pub body: &'a str,
+    /// The whole note, for the depth-0 document.
+    pub stored_text: Option<&'a str>,
+}
+
+/// Filter terms of a tag: the tag and each parent ("a/b/c" → a, a/b, a/b/c), lower-cased.
+pub fn tag_terms(tag: &str) -> Vec<String> {
+    let t = tag.trim().trim_start_matches('#').to_lowercase();
+    let mut out = Vec::new();
+    let mut acc = String::new();
+    for seg in t.split('/').filter(|s| !s.is_empty()) {
+        if !acc.is_empty() {
+            acc.push('/');
+        }
+        acc.push_str(seg);
+        out.push(acc.clone());
+    }
+    out
+}
+
+impl Fields {
+    pub fn document(&self, d: &SectionDoc) -> TantivyDocument {
+        let mut doc = TantivyDocument::default();
+        doc.add_text(self.path, d.path);
+        doc.add_u64(self.order, d.order as u64);
+        doc.add_u64(self.depth, d.depth as u64);
+        for f in d.folders {
+            doc.add_text(self.folder, f.to_lowercase());
+        }
+        doc.add_text(self.title, d.title);
+        for a in d.aliases {
+            doc.add_text(self.aliases, a);
+        }
+        if !d.headings.is_empty() {
+            doc.add_text(self.headings, d.headings);
+        }
+        for t in d.tags {
+            for term in tag_terms(t) {
+                doc.add_text(self.tag, term);
+            }
+            doc.add_text(self.tags, t.replace(['/', '-', '_'], " "));
+        }
+        for p in d.props {
+            doc.add_text(self.prop, p);
+        }
+        doc.add_text(self.body, d.body);
+        if let Some(t) = d.stored_text {
+            doc.add_text(self.text, t);
+        }
+        doc
+    }
+}

@@ -1,0 +1,150 @@
+//! Query building (lenient tantivy syntax, CJK bigram spreading, field boosts, filters)
+//! and BM25 retrieval of section hits.
+
+use tantivy::collector::TopDocs;
+use tantivy::query::{AllQuery, BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, TermQuery};
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::snippet::SnippetGenerator;
+use tantivy::{TantivyDocument, Term};
+
+use super::schema::tag_terms;
+use super::Lexical;
+use crate::cjk::spread_cjk_query;
+use crate::error::Result;
+
+/// BM25 field boosts (tuned on the dev queries; see README "Ranking constants").
+pub const BOOST_TITLE: f32 = 8.0;
+pub const BOOST_ALIASES: f32 = 6.0;
+pub const BOOST_HEADINGS: f32 = 4.0;
+pub const BOOST_TAGS: f32 = 2.0;
+pub const BOOST_BODY: f32 = 1.0;
+/// Characters in a snippet fragment.
+pub const SNIPPET_CHARS: usize = 180;
+
+#[derive(Debug, Default, Clone)]
+pub struct LexQuery {
+    pub text: String,
+    pub folder: Option<String>,
+    pub tag: Option<String>,
+    pub property: Option<(String, String)>,
+    pub min_depth: Option<u8>,
+    pub max_depth: Option<u8>,
+    pub limit: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct LexHit {
+    pub score: f32,
+    pub path: String,
+    pub order: u32,
+}
+
+pub struct LexResults {
+    pub hits: Vec<LexHit>,
+    pub query: Box<dyn Query>,
+}
+
+impl Lexical {
+    fn user_query(&self, text: &str) -> Box<dyn Query> {
+        let f = &self.fields;
+        let mut parser = QueryParser::for_index(
+            &self.index,
+            vec![f.title, f.aliases, f.headings, f.tags, f.body],
+        );
+        parser.set_field_boost(f.title, BOOST_TITLE);
+        parser.set_field_boost(f.aliases, BOOST_ALIASES);
+        parser.set_field_boost(f.headings, BOOST_HEADINGS);
+        parser.set_field_boost(f.tags, BOOST_TAGS);
+        parser.set_field_boost(f.body, BOOST_BODY);
+        // Lenient: a stray quote or bracket never errors, it degrades to plain terms.
+        let (query, _errors) = parser.parse_query_lenient(&spread_cjk_query(text));
+        query
+    }
+
+    fn filter_query(&self, q: &LexQuery) -> Vec<(Occur, Box<dyn Query>)> {
+        let f = &self.fields;
+        let term = |field, text: &str| -> Box<dyn Query> {
+            Box::new(ConstScoreQuery::new(
+                Box::new(TermQuery::new(
+                    Term::from_field_text(field, text),
+                    IndexRecordOption::Basic,
+                )),
+                0.0,
+            ))
+        };
+        let mut out = Vec::new();
+        if let Some(folder) = q.folder.as_deref().map(|s| s.trim_matches('/')).filter(|s| !s.is_empty()) {
+            out.push((Occur::Must, term(f.folder, &folder.to_lowercase())));
+        }
+        if let Some(tag) = q.tag.as_deref() {
+            if let Some(t) = tag_terms(tag).pop() {
+                out.push((Occur::Must, term(f.tag, &t)));
+            }
+        }
+        if let Some((k, v)) = &q.property {
+            let t = format!("{}={}", k.trim().to_lowercase(), v.trim().to_lowercase());
+            out.push((Occur::Must, term(f.prop, &t)));
+        }
+        let lo = q.min_depth.unwrap_or(0);
+        let hi = q.max_depth.unwrap_or(crate::sections::MAX_DEPTH);
+        if lo > 0 || hi < crate::sections::MAX_DEPTH {
+            let depths: Vec<(Occur, Box<dyn Query>)> = (lo..=hi)
+                .map(|d| {
+                    (
+                        Occur::Should,
+                        Box::new(TermQuery::new(
+                            Term::from_field_u64(f.depth, d as u64),
+                            IndexRecordOption::Basic,
+                        )) as Box<dyn Query>,
+                    )
+                })
+                .collect();
+            out.push((
+                Occur::Must,
+                Box::new(ConstScoreQuery::new(Box::new(BooleanQuery::new(depths)), 0.0)),
+            ));
+        }
+        out
+    }
+
+    pub fn search(&self, q: &LexQuery) -> Result<LexResults> {
+        let user: Box<dyn Query> = if q.text.trim().is_empty() {
+            Box::new(AllQuery)
+        } else {
+            self.user_query(&q.text)
+        };
+        let filters = self.filter_query(q);
+        let query: Box<dyn Query> = if filters.is_empty() {
+            user.box_clone()
+        } else {
+            let mut clauses = vec![(Occur::Must, user.box_clone())];
+            clauses.extend(filters);
+            Box::new(BooleanQuery::new(clauses))
+        };
+        let searcher = self.reader.searcher();
+        let top = searcher.search(&*query, &TopDocs::with_limit(q.limit.max(1)).order_by_score())?;
+        let mut hits = Vec::with_capacity(top.len());
+        for (score, addr) in top {
+            let doc: TantivyDocument = searcher.doc(addr)?;
+            let path = doc
+                .get_first(self.fields.path)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string();
+            let order = doc
+                .get_first(self.fields.order)
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0) as u32;
+            hits.push(LexHit { score, path, order });
+        }
+        Ok(LexResults { hits, query: user })
+    }
+
+    /// A snippet generator for the body field of `query`.
+    pub fn snippet_generator(&self, query: &dyn Query) -> Result<SnippetGenerator> {
+        let searcher = self.reader.searcher();
+        let mut g = SnippetGenerator::create(&searcher, query, self.fields.body)?;
+        g.set_max_num_chars(SNIPPET_CHARS);
+        Ok(g)
+    }
+}

@@ -1,0 +1,133 @@
+//! The commit layer: add, delete, merge, export and reopen give the same results as
+//! before, with no thread anywhere.
+
+use super::*;
+use crate::lexical::search::LexQuery;
+
+fn doc<'a>(path: &'a str, body: &'a str, text: &'a str) -> SectionDoc<'a> {
+    SectionDoc {
+        path,
+        order: 0,
+        depth: 0,
+        folders: &[],
+        title: path,
+        aliases: &[],
+        headings: "",
+        tags: &[],
+        props: &[],
+        body,
+        stored_text: Some(text),
+    }
+}
+
+fn paths(lex: &Lexical, q: &str) -> Vec<String> {
+    let mut v: Vec<String> = lex
+        .search(&LexQuery { text: q.into(), limit: 100, ..Default::default() })
+        .unwrap()
+        .hits
+        .into_iter()
+        .map(|h| h.path)
+        .collect();
+    v.sort();
+    v
+}
+
+fn export(lex: &Lexical) -> (String, Vec<(String, Vec<u8>)>) {
+    let files = lex
+        .files()
+        .iter()
+        .map(|p| (p.to_string_lossy().to_string(), lex.read_file(p).unwrap()))
+        .collect();
+    (lex.meta_json().unwrap(), files)
+}
+
+#[test]
+fn add_commit_search_delete() {
+    let mut lex = Lexical::create().unwrap();
+    lex.add_note("a.md", &[doc("a.md", "alpha beta", "alpha beta")]).unwrap();
+    lex.add_note("b.md", &[doc("b.md", "beta gamma", "beta gamma")]).unwrap();
+    assert!(paths(&lex, "beta").is_empty(), "nothing visible before commit");
+    assert!(lex.commit().unwrap());
+    assert_eq!(paths(&lex, "beta"), vec!["a.md", "b.md"]);
+    lex.delete_note("a.md").unwrap();
+    lex.commit().unwrap();
+    assert_eq!(paths(&lex, "beta"), vec!["b.md"]);
+    assert_eq!(lex.num_docs(), 1);
+    assert_eq!(lex.note_text("b.md").unwrap().as_deref(), Some("beta gamma"));
+    assert_eq!(lex.note_text("a.md").unwrap(), None);
+}
+
+#[test]
+fn replace_within_one_uncommitted_batch() {
+    let mut lex = Lexical::create().unwrap();
+    lex.add_note("a.md", &[doc("a.md", "old words", "old")]).unwrap();
+    lex.delete_note("a.md").unwrap();
+    lex.add_note("a.md", &[doc("a.md", "new words", "new")]).unwrap();
+    lex.commit().unwrap();
+    assert!(paths(&lex, "old").is_empty());
+    assert_eq!(paths(&lex, "new"), vec!["a.md"]);
+    assert_eq!(lex.num_docs(), 1);
+}
+
+#[test]
+fn many_commits_merge_and_survive_export() {
+    let mut lex = Lexical::create().unwrap();
+    let bodies: Vec<String> = (0..40).map(|i| format!("common word{i}")).collect();
+    for (i, b) in bodies.iter().enumerate() {
+        let p = format!("n{i}.md");
+        lex.add_note(&p, &[doc(&p, b, b)]).unwrap();
+        lex.commit().unwrap();
+    }
+    assert!(lex.segment_count() < 10, "tiered merges keep segments few: {}", lex.segment_count());
+    // Delete most notes: segments with a large deleted share are rewritten.
+    for i in 0..30 {
+        lex.delete_note(&format!("n{i}.md")).unwrap();
+    }
+    lex.commit().unwrap();
+    assert_eq!(paths(&lex, "common").len(), 10);
+    let (meta, files) = export(&lex);
+    let reopened = Lexical::open(&meta, files).unwrap();
+    assert_eq!(paths(&reopened, "common"), paths(&lex, "common"));
+    assert_eq!(paths(&reopened, "word35"), vec!["n35.md"]);
+    assert!(lex.deleted_docs() * 4 <= lex.num_docs() + lex.deleted_docs());
+}
+
+#[test]
+fn reopened_index_accepts_more_commits() {
+    let mut lex = Lexical::create().unwrap();
+    lex.add_note("a.md", &[doc("a.md", "first", "first")]).unwrap();
+    lex.commit().unwrap();
+    let (meta, files) = export(&lex);
+    let mut lex = Lexical::open(&meta, files).unwrap();
+    lex.delete_note("a.md").unwrap();
+    lex.add_note("b.md", &[doc("b.md", "second", "second")]).unwrap();
+    lex.commit().unwrap();
+    assert!(paths(&lex, "first").is_empty());
+    assert_eq!(paths(&lex, "second"), vec!["b.md"]);
+}
+
+#[test]
+fn damaged_segment_file_is_detected_on_open() {
+    let mut lex = Lexical::create().unwrap();
+    lex.add_note("a.md", &[doc("a.md", "alpha", "alpha")]).unwrap();
+    lex.commit().unwrap();
+    let (meta, mut files) = export(&lex);
+    for (_, bytes) in files.iter_mut() {
+        bytes.truncate(bytes.len() / 3);
+    }
+    assert!(Lexical::open(&meta, files).is_err());
+}
+
+#[test]
+fn lenient_queries_never_error() {
+    let mut lex = Lexical::create().unwrap();
+    lex.add_note("a.md", &[doc("a.md", "hello world", "hello world")]).unwrap();
+    lex.commit().unwrap();
+    for q in ["\"hello", "hello)", "title:", "AND OR", "((", "-", "body:\"unterminated", "*"] {
+        let _ = lex
+            .search(&LexQuery { text: q.into(), limit: 10, ..Default::default() })
+            .unwrap();
+    }
+    assert_eq!(paths(&lex, "\"hello world\""), vec!["a.md"]);
+    assert!(paths(&lex, "\"world hello\"").is_empty());
+}

@@ -1,0 +1,339 @@
+//! The depth-split section tree.
+//!
+//! Depth 0 is the whole note. A section is split by heading level only while it
+//! exceeds the token budget: the shallowest heading level inside it that yields at
+//! least two parts becomes its children (depth + 1). Parts smaller than the minimum are
+//! merged into a neighbour; splitting stops at depth 3, where an oversized section is
+//! kept whole. Every section records its heading path, 1-based inclusive line range,
+//! token estimate and the SHA-256 of its text.
+
+use serde::{Deserialize, Serialize};
+
+use crate::hash::sha256_hex;
+use crate::markdown::{Heading, LineIndex};
+use crate::tokens::estimate_tokens;
+
+pub const MAX_DEPTH: u8 = 3;
+pub const HEADING_SEPARATOR: &str = " > ";
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Section {
+    /// Pre-order position in the note (0 = the whole note).
+    pub order: u32,
+    pub parent: Option<u32>,
+    pub depth: u8,
+    /// "A > B > C"; empty for the whole note and for text before the first heading.
+    pub heading_path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub tokens: u32,
+    pub hash: String,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct SplitConfig {
+    pub budget: usize,
+    pub min: usize,
+}
+
+struct Ctx<'a> {
+    text: &'a str,
+    lines: LineIndex,
+    headings: &'a [Heading],
+    cfg: SplitConfig,
+    out: Vec<Section>,
+    body_start_line: u32,
+}
+
+#[derive(Clone, Copy)]
+struct Part {
+    start: u32,
+    end: u32,
+    /// Index into `headings` of the heading that opens this part, if any.
+    heading: Option<usize>,
+    /// Heading level that bounds this part's children (its own heading level; 0 at root).
+    level: u8,
+}
+
+impl Ctx<'_> {
+    fn text_of(&self, start: u32, end: u32) -> &str {
+        &self.text[self.lines.byte_range(self.text, start, end)]
+    }
+
+    fn tokens(&self, start: u32, end: u32) -> usize {
+        estimate_tokens(self.text_of(start, end))
+    }
+
+    fn heading_path(&self, heading: Option<usize>) -> String {
+        let Some(mut i) = heading else {
+            return String::new();
+        };
+        let mut chain = vec![self.headings[i].text.as_str()];
+        let mut level = self.headings[i].level;
+        while i > 0 {
+            i -= 1;
+            if self.headings[i].level < level {
+                chain.push(self.headings[i].text.as_str());
+                level = self.headings[i].level;
+            }
+        }
+        chain.reverse();
+        chain.join(HEADING_SEPARATOR)
+    }
+
+    fn emit(&mut self, part: Part, parent: Option<u32>, depth: u8) -> u32 {
+        let order = self.out.len() as u32;
+        let text = self.text_of(part.start, part.end);
+        let section = Section {
+            order,
+            parent,
+            depth,
+            heading_path: if depth == 0 {
+                String::new()
+            } else {
+                self.heading_path(part.heading)
+            },
+            start_line: part.start,
+            end_line: part.end,
+            tokens: estimate_tokens(text) as u32,
+            hash: sha256_hex(text.as_bytes()),
+        };
+        self.out.push(section);
+        order
+    }
+
+    fn split(&mut self, part: Part, parent: Option<u32>, depth: u8) {
+        let order = self.emit(part, parent, depth);
+        if depth >= MAX_DEPTH || self.out[order as usize].tokens as usize <= self.cfg.budget {
+            return;
+        }
+        let Some(children) = self.children_of(part, depth) else {
+            return;
+        };
+        for child in children {
+            self.split(child, Some(order), depth + 1);
+        }
+    }
+
+    /// The parts a section splits into, or None when no heading level gives two parts.
+    fn children_of(&self, part: Part, depth: u8) -> Option<Vec<Part>> {
+        // Headings strictly inside the part (not its own opening heading), deeper than it.
+        let inner: Vec<usize> = (0..self.headings.len())
+            .filter(|&i| {
+                let h = &self.headings[i];
+                h.line >= part.start
+                    && h.line <= part.end
+                    && Some(i) != part.heading
+                    && h.level > part.level
+            })
+            .collect();
+        let mut levels: Vec<u8> = inner.iter().map(|&i| self.headings[i].level).collect();
+        levels.sort_unstable();
+        levels.dedup();
+        for level in levels {
+            let cuts: Vec<usize> = inner
+                .iter()
+                .copied()
+                .filter(|&i| self.headings[i].level == level)
+                .collect();
+            let mut parts = Vec::new();
+            // Text before the first cut (for the root: after the frontmatter).
+            let body_start = if depth == 0 { self.body_start(part) } else { part.start };
+            let first = self.headings[cuts[0]].line;
+            if first > body_start && !self.text_of(body_start, first - 1).trim().is_empty() {
+                // The preamble is named by its shallowest heading (e.g. the note's H1).
+                let named_by = inner
+                    .iter()
+                    .copied()
+                    .filter(|&i| self.headings[i].line < first)
+                    .min_by_key(|&i| (self.headings[i].level, self.headings[i].line));
+                parts.push(Part {
+                    start: body_start,
+                    end: first - 1,
+                    heading: named_by.or(part.heading.filter(|_| depth > 0)),
+                    level,
+                });
+            }
+            for (n, &c) in cuts.iter().enumerate() {
+                let start = self.headings[c].line;
+                let end = match cuts.get(n + 1) {
+                    Some(&next) => self.headings[next].line - 1,
+                    None => part.end,
+                };
+                parts.push(Part {
+                    start,
+                    end,
+                    heading: Some(c),
+                    level,
+                });
+            }
+            let parts = self.merge_small(parts);
+            if parts.len() >= 2 {
+                return Some(parts);
+            }
+        }
+        None
+    }
+
+    fn body_start(&self, part: Part) -> u32 {
+        self.body_start_line.max(part.start)
+    }
+
+    /// Merges parts under the minimum size: a small leading part (text before the first
+    /// heading) into the next part, any other small part into the previous one.
+    fn merge_small(&self, parts: Vec<Part>) -> Vec<Part> {
+        let mut out: Vec<Part> = Vec::with_capacity(parts.len());
+        let mut pending: Option<Part> = None;
+        for p in parts {
+            let mut p = p;
+            if let Some(lead) = pending.take() {
+                p.start = lead.start;
+            }
+            let small = self.tokens(p.start, p.end) < self.cfg.min;
+            if small {
+                if let Some(prev) = out.last_mut() {
+                    prev.end = p.end;
+                    continue;
+                }
+                pending = Some(p);
+                continue;
+            }
+            out.push(p);
+        }
+        if let Some(lead) = pending {
+            match out.last_mut() {
+                Some(prev) => prev.end = lead.end,
+                None => out.push(lead),
+            }
+        }
+        out
+    }
+}
+
+/// Builds the section tree of a note. `body_start_line` is the first line after the
+/// frontmatter; `line_count` the number of lines.
+pub fn build_sections(
+    text: &str,
+    headings: &[Heading],
+    line_count: u32,
+    body_start_line: u32,
+    cfg: SplitConfig,
+) -> Vec<Section> {
+    let mut ctx = Ctx {
+        text,
+        lines: LineIndex::new(text),
+        headings,
+        cfg,
+        out: Vec::new(),
+        body_start_line,
+    };
+    let root = Part {
+        start: 1,
+        end: line_count.max(1),
+        heading: None,
+        level: 0,
+    };
+    ctx.split(root, None, 0);
+    ctx.out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::markdown::parse;
+
+    fn sections(text: &str, budget: usize, min: usize) -> Vec<Section> {
+        let n = parse("t.md", text);
+        build_sections(text, &n.headings, n.line_count, n.body_start_line, SplitConfig { budget, min })
+    }
+
+    fn para(words: usize, word: &str) -> String {
+        vec![word; words].join(" ")
+    }
+
+    #[test]
+    fn small_note_is_one_section() {
+        let s = sections("# Title\n\nshort text\n", 512, 100);
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].depth, 0);
+        assert_eq!((s[0].start_line, s[0].end_line), (1, 3));
+        assert_eq!(s[0].hash, sha256_hex(b"# Title\n\nshort text"));
+    }
+
+    #[test]
+    fn large_note_splits_by_shallowest_useful_level() {
+        // One H1 wrapping everything: splitting at H1 gives one part, so H2 is used.
+        let text = format!(
+            "---\ntitle: x\n---\n# Doc\nintro {}\n## A\n{}\n## B\n{}\n### B1\n{}\n### B2\n{}\n",
+            para(120, "lorem"), para(300, "alpha"), para(150, "beta"), para(300, "gamma"), para(300, "delta")
+        );
+        let s = sections(&text, 512, 100);
+        let view: Vec<(u8, &str, Option<u32>)> =
+            s.iter().map(|x| (x.depth, x.heading_path.as_str(), x.parent)).collect();
+        assert_eq!(
+            view,
+            vec![
+                (0, "", None),
+                (1, "Doc", Some(0)),
+                (1, "Doc > A", Some(0)),
+                (1, "Doc > B", Some(0)),
+                (2, "Doc > B", Some(3)),
+                (2, "Doc > B > B1", Some(3)),
+                (2, "Doc > B > B2", Some(3)),
+            ]
+        );
+        // The preamble starts after the frontmatter; ranges tile the parent.
+        assert_eq!(s[1].start_line, 4);
+        assert_eq!(s[1].end_line + 1, s[2].start_line);
+        assert_eq!(s[3].end_line, s[0].end_line);
+        assert_eq!(s[6].end_line, s[3].end_line);
+    }
+
+    #[test]
+    fn small_parts_merge_into_neighbours() {
+        let text = format!("## A\n{}\n## Tiny\nsee also\n## C\n{}\n", para(300, "alpha"), para(300, "gamma"));
+        let s = sections(&text, 512, 100);
+        let paths: Vec<&str> = s.iter().skip(1).map(|x| x.heading_path.as_str()).collect();
+        assert_eq!(paths, vec!["A", "C"]);
+        assert_eq!(s[1].end_line, 4, "Tiny merged into A");
+    }
+
+    #[test]
+    fn oversized_section_without_headings_is_kept_whole() {
+        let text = para(5000, "word");
+        let s = sections(&text, 512, 100);
+        assert_eq!(s.len(), 1);
+        assert!(s[0].tokens > 512);
+    }
+
+    #[test]
+    fn depth_is_capped_at_three() {
+        let mut text = String::new();
+        for h in 1..=6 {
+            for k in 0..2 {
+                text.push_str(&format!("{} H{h}{k}\n{}\n", "#".repeat(h), para(400, "w")));
+            }
+        }
+        let s = sections(&text, 200, 10);
+        assert!(s.iter().all(|x| x.depth <= MAX_DEPTH));
+        assert!(s.iter().any(|x| x.depth == MAX_DEPTH));
+    }
+
+    #[test]
+    fn code_block_with_hash_lines_is_not_split() {
+        let code: String = (0..400).map(|i| format!("# comment {i}\n")).collect();
+        let text = format!("## Code\n```sh\n{code}```\n## Next\n{}\n", para(300, "n"));
+        let s = sections(&text, 256, 50);
+        let code_sec = s.iter().find(|x| x.heading_path == "Code").unwrap();
+        assert_eq!(code_sec.start_line, 1);
+        assert_eq!(code_sec.end_line, 403);
+    }
+
+    #[test]
+    fn cjk_counts_toward_budget() {
+        let zh = "检".repeat(600);
+        let text = format!("## 一\n{zh}\n## 二\n{zh}\n");
+        let s = sections(&text, 512, 100);
+        assert_eq!(s.len(), 3);
+    }
+}

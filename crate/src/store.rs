@@ -1,0 +1,247 @@
+//! The persisted index folder.
+//!
+//! Layout (relative to `<vault>/<configDir>/plugins/strata-search/index/`):
+//! - `lex/<segment files>`: tantivy's immutable segment and `.del` files;
+//! - `cat/<generation>-<random>.bin`: catalog base and delta files (immutable);
+//! - `manifest-a.json`, `manifest-b.json`: two manifest slots, written alternately.
+//!
+//! A flush writes new immutable files first and a manifest last. A manifest names
+//! every file with its size and xxh3 checksum and ends with its own checksum; opening
+//! takes the newest slot whose manifest and files all verify, so a crash at any write
+//! leaves the previous state (older slot) or the new one. Files are deleted only once
+//! neither slot references them. A foreign format version or other index settings are
+//! detected and reported, and the caller rebuilds.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{CoreError, Result};
+use crate::hash::checksum;
+
+pub const FORMAT_NAME: &str = "strata-index";
+pub const FORMAT_VERSION: u32 = 1;
+pub const SLOTS: [&str; 2] = ["manifest-a.json", "manifest-b.json"];
+pub const LEX_DIR: &str = "lex/";
+pub const CAT_DIR: &str = "cat/";
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileRef {
+    pub name: String,
+    pub size: u64,
+    pub checksum: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Manifest {
+    pub format: String,
+    pub version: u32,
+    pub generation: u64,
+    /// Settings that change index content (see `CoreConfig::fingerprint`).
+    pub settings: String,
+    /// tantivy's meta.json for the lexical segments.
+    pub lexical_meta: String,
+    /// Catalog files in load order (a base, then deltas).
+    pub catalog: Vec<String>,
+    /// Every file this generation needs.
+    pub files: Vec<FileRef>,
+}
+
+impl Manifest {
+    pub fn encode(&self) -> Vec<u8> {
+        let json = serde_json::to_string_pretty(self).expect("manifest serialises");
+        format!("{json}\nchecksum {}\n", checksum(json.as_bytes())).into_bytes()
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<Manifest> {
+        let text = std::str::from_utf8(bytes)
+            .map_err(|_| CoreError::Corrupt("manifest is not UTF-8".into()))?;
+        let text = text.trim_end();
+        let (json, sum) = text
+            .rsplit_once("\nchecksum ")
+            .ok_or_else(|| CoreError::Corrupt("manifest has no checksum (partial write?)".into()))?;
+        if checksum(json.as_bytes()) != sum.trim() {
+            return Err(CoreError::Corrupt("manifest checksum mismatch".into()));
+        }
+        let m: Manifest = serde_json::from_str(json)
+            .map_err(|e| CoreError::Corrupt(format!("manifest: {e}")))?;
+        if m.format != FORMAT_NAME {
+            return Err(CoreError::Corrupt(format!("not a Strata index ({})", m.format)));
+        }
+        Ok(m)
+    }
+
+    pub fn names(&self) -> HashSet<String> {
+        self.files.iter().map(|f| f.name.clone()).collect()
+    }
+}
+
+pub fn file_ref(name: &str, bytes: &[u8]) -> FileRef {
+    FileRef {
+        name: name.to_string(),
+        size: bytes.len() as u64,
+        checksum: checksum(bytes),
+    }
+}
+
+/// The outcome of looking at an index folder.
+pub struct Chosen {
+    pub manifest: Manifest,
+    pub slot: usize,
+    /// The other slot's manifest, when it parses (its files are kept on disk).
+    pub other: Option<Manifest>,
+}
+
+/// Picks the newest manifest whose files are all present and verify.
+/// `Ok(None)`: no manifest at all (a fresh index). `Err`: there was an index, but no
+/// usable generation; the message says why.
+pub fn choose(files: &HashMap<String, Vec<u8>>, settings: &str) -> Result<Option<Chosen>> {
+    let mut parsed: Vec<(usize, Manifest)> = Vec::new();
+    let mut problems: Vec<String> = Vec::new();
+    let mut any = false;
+    for (slot, name) in SLOTS.iter().enumerate() {
+        let Some(bytes) = files.get(*name) else { continue };
+        any = true;
+        match Manifest::decode(bytes) {
+            Ok(m) => parsed.push((slot, m)),
+            Err(e) => problems.push(format!("{name}: {}", e.message())),
+        }
+    }
+    if !any {
+        return Ok(None);
+    }
+    parsed.sort_by(|a, b| b.1.generation.cmp(&a.1.generation));
+    for (i, (slot, m)) in parsed.iter().enumerate() {
+        if m.version != FORMAT_VERSION {
+            problems.push(format!(
+                "{}: index format version {} (this Strata reads {})",
+                SLOTS[*slot], m.version, FORMAT_VERSION
+            ));
+            continue;
+        }
+        if m.settings != settings {
+            problems.push(format!(
+                "{}: built with other index settings ({} vs {})",
+                SLOTS[*slot], m.settings, settings
+            ));
+            continue;
+        }
+        match verify(m, files) {
+            Ok(()) => {
+                let other = parsed
+                    .iter()
+                    .enumerate()
+                    .find(|(j, _)| *j != i)
+                    .map(|(_, (_, m))| m.clone());
+                return Ok(Some(Chosen {
+                    manifest: m.clone(),
+                    slot: *slot,
+                    other,
+                }));
+            }
+            Err(e) => problems.push(format!("{}: {}", SLOTS[*slot], e.message())),
+        }
+    }
+    Err(CoreError::Corrupt(problems.join("; ")))
+}
+
+fn verify(m: &Manifest, files: &HashMap<String, Vec<u8>>) -> Result<()> {
+    for f in &m.files {
+        let bytes = files
+            .get(&f.name)
+            .ok_or_else(|| CoreError::Corrupt(format!("missing file {}", f.name)))?;
+        if bytes.len() as u64 != f.size {
+            return Err(CoreError::Corrupt(format!(
+                "{} has {} bytes, expected {}",
+                f.name,
+                bytes.len(),
+                f.size
+            )));
+        }
+        if checksum(bytes) != f.checksum {
+            return Err(CoreError::Corrupt(format!("{} checksum mismatch", f.name)));
+        }
+    }
+    for c in &m.catalog {
+        if !m.files.iter().any(|f| &f.name == c) {
+            return Err(CoreError::Corrupt(format!("catalog file {c} not listed")));
+        }
+    }
+    Ok(())
+}
+
+/// What the engine remembers about the folder between flushes.
+#[derive(Debug, Default, Clone)]
+pub struct Persisted {
+    pub generation: u64,
+    /// Slot of the newest manifest (the next flush writes the other one).
+    pub slot: usize,
+    /// Files referenced by the newest manifest, with their refs.
+    pub current: HashMap<String, FileRef>,
+    /// Files referenced by the manifest in the other slot (kept until overwritten).
+    pub previous: HashSet<String>,
+    /// Catalog files of the newest manifest, in order.
+    pub catalog: Vec<String>,
+    /// Every file known to be in the folder (written or loaded).
+    pub on_disk: HashSet<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest(generation: u64, files: Vec<FileRef>) -> Manifest {
+        Manifest {
+            format: FORMAT_NAME.into(),
+            version: FORMAT_VERSION,
+            generation,
+            settings: "s".into(),
+            lexical_meta: "{}".into(),
+            catalog: vec![],
+            files,
+        }
+    }
+
+    #[test]
+    fn manifest_round_trip_and_tamper_detection() {
+        let m = manifest(3, vec![file_ref("lex/a", b"x")]);
+        let bytes = m.encode();
+        assert_eq!(Manifest::decode(&bytes).unwrap(), m);
+        let mut bad = bytes.clone();
+        bad[10] ^= 1;
+        assert!(Manifest::decode(&bad).is_err());
+        assert!(Manifest::decode(&bytes[..bytes.len() / 2]).is_err());
+    }
+
+    #[test]
+    fn newest_valid_slot_wins_and_falls_back() {
+        let mut files = HashMap::new();
+        files.insert("lex/a".to_string(), b"aaa".to_vec());
+        files.insert("lex/b".to_string(), b"bbb".to_vec());
+        files.insert(SLOTS[0].to_string(), manifest(1, vec![file_ref("lex/a", b"aaa")]).encode());
+        files.insert(SLOTS[1].to_string(), manifest(2, vec![file_ref("lex/b", b"bbb")]).encode());
+        assert_eq!(choose(&files, "s").unwrap().unwrap().manifest.generation, 2);
+        // Damage generation 2's file: generation 1 is used.
+        files.insert("lex/b".to_string(), b"bbX".to_vec());
+        let c = choose(&files, "s").unwrap().unwrap();
+        assert_eq!(c.manifest.generation, 1);
+        // Damage both: an error naming the problems.
+        files.remove("lex/a");
+        let e = choose(&files, "s").err().unwrap();
+        assert!(e.message().contains("missing file lex/a"), "{e}");
+        assert!(choose(&HashMap::new(), "s").unwrap().is_none());
+    }
+
+    #[test]
+    fn other_version_or_settings_are_refused() {
+        let mut files = HashMap::new();
+        let mut m = manifest(1, vec![]);
+        m.version = 99;
+        files.insert(SLOTS[0].to_string(), m.encode());
+        let e = choose(&files, "s").err().unwrap();
+        assert!(e.message().contains("version 99"), "{e}");
+        files.insert(SLOTS[0].to_string(), manifest(1, vec![]).encode());
+        assert!(choose(&files, "other").is_err());
+    }
+}

@@ -1,0 +1,105 @@
+//! The JavaScript API (wasm-bindgen). Values cross as plain objects through
+//! serde-wasm-bindgen; byte arrays as `Uint8Array`. Errors are thrown as JS `Error`s
+//! whose message starts with a bracketed code ("[bad-request] …").
+
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use crate::api::*;
+use crate::config::CoreConfig;
+use crate::engine::Engine;
+use crate::error::CoreError;
+
+fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsError> {
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| JsError::new(&format!("[internal] {e}")))
+}
+
+fn from_js<T: serde::de::DeserializeOwned>(v: JsValue, what: &str) -> Result<T, JsError> {
+    serde_wasm_bindgen::from_value(v).map_err(|e| JsError::new(&format!("[bad-request] {what}: {e}")))
+}
+
+fn err(e: CoreError) -> JsError {
+    JsError::new(&e.to_string())
+}
+
+fn config_from(v: JsValue) -> Result<CoreConfig, JsError> {
+    if v.is_undefined() || v.is_null() {
+        Ok(CoreConfig::default())
+    } else {
+        from_js(v, "config")
+    }
+}
+
+#[wasm_bindgen]
+pub struct StrataCore {
+    engine: Engine,
+}
+
+#[wasm_bindgen]
+impl StrataCore {
+    /// An empty index.
+    pub fn create(config: JsValue) -> Result<StrataCore, JsError> {
+        Ok(StrataCore { engine: Engine::create(config_from(config)?).map_err(err)? })
+    }
+
+    /// Opens the index from the files of the index folder (never throws on a bad index).
+    pub fn open(config: JsValue, files: JsValue) -> Result<StrataCore, JsError> {
+        let config = config_from(config)?;
+        let files: Vec<IndexFile> = from_js(files, "files")?;
+        Ok(StrataCore { engine: Engine::open(config, files) })
+    }
+
+    #[wasm_bindgen(js_name = openReport)]
+    pub fn open_report(&self) -> Result<JsValue, JsError> {
+        to_js(self.engine.open_report())
+    }
+
+    #[wasm_bindgen(js_name = shouldIndex)]
+    pub fn should_index(&self, path: &str) -> bool {
+        self.engine.should_index(path)
+    }
+
+    pub fn plan(&self, listing: JsValue) -> Result<JsValue, JsError> {
+        let listing: Vec<FileStat> = from_js(listing, "listing")?;
+        to_js(&self.engine.plan(&listing))
+    }
+
+    pub fn update(&mut self, batch: JsValue) -> Result<JsValue, JsError> {
+        let batch: UpdateBatch = from_js(batch, "batch")?;
+        to_js(&self.engine.update(batch).map_err(err)?)
+    }
+
+    pub fn commit(&mut self) -> Result<(), JsError> {
+        self.engine.commit().map_err(err)
+    }
+
+    pub fn flush(&mut self) -> Result<JsValue, JsError> {
+        to_js(&self.engine.flush().map_err(err)?)
+    }
+
+    pub fn search(&self, req: JsValue) -> Result<JsValue, JsError> {
+        let req: SearchRequest = from_js(req, "search request")?;
+        to_js(&self.engine.search(&req).map_err(err)?)
+    }
+
+    pub fn read(&self, req: JsValue) -> Result<JsValue, JsError> {
+        let req: ReadRequest = from_js(req, "read request")?;
+        to_js(&self.engine.read(&req).map_err(err)?)
+    }
+
+    pub fn note(&self, path: &str) -> Result<JsValue, JsError> {
+        match self.engine.note(path) {
+            Some(n) => to_js(&n),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    pub fn paths(&self) -> Result<JsValue, JsError> {
+        to_js(&self.engine.paths())
+    }
+
+    pub fn status(&self) -> Result<JsValue, JsError> {
+        to_js(&self.engine.status())
+    }
+}
