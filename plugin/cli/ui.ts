@@ -59,17 +59,23 @@ export function bytes(n: number): string {
 }
 
 /**
- * Renders a snippet on one line, whitespace runs collapsed, highlights in bold on a terminal
- * and between ** otherwise.
+ * Renders a snippet on one line, whitespace runs collapsed, highlights (overlapping ones
+ * merged, as CJK bigrams overlap) in bold on a terminal and between « » otherwise (Markdown's
+ * own ** would be ambiguous).
  */
 export function renderSnippet(snippet: Snippet, tty: boolean): string {
-  const [on, off] = tty ? ["\x1b[1m", "\x1b[22m"] : ["**", "**"];
-  const ranges = [...snippet.highlights].sort((a, b) => a[0] - b[0]);
+  const [on, off] = tty ? ["\x1b[1m", "\x1b[22m"] : ["«", "»"];
+  const merged: [number, number][] = [];
+  for (const [start, end] of [...snippet.highlights].sort((a, b) => a[0] - b[0])) {
+    if (end <= start) continue;
+    const last = merged.at(-1);
+    if (last && start <= last[1]) last[1] = Math.max(last[1], end);
+    else merged.push([start, end]);
+  }
+  const plain = (s: string) => s.replace(/\s+/g, " ");
   let out = "";
   let pos = 0;
-  const plain = (s: string) => s.replace(/\s+/g, " ");
-  for (const [start, end] of ranges) {
-    if (start < pos || end <= start) continue;
+  for (const [start, end] of merged) {
     out += plain(snippet.text.slice(pos, start)) + on + plain(snippet.text.slice(start, end)) + off;
     pos = end;
   }

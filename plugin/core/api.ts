@@ -73,6 +73,9 @@ export interface UpdateBatch {
   upserts?: NoteInput[];
   deletes?: string[];
   renames?: { from: string; to: string }[];
+  /** Make the batch searchable now (default true). A bulk index passes false for all but the
+   *  last batch (or calls commit()/flush() at the end), so the batches share one segment. */
+  commit?: boolean;
 }
 
 export interface Warning {
@@ -211,6 +214,8 @@ export interface StrataCoreApi {
   shouldIndex(path: string): boolean;
   plan(listing: FileStat[]): Plan;
   update(batch: UpdateBatch): UpdateReport;
+  /** Makes staged (commit: false) changes searchable. flush() commits too. */
+  commit(): void;
   flush(): FlushOutput;
   search(req: SearchRequest): SearchResponse;
   read(req: ReadRequest): ReadResult;

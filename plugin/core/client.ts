@@ -86,13 +86,22 @@ export async function persist(core: StrataCoreApi, store: IndexStore): Promise<n
   const out = core.flush();
   let bytes = 0;
   for (const file of out.writes) {
-    await store.write(file.name, file.bytes);
-    bytes += file.bytes.byteLength;
+    const data = asBytes(file.bytes);
+    await store.write(file.name, data);
+    bytes += data.byteLength;
   }
   for (const name of out.deletes) {
     await store.delete(name);
   }
   return bytes;
+}
+
+/**
+ * The contract says Uint8Array; a core serialized with serde-wasm-bindgen's json_compatible()
+ * hands byte buffers over as plain number arrays instead. Accept both.
+ */
+export function asBytes(bytes: Uint8Array | ArrayLike<number>): Uint8Array {
+  return bytes instanceof Uint8Array ? bytes : Uint8Array.from(bytes);
 }
 
 /** What a vault lists: candidate notes (already filtered by `shouldIndex`) and what it skipped. */
@@ -150,8 +159,10 @@ const MB = 1024 * 1024;
 /**
  * Brings the index up to date with the vault: lists it, asks the core which notes changed,
  * reads only those (in batches), and passes them to `update()`. Unreadable notes become
- * warnings. Deleted notes and notes of the same size (rename candidates) go into the first
- * batch together, so a renamed note is recognised as moved rather than deleted and re-added.
+ * warnings. Deletes go first, and notes of the same size as a deleted one (rename
+ * candidates) are read in the same first batch: the core matches a new note's content hash
+ * against the notes deleted since the last flush, so a renamed note is recognised as moved
+ * rather than deleted and re-added even when the index is persisted in between batches.
  */
 export async function reconcile(
   core: StrataCoreApi,
@@ -207,7 +218,9 @@ export async function reconcile(
   const apply = async (upserts: NoteInput[]) => {
     if (upserts.length === 0 && pendingDeletes.length === 0) return;
     const t = performance.now();
-    const rep: UpdateReport = core.update({ upserts, deletes: pendingDeletes });
+    // Batches are staged uncommitted so that a bulk index makes one segment; the commit
+    // comes with the next persist() (flush commits) or the core.commit() at the end.
+    const rep: UpdateReport = core.update({ upserts, deletes: pendingDeletes, commit: false });
     sum.coreMs += performance.now() - t;
     pendingDeletes = [];
     sum.added += rep.added;
@@ -262,6 +275,8 @@ export async function reconcile(
   if (opts.store) {
     progress({ phase: "persist", done, total });
     sum.bytesWritten += await persist(core, opts.store);
+  } else {
+    core.commit();
   }
   sum.tookMs = performance.now() - t0;
   progress({ phase: "done", done, total });

@@ -72,7 +72,7 @@ describe("strata CLI", () => {
     const hits = strata("search", vault, "levain");
     assert.equal(hits.code, 0, hits.err);
     assert.match(hits.out.split("\n")[0], /^ 1\. Cooking\/Sourdough starter\.md/);
-    assert.match(hits.out, /\*\*levain\*\*/i);
+    assert.match(hits.out, /«levain»/i);
     assert.match(hits.out, /lines \d+–\d+, score \d/);
 
     const ja = strata("search", vault, "山小屋", "--json", "--k", "3");
