@@ -163,6 +163,46 @@ pub fn spread_cjk_query(query: &str) -> String {
     out
 }
 
+/// English function words dropped from free-text queries (never from quoted phrases,
+/// and never when nothing else would remain). Title and heading boosts otherwise let
+/// "how", "do", "the" decide the ranking.
+pub const QUERY_STOPWORDS: &[&str] = &[
+    "a", "about", "an", "and", "are", "as", "at", "be", "but", "by", "can", "could", "do",
+    "does", "for", "from", "get", "give", "has", "have", "how", "i", "if", "in", "into", "is",
+    "it", "its", "me", "my", "of", "on", "or", "our", "so", "such", "that", "the", "their",
+    "then", "there", "these", "they", "this", "to", "was", "we", "what", "when", "where",
+    "which", "who", "why", "will", "with", "would", "you", "your",
+];
+
+/// Removes English stop words from the unquoted, unfielded words of a query.
+pub fn drop_stopwords(query: &str) -> String {
+    let words: Vec<&str> = query.split_whitespace().collect();
+    let mut in_quotes = false;
+    let mut keep: Vec<bool> = Vec::with_capacity(words.len());
+    for w in &words {
+        let quoted = in_quotes || w.starts_with('"');
+        if w.matches('"').count() % 2 == 1 {
+            in_quotes = !in_quotes;
+        }
+        let bare = w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+        let is_stop = !quoted
+            && !w.contains(':')
+            && !w.starts_with(['-', '+'])
+            && QUERY_STOPWORDS.contains(&bare.as_str());
+        keep.push(!is_stop);
+    }
+    if !keep.iter().any(|k| *k) {
+        return query.to_string();
+    }
+    words
+        .iter()
+        .zip(keep)
+        .filter(|(_, k)| *k)
+        .map(|(w, _)| *w)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The full analyzer: words + CJK bigrams, lower-cased, accent-folded, English-stemmed.
 pub fn analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(CjkBigramTokenizer::default())
@@ -220,6 +260,14 @@ mod tests {
             assert_eq!(t.position, i);
             assert_eq!(&text[t.offset_from..t.offset_to], t.text);
         }
+    }
+
+    #[test]
+    fn stopwords_leave_content_and_phrases() {
+        assert_eq!(drop_stopwords("how do I make a note look like a slide"), "make note look like slide");
+        assert_eq!(drop_stopwords("\"the end\" of it"), "\"the end\"");
+        assert_eq!(drop_stopwords("the"), "the");
+        assert_eq!(drop_stopwords("title:the -a x"), "title:the -a x");
     }
 
     #[test]

@@ -335,6 +335,11 @@ impl Engine {
             SplitConfig { budget: self.config.chunk_budget, min: self.config.chunk_min },
         );
         let folders = paths::folder_prefixes(path);
+        let mut titles = vec![parsed.title.clone()];
+        let stem = paths::stem(path);
+        if !stem.eq_ignore_ascii_case(&parsed.title) {
+            titles.push(stem.to_string());
+        }
         let props = markdown::property_terms(&parsed.frontmatter);
         let lines = LineIndex::new(text);
         let heading_texts: Vec<String> = sections
@@ -349,7 +354,7 @@ impl Engine {
                 order: s.order,
                 depth: s.depth,
                 folders: &folders,
-                title: &parsed.title,
+                titles: &titles,
                 aliases: &parsed.aliases,
                 headings,
                 tags: &parsed.tags,

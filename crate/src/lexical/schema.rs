@@ -56,7 +56,8 @@ pub struct SectionDoc<'a> {
     pub order: u32,
     pub depth: u8,
     pub folders: &'a [String],
-    pub title: &'a str,
+    /// The note's title, and its file name when that differs.
+    pub titles: &'a [String],
     pub aliases: &'a [String],
     pub headings: &'a str,
     pub tags: &'a [String],
@@ -90,7 +91,9 @@ impl Fields {
         for f in d.folders {
             doc.add_text(self.folder, f.to_lowercase());
         }
-        doc.add_text(self.title, d.title);
+        for t in d.titles {
+            doc.add_text(self.title, t);
+        }
         for a in d.aliases {
             doc.add_text(self.aliases, a);
         }

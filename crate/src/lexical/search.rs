@@ -9,7 +9,7 @@ use tantivy::{TantivyDocument, Term};
 
 use super::schema::tag_terms;
 use super::Lexical;
-use crate::cjk::spread_cjk_query;
+use crate::cjk::{drop_stopwords, spread_cjk_query};
 use crate::error::Result;
 
 /// BM25 field boosts (tuned on the dev queries; see README "Ranking constants").
@@ -57,7 +57,7 @@ impl Lexical {
         parser.set_field_boost(f.tags, BOOST_TAGS);
         parser.set_field_boost(f.body, BOOST_BODY);
         // Lenient: a stray quote or bracket never errors, it degrades to plain terms.
-        let (query, _errors) = parser.parse_query_lenient(&spread_cjk_query(text));
+        let (query, _errors) = parser.parse_query_lenient(&spread_cjk_query(&drop_stopwords(text)));
         query
     }
 

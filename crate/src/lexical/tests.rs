@@ -10,7 +10,7 @@ fn doc<'a>(path: &'a str, body: &'a str, text: &'a str) -> SectionDoc<'a> {
         order: 0,
         depth: 0,
         folders: &[],
-        title: path,
+        titles: &[],
         aliases: &[],
         headings: "",
         tags: &[],
