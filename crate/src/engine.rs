@@ -39,7 +39,18 @@ pub struct Engine {
 pub fn now_ms() -> f64 {
     #[cfg(target_arch = "wasm32")]
     {
-        js_sys::Date::now()
+        // performance.now() (sub-millisecond) where the host has it: Node, workers,
+        // browsers; Date.now() otherwise.
+        use wasm_bindgen::JsCast;
+        let perf = js_sys::Reflect::get(&js_sys::global(), &"performance".into()).ok();
+        let now = perf.as_ref().and_then(|p| {
+            js_sys::Reflect::get(p, &"now".into())
+                .ok()
+                .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+                .and_then(|f| f.call0(p).ok())
+                .and_then(|v| v.as_f64())
+        });
+        now.unwrap_or_else(js_sys::Date::now)
     }
     #[cfg(not(target_arch = "wasm32"))]
     {

@@ -2,8 +2,8 @@
 //! aliases and tags repeated on each so a title match lifts all of its sections.
 
 use tantivy::schema::{
-    Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, STORED,
-    STRING,
+    Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, FAST,
+    STORED, STRING,
 };
 use tantivy::TantivyDocument;
 
@@ -34,8 +34,8 @@ pub fn build_schema() -> (Schema, Fields) {
             .set_index_option(IndexRecordOption::WithFreqsAndPositions),
     );
     let fields = Fields {
-        path: b.add_text_field("path", STRING | STORED),
-        order: b.add_u64_field("order", NumericOptions::default().set_stored()),
+        path: b.add_text_field("path", STRING | FAST),
+        order: b.add_u64_field("order", NumericOptions::default().set_fast()),
         depth: b.add_u64_field("depth", NumericOptions::default().set_indexed()),
         folder: b.add_text_field("folder", STRING),
         tag: b.add_text_field("tag", STRING),

@@ -3,9 +3,12 @@
 
 use tantivy::collector::TopDocs;
 use tantivy::query::{AllQuery, BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, TermQuery};
-use tantivy::schema::{IndexRecordOption, Value};
+use std::collections::HashMap;
+
+use tantivy::columnar::{Column, StrColumn};
+use tantivy::schema::IndexRecordOption;
 use tantivy::snippet::SnippetGenerator;
-use tantivy::{TantivyDocument, Term};
+use tantivy::Term;
 
 use super::schema::tag_terms;
 use super::Lexical;
@@ -123,18 +126,21 @@ impl Lexical {
         };
         let searcher = self.reader.searcher();
         let top = searcher.search(&*query, &TopDocs::with_limit(q.limit.max(1)).order_by_score())?;
+        // Path and section order come from fast-field columns: no docstore block is
+        // decompressed to list hits.
+        let mut columns: HashMap<u32, (Option<StrColumn>, Column<u64>)> = HashMap::new();
         let mut hits = Vec::with_capacity(top.len());
         for (score, addr) in top {
-            let doc: TantivyDocument = searcher.doc(addr)?;
-            let path = doc
-                .get_first(self.fields.path)
-                .and_then(|v| v.as_str())
-                .unwrap_or_default()
-                .to_string();
-            let order = doc
-                .get_first(self.fields.order)
-                .and_then(|v| v.as_u64())
-                .unwrap_or(0) as u32;
+            if let std::collections::hash_map::Entry::Vacant(v) = columns.entry(addr.segment_ord) {
+                let ff = searcher.segment_reader(addr.segment_ord).fast_fields();
+                v.insert((ff.str("path")?, ff.u64("order")?));
+            }
+            let (paths, orders) = &columns[&addr.segment_ord];
+            let mut path = String::new();
+            if let Some(ord) = paths.as_ref().and_then(|c| c.term_ords(addr.doc_id).next()) {
+                paths.as_ref().expect("column").ord_to_str(ord, &mut path)?;
+            }
+            let order = orders.first(addr.doc_id).unwrap_or(0) as u32;
             hits.push(LexHit { score, path, order });
         }
         Ok(LexResults { hits, query: user })
