@@ -15,6 +15,7 @@ pub mod catalog;
 pub mod cjk;
 pub mod config;
 pub mod engine;
+pub mod fusion;
 pub mod error;
 pub mod hash;
 pub mod lexical;

@@ -1,0 +1,200 @@
+//! Score fusion of the lexical (BM25) and vector rankings.
+//!
+//! - Reciprocal Rank Fusion: score = Σ weight / (k + rank + 1), k = 60, plus a top-rank
+//!   bonus (+0.05 for rank 1, +0.02 for ranks 2–3 of either list).
+//! - Linear fusion (option): per-query max normalisation, 0.7 × BM25 + 0.3 × vector.
+//! - Dynamic weights: exact-term queries (quoted phrases, IDs, `#tags`, `field:`) lean
+//!   lexical; long natural-language questions lean semantic; weak lexical evidence
+//!   (top-1 close to top-10) or little overlap between the two lists shifts to vectors.
+//! - Strong signal: a saturated BM25 top score ≥ 0.85 with a gap ≥ 0.15 to the second —
+//!   reported so clients can skip query expansion.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+
+pub const RRF_K: f32 = 60.0;
+pub const RRF_TOP1_BONUS: f32 = 0.05;
+pub const RRF_TOP3_BONUS: f32 = 0.02;
+pub const LINEAR_LEX: f32 = 0.7;
+pub const LINEAR_VEC: f32 = 0.3;
+/// Weights (lexical, vector) by query shape.
+pub const WEIGHTS_DEFAULT: (f32, f32) = (1.0, 1.0);
+pub const WEIGHTS_EXACT: (f32, f32) = (0.85, 0.15);
+pub const WEIGHTS_QUESTION: (f32, f32) = (0.6, 0.4);
+pub const WEIGHTS_WEAK_LEXICAL: (f32, f32) = (0.4, 0.6);
+/// A natural-language question has at least this many words.
+pub const QUESTION_MIN_WORDS: usize = 6;
+/// BM25 saturation for the strong-signal test: norm = s / (s + LEX_HALF).
+pub const LEX_HALF: f32 = 8.0;
+pub const STRONG_TOP: f32 = 0.85;
+pub const STRONG_GAP: f32 = 0.15;
+/// Lexical evidence is weak when top-10 / top-1 exceeds this.
+pub const WEAK_LEXICAL_RATIO: f32 = 0.8;
+/// Lists overlap little when fewer than this share of the top 10 is common.
+pub const LOW_OVERLAP: f32 = 0.1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FusionMethod {
+    #[default]
+    Rrf,
+    Linear,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Weights {
+    pub lex: f32,
+    pub vec: f32,
+}
+
+/// Saturating normalisation of a BM25 score into [0, 1).
+pub fn lex_saturate(score: f32) -> f32 {
+    let s = score.max(0.0);
+    s / (s + LEX_HALF)
+}
+
+/// True for queries that ask for exact terms: quoted phrases, `#tags`, `field:value`,
+/// identifiers (words mixing letters and digits, or with `_`/`-`/`.` inside).
+pub fn is_exact_query(query: &str) -> bool {
+    query.contains('"')
+        || query.split_whitespace().any(|w| {
+            w.starts_with('#')
+                || (w.contains(':') && !w.ends_with(':'))
+                || (w.chars().any(|c| c.is_ascii_digit()) && w.chars().any(|c| c.is_alphabetic()))
+                || w.trim_matches(|c: char| !c.is_alphanumeric()).contains(['_', '.'])
+        })
+}
+
+fn word_count(query: &str) -> usize {
+    let cjk = query.chars().filter(|c| crate::cjk::is_cjk(*c)).count();
+    query.split_whitespace().filter(|w| !w.chars().all(crate::cjk::is_cjk)).count() + cjk / 2
+}
+
+/// Strong signal: the best lexical hit is clearly ahead.
+pub fn strong_signal(lex_scores: &[f32]) -> bool {
+    let Some(&top) = lex_scores.first() else { return false };
+    let second = lex_scores.get(1).copied().unwrap_or(0.0);
+    let (t, s) = (lex_saturate(top), lex_saturate(second));
+    t >= STRONG_TOP && t - s >= STRONG_GAP
+}
+
+/// Chooses fusion weights for a query from its shape and the evidence of both lists.
+/// Returns the weights and a short reason for the explain string.
+pub fn dynamic_weights(query: &str, lex_scores: &[f32], overlap: f32) -> (Weights, &'static str) {
+    let w = |(lex, vec): (f32, f32)| Weights { lex, vec };
+    if is_exact_query(query) {
+        return (w(WEIGHTS_EXACT), "exact-term query");
+    }
+    if let (Some(&top), Some(&tenth)) = (lex_scores.first(), lex_scores.get(9)) {
+        if top > 0.0 && tenth / top > WEAK_LEXICAL_RATIO {
+            return (w(WEIGHTS_WEAK_LEXICAL), "weak lexical evidence");
+        }
+    }
+    if lex_scores.is_empty() || overlap < LOW_OVERLAP && word_count(query) >= QUESTION_MIN_WORDS {
+        return (w(WEIGHTS_WEAK_LEXICAL), "little lexical agreement");
+    }
+    if word_count(query) >= QUESTION_MIN_WORDS {
+        return (w(WEIGHTS_QUESTION), "natural-language question");
+    }
+    (w(WEIGHTS_DEFAULT), "balanced")
+}
+
+/// Share of the first `n` items of `a` that also appear in the first `n` of `b`.
+pub fn overlap<K: Eq + Hash>(a: &[K], b: &[K], n: usize) -> f32 {
+    let n = n.min(a.len()).min(b.len());
+    if n == 0 {
+        return 0.0;
+    }
+    let set: std::collections::HashSet<&K> = b.iter().take(n).collect();
+    a.iter().take(n).filter(|k| set.contains(k)).count() as f32 / n as f32
+}
+
+/// Reciprocal Rank Fusion of weighted ranked lists (rank 0 = best).
+pub fn rrf<K: Eq + Hash + Clone>(lists: &[(f32, &[K])]) -> HashMap<K, f32> {
+    let mut out: HashMap<K, f32> = HashMap::new();
+    for (weight, list) in lists {
+        for (rank, key) in list.iter().enumerate() {
+            let mut s = weight / (RRF_K + rank as f32 + 1.0);
+            if rank == 0 {
+                s += RRF_TOP1_BONUS * weight;
+            } else if rank < 3 {
+                s += RRF_TOP3_BONUS * weight;
+            }
+            *out.entry(key.clone()).or_default() += s;
+        }
+    }
+    out
+}
+
+/// Linear fusion of max-normalised scores.
+pub fn linear<K: Eq + Hash + Clone>(lex: &[(K, f32)], vec: &[(K, f32)], w: Weights) -> HashMap<K, f32> {
+    let max = |l: &[(K, f32)]| l.iter().map(|(_, s)| *s).fold(0.0f32, f32::max);
+    let (ml, mv) = (max(lex), max(vec));
+    let mut out: HashMap<K, f32> = HashMap::new();
+    let total = (w.lex + w.vec).max(f32::EPSILON);
+    for (k, s) in lex {
+        if ml > 0.0 {
+            *out.entry(k.clone()).or_default() += w.lex / total * s / ml;
+        }
+    }
+    for (k, s) in vec {
+        if mv > 0.0 {
+            *out.entry(k.clone()).or_default() += w.vec / total * s.max(0.0) / mv;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rrf_rewards_agreement_and_top_ranks() {
+        let a = ["x", "y", "z"];
+        let b = ["y", "x", "w"];
+        let f = rrf(&[(1.0, &a[..]), (1.0, &b[..])]);
+        assert!(f["x"] > f["z"] && f["y"] > f["w"]);
+        assert!((f["x"] - f["y"]).abs() < 1e-6, "symmetric ranks give equal scores");
+        let top1 = 1.0 / 61.0 + 0.05;
+        let f1 = rrf(&[(1.0, &["only"][..])]);
+        assert!((f1["only"] - top1).abs() < 1e-6);
+    }
+
+    #[test]
+    fn weights_follow_query_shape() {
+        assert_eq!(dynamic_weights("\"exact phrase\"", &[10.0, 1.0], 0.5).0, Weights { lex: 0.85, vec: 0.15 });
+        assert_eq!(dynamic_weights("#project/alpha", &[10.0], 0.5).1, "exact-term query");
+        assert_eq!(dynamic_weights("ERR_42 crash", &[10.0], 0.5).1, "exact-term query");
+        let scores: Vec<f32> = (0..10).map(|i| 10.0 - i as f32).collect();
+        assert_eq!(
+            dynamic_weights("how do I keep my notes in sync across devices", &scores, 0.3).1,
+            "natural-language question"
+        );
+        let flat = vec![5.0f32; 10];
+        assert_eq!(dynamic_weights("sync devices", &flat, 0.5).1, "weak lexical evidence");
+        assert_eq!(dynamic_weights("sync devices", &scores, 0.5).1, "balanced");
+    }
+
+    #[test]
+    fn strong_signal_needs_a_high_clear_top() {
+        assert!(strong_signal(&[80.0, 10.0]));
+        assert!(!strong_signal(&[80.0, 75.0]));
+        assert!(!strong_signal(&[5.0]));
+        assert!(!strong_signal(&[]));
+    }
+
+    #[test]
+    fn linear_normalises_per_query() {
+        let f = linear(&[("a", 20.0), ("b", 10.0)], &[("b", 0.9), ("c", 0.45)], Weights { lex: 0.7, vec: 0.3 });
+        assert!((f["a"] - 0.7).abs() < 1e-6);
+        assert!((f["b"] - (0.35 + 0.3)).abs() < 1e-6);
+        assert!((f["c"] - 0.15).abs() < 1e-6);
+    }
+
+    #[test]
+    fn overlap_share() {
+        assert_eq!(overlap(&[1, 2, 3, 4], &[4, 3, 9, 8], 4), 0.5);
+        assert_eq!(overlap::<i32>(&[], &[1], 10), 0.0);
+    }
+}
