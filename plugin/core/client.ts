@@ -29,6 +29,8 @@ export interface IndexStore {
   write(name: string, bytes: Uint8Array): Promise<void>;
   /** Deleting a missing file is not an error. */
   delete(name: string): Promise<void>;
+  /** Makes the writes so far durable (where the platform can tell), e.g. fsyncs folders. */
+  sync?(): Promise<void>;
 }
 
 /** The default index folder, relative to the vault. */
@@ -79,21 +81,28 @@ export async function openIndex(
 }
 
 /**
- * Applies `core.flush()` to the store: every write in order (the manifest is the last one),
- * then the deletes. Returns the bytes written.
+ * Applies `core.flush()` to the store: the new files (immutable, referenced by no manifest
+ * yet, so written concurrently), a sync, then the manifest (always the last write), a sync,
+ * and only then the deletes. Returns the bytes written.
  */
 export async function persist(core: StrataCoreApi, store: IndexStore): Promise<number> {
   const out = core.flush();
-  let bytes = 0;
-  for (const file of out.writes) {
-    const data = asBytes(file.bytes);
-    await store.write(file.name, data);
-    bytes += data.byteLength;
+  if (out.writes.length === 0 && out.deletes.length === 0) return 0;
+  const files = out.writes.map((f) => ({ name: f.name, bytes: asBytes(f.bytes) }));
+  const manifest = files.pop();
+  const CONCURRENCY = 8;
+  for (let i = 0; i < files.length; i += CONCURRENCY) {
+    await Promise.all(files.slice(i, i + CONCURRENCY).map((f) => store.write(f.name, f.bytes)));
+  }
+  await store.sync?.();
+  if (manifest) {
+    await store.write(manifest.name, manifest.bytes);
+    await store.sync?.();
   }
   for (const name of out.deletes) {
     await store.delete(name);
   }
-  return bytes;
+  return [...files, ...(manifest ? [manifest] : [])].reduce((n, f) => n + f.bytes.byteLength, 0);
 }
 
 /**
@@ -238,28 +247,37 @@ export async function reconcile(
     }
   };
 
+  const READ_AHEAD = 16; // notes read concurrently: per-file open/read/close latency dominates
+  const readOne = async (path: string): Promise<Uint8Array | undefined> => {
+    try {
+      return await vault.read(path);
+    } catch (err) {
+      sum.warnings.push({ path, message: `unreadable: ${errorMessage(err)}` });
+      return undefined;
+    }
+  };
+
   const runGroup = async (paths: string[], maxNotes: number, maxBytes: number) => {
     let batch: NoteInput[] = [];
     let bytes = 0;
-    for (const path of paths) {
-      let data: Uint8Array;
-      try {
-        data = await vault.read(path);
-      } catch (err) {
-        sum.warnings.push({ path, message: `unreadable: ${errorMessage(err)}` });
+    for (let i = 0; i < paths.length; i += READ_AHEAD) {
+      const chunk = paths.slice(i, i + READ_AHEAD);
+      const datas = await Promise.all(chunk.map(readOne));
+      for (let j = 0; j < chunk.length; j++) {
         done++;
-        continue;
-      }
-      batch.push({ path, bytes: data, mtime: stats.get(path)?.mtime ?? 0 });
-      bytes += data.byteLength;
-      sum.bytesRead += data.byteLength;
-      sinceFlush += data.byteLength;
-      done++;
-      if (batch.length >= maxNotes || bytes >= maxBytes) {
-        await apply(batch);
-        progress({ phase: "index", done, total });
-        batch = [];
-        bytes = 0;
+        const data = datas[j];
+        if (!data) continue;
+        const path = chunk[j];
+        batch.push({ path, bytes: data, mtime: stats.get(path)?.mtime ?? 0 });
+        bytes += data.byteLength;
+        sum.bytesRead += data.byteLength;
+        sinceFlush += data.byteLength;
+        if (batch.length >= maxNotes || bytes >= maxBytes) {
+          await apply(batch);
+          progress({ phase: "index", done, total });
+          batch = [];
+          bytes = 0;
+        }
       }
     }
     await apply(batch);

@@ -61,8 +61,13 @@ function checkRelative(name: string): void {
 
 let tmpCounter = 0;
 
-/** The index folder on the file system. Every write is atomic: temp file, fsync, rename. */
+/**
+ * The index folder on the file system. Every write is atomic: temp file, fsync, rename; the
+ * renames are made durable by sync(), which fsyncs the folders written to since the last one.
+ */
 export class FsIndexStore implements IndexStore {
+  private readonly dirty = new Set<string>();
+
   constructor(readonly dir: string) {}
 
   async list(): Promise<string[]> {
@@ -110,7 +115,13 @@ export class FsIndexStore implements IndexStore {
       await fs.rm(tmp, { force: true });
       throw err;
     }
-    await syncDir(dir);
+    this.dirty.add(dir);
+  }
+
+  async sync(): Promise<void> {
+    const dirs = [...this.dirty];
+    this.dirty.clear();
+    await Promise.all(dirs.map(syncDir));
   }
 
   async delete(name: string): Promise<void> {
@@ -174,6 +185,8 @@ export class NodeVault implements VaultSource {
         return;
       }
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const notes: string[] = [];
+      const folders: string[] = [];
       for (const e of entries) {
         const p = rel ? `${rel}/${e.name}` : e.name;
         if (e.name.startsWith(".") || p === this.configDir) continue;
@@ -181,22 +194,26 @@ export class NodeVault implements VaultSource {
           if (shouldIndex(p)) skipped.push({ path: p, reason: "symbolic link (not followed)" });
           continue;
         }
-        if (e.isDirectory()) {
-          await walk(p);
-          continue;
-        }
-        if (!e.isFile()) continue;
-        if (!shouldIndex(p)) {
-          ignored++;
-          continue;
-        }
-        try {
-          const st = await fs.lstat(path.join(this.root, p));
-          files.push({ path: p, size: st.size, mtime: Math.trunc(st.mtimeMs) });
-        } catch (err) {
-          skipped.push({ path: p, reason: `unreadable: ${(err as Error).message}` });
-        }
+        if (e.isDirectory()) folders.push(p);
+        else if (!e.isFile()) continue;
+        else if (shouldIndex(p)) notes.push(p);
+        else ignored++;
       }
+      // The folder's notes are stat'ed concurrently (one lstat each is the cost of listing).
+      const stats = await Promise.all(
+        notes.map((p) =>
+          fs.lstat(path.join(this.root, p)).then(
+            (st) => st,
+            (err: Error) => err,
+          ),
+        ),
+      );
+      notes.forEach((p, i) => {
+        const st = stats[i];
+        if (st instanceof Error) skipped.push({ path: p, reason: `unreadable: ${st.message}` });
+        else files.push({ path: p, size: st.size, mtime: Math.trunc(st.mtimeMs) });
+      });
+      for (const f of folders) await walk(f);
     };
     await walk("");
     return { files, skipped, ignored };
