@@ -285,10 +285,10 @@ export async function reconcile(
   };
 
   progress({ phase: "index", done: 0, total });
-  // Rename candidates and deletes in one batch (larger limits: a renamed folder moves many notes).
+  // Deletes and rename candidates in one batch (even when there are no candidates: runGroup
+  // always applies its last batch), with larger limits: a renamed folder moves many notes.
   await runGroup(first, Infinity, batchBytes * 4);
   await runGroup(rest, batchNotes, batchBytes);
-  await apply([]); // deletes when nothing was read
 
   if (opts.store) {
     progress({ phase: "persist", done, total });
