@@ -6,8 +6,10 @@
 //! English stemming. With tantivy's default tokenizer a Chinese or Japanese query finds
 //! nothing, because a whole CJK run becomes one token.
 
+use std::collections::HashMap;
+
 use tantivy::tokenizer::{
-    AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, Stemmer, TextAnalyzer, Token,
+    AsciiFoldingFilter, LowerCaser, RemoveLongFilter, TextAnalyzer, Token, TokenFilter,
     TokenStream, Tokenizer,
 };
 
@@ -203,13 +205,87 @@ pub fn drop_stopwords(query: &str) -> String {
         .join(" ")
 }
 
+/// English (Snowball) stemming of ASCII words longer than three letters, memoised.
+/// tantivy's `Stemmer` runs the stemmer on every token, CJK bigrams included; on the
+/// Obsidian Help vault that was a third of the indexing time.
+#[derive(Clone, Default)]
+pub struct CachedEnglishStemmer;
+
+/// Cache entries kept per analyzer before it is cleared.
+const STEM_CACHE_MAX: usize = 100_000;
+
+impl TokenFilter for CachedEnglishStemmer {
+    type Tokenizer<T: Tokenizer> = CachedStemmerFilter<T>;
+
+    fn transform<T: Tokenizer>(self, tokenizer: T) -> CachedStemmerFilter<T> {
+        CachedStemmerFilter { inner: tokenizer, cache: HashMap::new() }
+    }
+}
+
+#[derive(Clone)]
+pub struct CachedStemmerFilter<T> {
+    inner: T,
+    cache: HashMap<String, String>,
+}
+
+pub struct CachedStemmerStream<'a, S> {
+    tail: S,
+    cache: &'a mut HashMap<String, String>,
+}
+
+impl<T: Tokenizer> Tokenizer for CachedStemmerFilter<T> {
+    type TokenStream<'a> = CachedStemmerStream<'a, T::TokenStream<'a>>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> Self::TokenStream<'a> {
+        if self.cache.len() > STEM_CACHE_MAX {
+            self.cache.clear();
+        }
+        CachedStemmerStream { tail: self.inner.token_stream(text), cache: &mut self.cache }
+    }
+}
+
+thread_local! {
+    static ENGLISH: frostem::Stemmer = frostem::Stemmer::new(frostem::Algorithm::English);
+}
+
+impl<S: TokenStream> TokenStream for CachedStemmerStream<'_, S> {
+    fn advance(&mut self) -> bool {
+        if !self.tail.advance() {
+            return false;
+        }
+        let token = self.tail.token_mut();
+        let t = &token.text;
+        if t.len() <= 3 || !t.bytes().all(|b| b.is_ascii_lowercase()) {
+            return true;
+        }
+        if let Some(stem) = self.cache.get(t) {
+            if stem != t {
+                token.text.clone_from(stem);
+            }
+            return true;
+        }
+        let stem = ENGLISH.with(|s| s.stem(t).into_owned());
+        self.cache.insert(std::mem::take(&mut token.text), stem.clone());
+        token.text = stem;
+        true
+    }
+
+    fn token(&self) -> &Token {
+        self.tail.token()
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        self.tail.token_mut()
+    }
+}
+
 /// The full analyzer: words + CJK bigrams, lower-cased, accent-folded, English-stemmed.
 pub fn analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(CjkBigramTokenizer::default())
         .filter(RemoveLongFilter::limit(48))
         .filter(LowerCaser)
         .filter(AsciiFoldingFilter)
-        .filter(Stemmer::new(Language::English))
+        .filter(CachedEnglishStemmer)
         .build()
 }
 

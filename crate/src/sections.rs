@@ -39,6 +39,8 @@ pub struct SplitConfig {
 struct Ctx<'a> {
     text: &'a str,
     lines: LineIndex,
+    /// `line_tokens[i]` = estimated tokens of lines 1..=i (prefix sums).
+    line_tokens: Vec<usize>,
     headings: &'a [Heading],
     cfg: SplitConfig,
     out: Vec<Section>,
@@ -60,8 +62,15 @@ impl Ctx<'_> {
         &self.text[self.lines.byte_range(self.text, start, end)]
     }
 
+    /// Estimated tokens of lines `start..=end`, from prefix sums (a line's estimate is
+    /// rounded separately, so this can differ from estimating the whole range by a few).
     fn tokens(&self, start: u32, end: u32) -> usize {
-        estimate_tokens(self.text_of(start, end))
+        let n = self.line_tokens.len() - 1;
+        let (s, e) = ((start as usize).clamp(1, n.max(1)), (end as usize).min(n));
+        if n == 0 || e < s {
+            return 0;
+        }
+        self.line_tokens[e] - self.line_tokens[s - 1]
     }
 
     fn heading_path(&self, heading: Option<usize>) -> String {
@@ -84,6 +93,7 @@ impl Ctx<'_> {
     fn emit(&mut self, part: Part, parent: Option<u32>, depth: u8) -> u32 {
         let order = self.out.len() as u32;
         let text = self.text_of(part.start, part.end);
+        let tokens = self.tokens(part.start, part.end);
         let section = Section {
             order,
             parent,
@@ -95,7 +105,7 @@ impl Ctx<'_> {
             },
             start_line: part.start,
             end_line: part.end,
-            tokens: estimate_tokens(text) as u32,
+            tokens: tokens as u32,
             hash: sha256_hex(text.as_bytes()),
         };
         self.out.push(section);
@@ -219,8 +229,13 @@ pub fn build_sections(
     body_start_line: u32,
     cfg: SplitConfig,
 ) -> Vec<Section> {
+    let mut line_tokens = vec![0usize];
+    for line in text.lines() {
+        line_tokens.push(line_tokens.last().unwrap() + estimate_tokens(line));
+    }
     let mut ctx = Ctx {
         text,
+        line_tokens,
         lines: LineIndex::new(text),
         headings,
         cfg,

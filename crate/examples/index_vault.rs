@@ -1,0 +1,53 @@
+//! Native indexing run over a vault folder, for profiling the core without Node:
+//! `cargo run --release -p strata-core --example index_vault -- <vault> [batch]`.
+use std::path::Path;
+use std::time::Instant;
+
+use strata_core::api::{NoteInput, UpdateBatch};
+use strata_core::{CoreConfig, Engine};
+
+fn walk(dir: &Path, root: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    for e in rd.flatten() {
+        let p = e.path();
+        let name = e.file_name().to_string_lossy().to_string();
+        if name.starts_with('.') {
+            continue;
+        }
+        let Ok(ft) = e.file_type() else { continue };
+        if ft.is_dir() {
+            walk(&p, root, out);
+        } else if ft.is_file() && name.ends_with(".md") {
+            let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+            out.push((rel, std::fs::read(&p).unwrap_or_default()));
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let root = Path::new(args.get(1).map(String::as_str).unwrap_or("../shared/vaults/obsidian-help"));
+    let batch: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(200);
+    let mut files = Vec::new();
+    walk(root, root, &mut files);
+    let bytes: usize = files.iter().map(|f| f.1.len()).sum();
+    println!("{} notes, {:.1} MB", files.len(), bytes as f64 / 1e6);
+    let mut engine = Engine::create(CoreConfig::default()).unwrap();
+    let t = Instant::now();
+    let n = files.len();
+    let mut chunks = files.chunks(batch).peekable();
+    while let Some(chunk) = chunks.next() {
+        let upserts = chunk
+            .iter()
+            .map(|(p, b)| NoteInput { path: p.clone(), bytes: b.clone(), mtime: 0.0 })
+            .collect();
+        engine
+            .update(UpdateBatch { upserts, commit: chunks.peek().is_none(), ..Default::default() })
+            .unwrap();
+    }
+    println!("update: {:.2} s", t.elapsed().as_secs_f64());
+    let t = Instant::now();
+    let out = engine.flush().unwrap();
+    println!("flush: {:.2} s, {:.1} MB written in {} files", t.elapsed().as_secs_f64(), out.bytes_written as f64 / 1e6, out.writes.len());
+    println!("{:?}, {} notes", engine.status(), n);
+}
