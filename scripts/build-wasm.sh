@@ -17,6 +17,6 @@ fi
 echo "build-wasm: cargo build (wasm32, release)" >&2
 cargo build -p strata-core --target wasm32-unknown-unknown --release
 mkdir -p "$out"
-wasm-bindgen --target web --out-dir "$out" target/wasm32-unknown-unknown/release/strata_core.wasm
+wasm-bindgen --target web --out-dir "$out" "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/strata_core.wasm"
 touch "$stamp"
 echo "build-wasm: $(du -k "$stamp" | cut -f1) KiB -> $stamp" >&2
