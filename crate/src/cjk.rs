@@ -33,8 +33,15 @@ pub fn is_cjk(c: char) -> bool {
     )
 }
 
+#[inline]
 fn is_word_char(c: char) -> bool {
-    c.is_alphanumeric() && !is_cjk(c)
+    // ASCII first: Unicode's alphabetic table lookup is slow, and CJK is checked by
+    // ranges before it.
+    if c.is_ascii() {
+        c.is_ascii_alphanumeric()
+    } else {
+        !is_cjk(c) && c.is_alphanumeric()
+    }
 }
 
 #[derive(Clone, Default)]
@@ -99,22 +106,23 @@ pub fn tokenize_into(text: &str, tokens: &mut Vec<Token>) {
                 iter.next();
             }
             push(tokens, text, start, end);
-        } else if is_cjk(c) {
-            // Collect the run's char boundaries, then emit bigrams.
-            let mut bounds: Vec<(usize, usize)> = Vec::new();
+        } else if !c.is_ascii() && is_cjk(c) {
+            // Bigrams over the run: each token spans the previous char and this one.
+            iter.next();
+            let mut prev = (start, start + c.len_utf8());
+            let mut single = true;
             while let Some(&(i, c)) = iter.peek() {
                 if !is_cjk(c) {
                     break;
                 }
-                bounds.push((i, i + c.len_utf8()));
+                let end = i + c.len_utf8();
+                push(tokens, text, prev.0, end);
+                prev = (i, end);
+                single = false;
                 iter.next();
             }
-            if bounds.len() == 1 {
-                push(tokens, text, bounds[0].0, bounds[0].1);
-            } else {
-                for pair in bounds.windows(2) {
-                    push(tokens, text, pair[0].0, pair[1].1);
-                }
+            if single {
+                push(tokens, text, prev.0, prev.1);
             }
         } else {
             iter.next();
