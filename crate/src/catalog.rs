@@ -27,6 +27,8 @@ pub struct NoteEntry {
     pub links: Vec<Link>,
     pub sections: Vec<Section>,
     pub line_count: u32,
+    /// First line after the frontmatter.
+    pub body_start_line: u32,
 }
 
 impl NoteEntry {
@@ -207,6 +209,7 @@ mod tests {
             links: vec![],
             sections: vec![],
             line_count: 1,
+            body_start_line: 1,
         }
     }
 

@@ -392,6 +392,7 @@ impl Engine {
             links: parsed.links,
             sections,
             line_count: parsed.line_count,
+            body_start_line: parsed.body_start_line,
         });
         Ok(parsed.frontmatter_error)
     }

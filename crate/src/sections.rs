@@ -28,6 +28,38 @@ pub struct Section {
     pub end_line: u32,
     pub tokens: u32,
     pub hash: String,
+    /// SHA-256 of the text that is embedded for this section ([`embed_text`]); only
+    /// leaves (sections without children) are embedded. Vectors are keyed by it, so
+    /// unchanged text is never embedded twice, whatever the note's path.
+    pub embed_key: Option<[u8; 32]>,
+}
+
+impl Section {
+    pub fn is_leaf(&self) -> bool {
+        self.embed_key.is_some()
+    }
+}
+
+/// The text embedded for a leaf section: its heading path (which names the context the
+/// section's own lines lack), then its lines, without the frontmatter. Nothing here
+/// depends on the note's path, so a rename or move keeps every key.
+pub fn embed_text(note_text: &str, section: &Section, body_start_line: u32) -> String {
+    let start = section.start_line.max(body_start_line);
+    let body = if start > section.end_line {
+        ""
+    } else {
+        crate::markdown::slice_lines(note_text, start, section.end_line)
+    };
+    if section.heading_path.is_empty() {
+        body.trim().to_string()
+    } else {
+        format!("{}\n\n{}", section.heading_path, body.trim())
+    }
+}
+
+pub fn embed_key(text: &str) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(text.as_bytes()).into()
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -107,6 +139,7 @@ impl Ctx<'_> {
             end_line: part.end,
             tokens: tokens as u32,
             hash: sha256_hex(text.as_bytes()),
+            embed_key: None,
         };
         self.out.push(section);
         order
@@ -249,7 +282,19 @@ pub fn build_sections(
         level: 0,
     };
     ctx.split(root, None, 0);
-    ctx.out
+    let mut out = ctx.out;
+    let mut has_child = vec![false; out.len()];
+    for s in &out {
+        if let Some(p) = s.parent {
+            has_child[p as usize] = true;
+        }
+    }
+    for (i, s) in out.iter_mut().enumerate() {
+        if !has_child[i] {
+            s.embed_key = Some(embed_key(&embed_text(text, s, body_start_line)));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -273,6 +318,7 @@ mod tests {
         assert_eq!(s[0].depth, 0);
         assert_eq!((s[0].start_line, s[0].end_line), (1, 3));
         assert_eq!(s[0].hash, sha256_hex(b"# Title\n\nshort text"));
+        assert_eq!(s[0].embed_key, Some(embed_key("# Title\n\nshort text")));
     }
 
     #[test]
@@ -297,6 +343,11 @@ mod tests {
                 (2, "Doc > B > B2", Some(3)),
             ]
         );
+        let leaves: Vec<bool> = s.iter().map(|x| x.is_leaf()).collect();
+        assert_eq!(leaves, vec![false, true, true, false, true, true, true]);
+        // A leaf's embedded text starts with its heading path, not with the note's path.
+        let t = embed_text(&text, &s[5], 1);
+        assert!(t.starts_with("Doc > B > B1\n\n### B1"), "{}", &t[..40]);
         // The preamble starts after the frontmatter; ranges tile the parent.
         assert_eq!(s[1].start_line, 4);
         assert_eq!(s[1].end_line + 1, s[2].start_line);
