@@ -66,10 +66,7 @@ export async function openIndex(
   config: CoreConfig,
 ): Promise<OpenedIndex> {
   const names = await store.list();
-  const files: IndexFile[] = [];
-  for (const name of names) {
-    files.push({ name, bytes: await store.read(name) });
-  }
+  const files: IndexFile[] = await Promise.all(names.map(async (name) => ({ name, bytes: await store.read(name) })));
   const core = Core.open(config, files);
   const report = core.openReport();
   const removedOrphans: string[] = [];
