@@ -264,6 +264,7 @@ export async function benchCommand(args: string[]): Promise<number> {
       notes: sIdx.notes as number,
       vaultBytes: mIdx.bytesRead as number,
       edits,
+      editNote: edit.note,
       queries: BENCH_QUERIES.length * QUERY_ROUNDS,
       baselineRssMb: round(baseline.maxRssMb as number, 1),
       strata: { ...figures(sIdx, sTimes, edit.strata, sCold, indexBytes), sections: sIdx.sections as number },
@@ -359,6 +360,7 @@ type BenchResult = {
   notes: number;
   vaultBytes: number;
   edits: number;
+  editNote: string;
   queries: number;
   baselineRssMb: number;
   strata: EngineFigures & { sections: number };
@@ -388,7 +390,7 @@ function render(r: BenchResult): string {
   ];
   const out = [
     `Vault ${r.vault}: ${r.notes} notes, ${bytes(r.vaultBytes)} of Markdown, ${s.sections} sections. Node baseline RSS ${mb(r.baselineRssMb)}.`,
-    `Queries: ${r.queries} timed (${BENCH_QUERIES.length} fixed queries × ${QUERY_ROUNDS}); Strata's include snippets. Edits: ${r.edits}, update + persist + search (MiniSearch: replace + search, no save).`,
+    `Queries: ${r.queries} timed (${BENCH_QUERIES.length} fixed queries × ${QUERY_ROUNDS}); Strata's include snippets. Edits: ${r.edits} to ${r.editNote} (in memory), update + persist + search (MiniSearch: replace + search, no save).`,
     "",
     table(rows, ["l", "r", "r", "r", "l"]),
   ];
