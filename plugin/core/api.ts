@@ -115,13 +115,18 @@ export type SearchMode = "lexical" | "semantic" | "hybrid";
 
 export interface SearchRequest {
   query: string;
-  mode?: SearchMode; // default "lexical" until the semantic issue lands
+  mode?: SearchMode; // default "hybrid" (answers lexically, with a notice, while no model is loaded)
   k?: number; // default 10, max 200
   filters?: SearchFilters;
   /** Tie-break/sort preference: "relevance" (default), "shallow" (overview first), "deep". */
   depthOrder?: "relevance" | "shallow" | "deep";
   /** Default true. */
   snippets?: boolean;
+  /** Further query strings (a model's expansions), fused by RRF with `query`
+   *  (original weight 2, expansions 1). Hybrid and semantic modes. */
+  queries?: string[];
+  /** Fusion method for hybrid mode. Default "rrf". */
+  fusion?: "rrf" | "linear";
 }
 
 export interface Snippet {
@@ -139,14 +144,88 @@ export interface Hit {
   depth: number;
   startLine: number; // 1-based, inclusive
   endLine: number;
+  /** The ranking score (= finalScore). */
   score: number;
+  finalScore: number;
+  /** Raw BM25 of the note's best lexical section (0 when only vectors found it). */
   lexScore: number;
-  snippet?: Snippet;
+  /** BM25 / the query's best BM25. */
+  lexNorm: number;
+  /** Cosine similarity of the best vector match (0 in lexical mode). */
+  vecScore: number;
+  vecNorm: number;
+  /** Fused score before note-level aggregation (0 in lexical mode). */
+  rrfScore: number;
+  /** How the score was made (for the score breakdown on hover). */
+  explain: string;
+  snippet?: Snippet | null;
+}
+
+export interface FusionWeights {
+  lex: number;
+  vec: number;
+  reason: string;
+  method: "rrf" | "linear";
 }
 
 export interface SearchResponse {
   hits: Hit[];
+  /** The mode that answered: hybrid answers "lexical" while no model is loaded. */
   mode: SearchMode;
+  tookMs: number;
+  /** The best lexical hit is clearly ahead: clients may skip query expansion. */
+  strongSignal: boolean;
+  weights: FusionWeights | null;
+  /** Something to tell the user (no model: how to enable semantic search; embedding
+   *  still in progress). */
+  notice: string | null;
+  /** Share of sections embedded so far (hybrid/semantic). */
+  semanticCoverage: number | null;
+}
+
+/** Hybrid/semantic results are one hit per note (its best section). */
+
+export interface ModelConfig {
+  model_id: string;
+  dimension: number;
+  max_tokens: number;
+  pooling: "mean" | "cls";
+  query_prefix: string;
+  passage_prefix: string;
+  batch_size: number;
+  normalize: boolean;
+  shape_mode: "symbolic" | "concrete";
+  max_plans: number;
+}
+
+export interface EmbedProgress {
+  done: number;
+  total: number;
+  /** Embedded by this call. */
+  embedded: number;
+  /** Chunks per second in this session. */
+  rate: number;
+  etaSeconds: number | null;
+  model: string | null;
+  modelLoaded: boolean;
+}
+
+export interface SimilarRequest {
+  path?: string;
+  sectionId?: string;
+  k?: number;
+}
+
+export interface SimilarHit {
+  path: string;
+  title: string;
+  score: number;
+  sections: { sectionId: string; headingPath: string; startLine: number; endLine: number; score: number }[];
+}
+
+export interface SimilarResponse {
+  source: string;
+  hits: SimilarHit[];
   tookMs: number;
 }
 
@@ -199,6 +278,9 @@ export interface NoteInfo {
 }
 
 export interface Status {
+  vectors: number;
+  model: string | null;
+  modelLoaded: boolean;
   notes: number;
   sections: number;
   segments: number;
@@ -222,6 +304,16 @@ export interface StrataCoreApi {
   note(path: string): NoteInfo | null;
   paths(): string[];
   status(): Status;
+  /** Loads the embedding model from bytes (ONNX + tokenizer.json). A model whose spec
+   *  differs from the persisted vectors' starts over (re-embeds). */
+  loadModel(model: Uint8Array, tokenizer: Uint8Array, config?: Partial<ModelConfig> | null): EmbedProgress;
+  /** Embeds up to maxChunks pending sections (recent notes first). Call in a loop; cancel
+   *  by not calling again. Vectors persist with flush(). */
+  embedStep(maxChunks: number): EmbedProgress;
+  embedProgress(): EmbedProgress;
+  /** Moves notes to the front of the embedding queue (opened/edited notes). */
+  prioritize(paths: string[]): void;
+  similar(req: SimilarRequest): SimilarResponse;
   free(): void;
 }
 // Constructors: `StrataCore.create(config)` (empty index) and
