@@ -5,6 +5,7 @@
 
 import type {
   CoreConfig,
+  EmbedProgress,
   FileStat,
   IndexFile,
   NoteInput,
@@ -295,5 +296,89 @@ export async function reconcile(
   }
   sum.tookMs = performance.now() - t0;
   progress({ phase: "done", done, total });
+  return sum;
+}
+
+export interface EmbedOptions {
+  /** Called after every embedStep() (and once before the first) with the core's progress. */
+  onProgress?: (p: EmbedProgress) => void;
+  /** Stops the loop between two steps; what was embedded so far is persisted. */
+  signal?: AbortSignal;
+  /** Chunks per embedStep() call. Default 16 (two model batches: a step stays well under a second). */
+  maxChunks?: number;
+  /** Persist at most this often while embedding, so a crash loses little work. Default 8000 ms. */
+  flushEveryMs?: number;
+  /** Called after each persist (bytes written). */
+  onPersist?: (bytes: number) => void;
+}
+
+export interface EmbedSummary {
+  /** Chunks embedded by this run. */
+  embedded: number;
+  /** Chunks with a vector / chunks in the index, when the run stopped. */
+  done: number;
+  total: number;
+  /** True when the signal stopped the run before the queue was empty. */
+  aborted: boolean;
+  /** Time spent inside embedStep(). */
+  embedMs: number;
+  tookMs: number;
+  bytesWritten: number;
+}
+
+/** Lets timers, signals and UI events run between two synchronous core calls. */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/**
+ * Embeds every pending chunk: calls `core.embedStep()` in a loop until the queue is empty or
+ * `signal` aborts, persisting to `store` (when given) every `flushEveryMs` and at the end.
+ * The queue is derived by the core from the index (leaves without a vector), so a run that
+ * was interrupted, crashed or cancelled resumes where its last persist left it: calling
+ * this again is all it takes. The model must be loaded (`core.loadModel`).
+ */
+export async function embedAll(core: StrataCoreApi, store: IndexStore | null | undefined, opts: EmbedOptions = {}): Promise<EmbedSummary> {
+  const t0 = performance.now();
+  const maxChunks = Math.max(1, opts.maxChunks ?? 16);
+  const flushEvery = opts.flushEveryMs ?? 8000;
+  const report = opts.onProgress ?? (() => {});
+  let progress = core.embedProgress();
+  if (!progress.modelLoaded) throw new Error("[unavailable] no embedding model is loaded: call loadModel() first");
+  const sum: EmbedSummary = { embedded: 0, done: progress.done, total: progress.total, aborted: false, embedMs: 0, tookMs: 0, bytesWritten: 0 };
+  report(progress);
+  let lastFlush = performance.now();
+  let unflushed = 0;
+  const flush = async () => {
+    if (!store || unflushed === 0) return;
+    const bytes = await persist(core, store);
+    sum.bytesWritten += bytes;
+    unflushed = 0;
+    lastFlush = performance.now();
+    opts.onPersist?.(bytes);
+  };
+  try {
+    while (progress.done < progress.total) {
+      if (opts.signal?.aborted) {
+        sum.aborted = true;
+        break;
+      }
+      const t = performance.now();
+      progress = core.embedStep(maxChunks);
+      sum.embedMs += performance.now() - t;
+      sum.embedded += progress.embedded;
+      unflushed += progress.embedded;
+      report(progress);
+      // Nothing embedded while chunks remain would loop forever: the core could not read
+      // the pending chunks' text (a note changed under it). Stop; the next run retries.
+      if (progress.embedded === 0) break;
+      if (performance.now() - lastFlush >= flushEvery) await flush();
+      await yieldToEventLoop();
+    }
+  } finally {
+    // Persist what was embedded even when a step threw: it is valid work.
+    await flush();
+  }
+  sum.done = progress.done;
+  sum.total = progress.total;
+  sum.tookMs = performance.now() - t0;
   return sum;
 }

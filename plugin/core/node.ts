@@ -35,6 +35,60 @@ export function findWasm(): string {
   throw new Error(`the core's ${WASM_NAME} was not found: run scripts/build-wasm.sh (or set STRATA_WASM)`);
 }
 
+/** The default embedding model's folder name under `models/` (scripts/fetch-model.sh fills it). */
+export const DEFAULT_MODEL = "all-MiniLM-L6-v2";
+export const MODEL_FILE = "model.onnx";
+export const TOKENIZER_FILE = "tokenizer.json";
+
+/**
+ * The embedding model's folder: $STRATA_MODEL_DIR, else `models/all-MiniLM-L6-v2` in this
+ * module's folder or any folder above it (the repository, from source or from dist/). The
+ * first candidate is returned even when it holds no model, so messages can name it.
+ */
+export function findModelDir(): string {
+  const env = process.env.STRATA_MODEL_DIR;
+  if (env) return path.resolve(env);
+  const start = path.dirname(fileURLToPath(import.meta.url));
+  let dir = start;
+  let first: string | undefined;
+  for (let i = 0; i < 6; i++) {
+    const candidate = path.join(dir, "models", DEFAULT_MODEL);
+    if (existsSync(path.join(candidate, MODEL_FILE))) return candidate;
+    if (!first && existsSync(path.join(dir, "package.json"))) first = candidate;
+    const up = path.dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return first ?? path.join(start, "models", DEFAULT_MODEL);
+}
+
+export interface ModelFiles {
+  dir: string;
+  model: Uint8Array;
+  tokenizer: Uint8Array;
+}
+
+/**
+ * Reads the embedding model (model.onnx + tokenizer.json) from `dir` (default: findModelDir()).
+ * Returns null when either file is absent: semantic search is then off and lexical search
+ * keeps working. Other read errors throw.
+ */
+export async function loadModelFiles(dir: string = findModelDir()): Promise<ModelFiles | null> {
+  const read = async (name: string): Promise<Uint8Array | null> => {
+    try {
+      const buf = await fs.readFile(path.join(dir, name));
+      return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "ENOTDIR") return null;
+      throw err;
+    }
+  };
+  const [model, tokenizer] = await Promise.all([read(MODEL_FILE), read(TOKENIZER_FILE)]);
+  if (!model || !tokenizer) return null;
+  return { dir, model, tokenizer };
+}
+
 let loaded = false;
 
 /** Instantiates the wasm core once per process and returns the StrataCore class. */
