@@ -144,9 +144,10 @@ pub struct SearchFilters {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SearchMode {
-    #[default]
     Lexical,
     Semantic,
+    /// The default: falls back to lexical (with a notice) while no model is loaded.
+    #[default]
     Hybrid,
 }
 
@@ -173,6 +174,13 @@ pub struct SearchRequest {
     pub depth_order: Option<DepthOrder>,
     #[serde(default)]
     pub snippets: Option<bool>,
+    /// Further query strings (a model's expansions), fused by RRF with the original
+    /// (`query`, weight 2; expansions weight 1). Hybrid and semantic modes.
+    #[serde(default)]
+    pub queries: Option<Vec<String>>,
+    /// Fusion method for hybrid mode (default RRF).
+    #[serde(default)]
+    pub fusion: Option<crate::fusion::FusionMethod>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -186,16 +194,80 @@ pub struct Hit {
     pub depth: u8,
     pub start_line: u32,
     pub end_line: u32,
+    /// The ranking score (equal to `finalScore`).
     pub score: f32,
+    pub final_score: f32,
+    /// Raw BM25 of the note's best lexical section (0 when only the vector side found it).
     pub lex_score: f32,
+    /// BM25 divided by the query's best BM25.
+    pub lex_norm: f32,
+    /// Cosine similarity of the best vector match (0 in lexical mode).
+    pub vec_score: f32,
+    pub vec_norm: f32,
+    /// The fused score before note-level aggregation (0 in lexical mode).
+    pub rrf_score: f32,
+    /// How the score was made, for the score breakdown on hover.
+    pub explain: String,
     pub snippet: Option<Snippet>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FusionWeights {
+    pub lex: f32,
+    pub vec: f32,
+    pub reason: String,
+    pub method: crate::fusion::FusionMethod,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchResponse {
     pub hits: Vec<Hit>,
+    /// The mode that answered (hybrid falls back to lexical without a model).
     pub mode: SearchMode,
+    pub took_ms: f64,
+    /// The best lexical hit is clearly ahead: query expansion can be skipped.
+    pub strong_signal: bool,
+    pub weights: Option<FusionWeights>,
+    /// Something the user should know (no model; embedding still in progress).
+    pub notice: Option<String>,
+    /// Share of sections embedded so far (hybrid and semantic modes).
+    pub semantic_coverage: Option<f32>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SimilarRequest {
+    pub path: Option<String>,
+    pub section_id: Option<String>,
+    pub k: Option<usize>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SimilarSection {
+    pub section_id: String,
+    pub heading_path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub score: f32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SimilarHit {
+    pub path: String,
+    pub title: String,
+    pub score: f32,
+    pub sections: Vec<SimilarSection>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SimilarResponse {
+    pub source: String,
+    pub hits: Vec<SimilarHit>,
     pub took_ms: f64,
 }
 
@@ -260,6 +332,9 @@ pub struct NoteInfo {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Status {
+    pub vectors: usize,
+    pub model: Option<String>,
+    pub model_loaded: bool,
     pub notes: usize,
     pub sections: usize,
     pub segments: usize,

@@ -19,7 +19,11 @@ use crate::markdown::{self, LineIndex};
 use crate::paths;
 use crate::sections::{build_sections, Section, SplitConfig, HEADING_SEPARATOR};
 use crate::snippet::{leading_snippet, make_snippet};
-use crate::store::{self, Manifest, Persisted, CAT_DIR, LEX_DIR, SLOTS};
+use crate::embed::EmbedderConfig;
+use crate::fusion;
+use crate::semantic::{EmbedProgress, Semantic};
+use crate::store::{self, Manifest, Persisted, CAT_DIR, LEX_DIR, SLOTS, VEC_DIR};
+use crate::vectors::{Key, VectorIndex};
 
 pub const MAX_K: usize = 200;
 /// Lines returned by `read` when no `maxLines` is given.
@@ -34,6 +38,9 @@ pub struct Engine {
     /// Notes deleted since the last flush, by content hash: a new path with the same
     /// content is counted as a move.
     recent_deletes: HashMap<String, String>,
+    semantic: Semantic,
+    /// Vector key → the leaf sections with that text (built on demand).
+    key_map: Option<HashMap<Key, Vec<(String, u32)>>>,
 }
 
 pub fn now_ms() -> f64 {
@@ -62,6 +69,19 @@ pub fn now_ms() -> f64 {
     }
 }
 
+/// Wall-clock milliseconds (for recency), not for durations.
+pub fn now_wall_ms() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        js_sys::Date::now()
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use std::time::{SystemTime, UNIX_EPOCH};
+        SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64() * 1000.0).unwrap_or(0.0)
+    }
+}
+
 pub fn section_id(path: &str, order: u32) -> String {
     format!("{path}#{order}")
 }
@@ -84,6 +104,8 @@ impl Engine {
                 ..Default::default()
             },
             recent_deletes: HashMap::new(),
+            semantic: Semantic::default(),
+            key_map: None,
         })
     }
 
@@ -127,6 +149,8 @@ impl Engine {
         let lex = Lexical::open(&m.lexical_meta, lex_files)?;
         let cat_files: Vec<&[u8]> = m.catalog.iter().map(|c| files[c].as_slice()).collect();
         let catalog = Catalog::load(&cat_files)?;
+        let vec_files: Vec<(String, &[u8])> = m.vectors.iter().map(|v| (v.clone(), files[v].as_slice())).collect();
+        let semantic = Semantic::restore(m.model.clone(), vec_files)?;
         let mut keep: HashSet<String> = m.names();
         let previous = chosen.other.as_ref().map(|o| o.names()).unwrap_or_default();
         keep.extend(previous.iter().cloned());
@@ -155,6 +179,8 @@ impl Engine {
             persisted,
             report,
             recent_deletes: HashMap::new(),
+            semantic,
+            key_map: None,
         }))
     }
 
@@ -225,6 +251,12 @@ impl Engine {
         if batch.commit {
             self.lex.commit()?;
         }
+        if report.added + report.updated + report.moved + report.deleted > 0 {
+            self.semantic.invalidate();
+            self.key_map = None;
+        }
+        let touched: Vec<String> = batch.upserts.iter().map(|n| n.path.clone()).collect();
+        self.semantic.prioritize(&touched, now_wall_ms());
         report.took_ms = now_ms() - t0;
         Ok(report)
     }
@@ -416,7 +448,9 @@ impl Engine {
         let lex_changed = lex_names.iter().any(|n| !self.persisted.current.contains_key(n))
             || self.persisted.current.keys().any(|n| n.starts_with(LEX_DIR) && !lex_names.contains(n));
         let first = self.persisted.generation == 0;
-        if !lex_changed && !self.catalog.is_dirty() && !first {
+        self.semantic.collect_garbage(&self.catalog);
+        let vec_segment = self.semantic.take_segment()?;
+        if !lex_changed && !self.catalog.is_dirty() && !first && vec_segment.is_none() {
             return Ok(FlushOutput::default());
         }
         let generation = self.persisted.generation + 1;
@@ -449,6 +483,23 @@ impl Engine {
             }
         }
 
+        let mut vector_files = self.semantic.segments.clone();
+        if let Some((bytes, is_base)) = vec_segment {
+            let name = format!("{VEC_DIR}{generation:08}-{}.bin", &uuid::Uuid::new_v4().simple().to_string()[..8]);
+            if is_base {
+                vector_files.clear();
+            }
+            vector_files.push(name.clone());
+            refs.insert(name.clone(), store::file_ref(&name, &bytes));
+            writes.push(IndexFile { name, bytes });
+        }
+        for v in &vector_files {
+            if let Some(r) = self.persisted.current.get(v) {
+                refs.entry(v.clone()).or_insert_with(|| r.clone());
+            }
+        }
+        self.semantic.segments = vector_files.clone();
+
         let mut files: Vec<store::FileRef> = refs.values().cloned().collect();
         files.sort_by(|a, b| a.name.cmp(&b.name));
         let manifest = Manifest {
@@ -458,6 +509,8 @@ impl Engine {
             settings: self.config.fingerprint(),
             lexical_meta: self.lex.meta_json()?,
             catalog: catalog_files.clone(),
+            model: self.semantic.spec().cloned(),
+            vectors: vector_files,
             files,
         };
         let slot = if first { 0 } else { 1 - self.persisted.slot };
@@ -490,14 +543,29 @@ impl Engine {
         Ok(FlushOutput { writes, deletes, bytes_written })
     }
 
-    pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
-        let t0 = now_ms();
+    /// Searches in the requested mode. Hybrid (the default) needs a loaded model; without
+    /// one the answer is lexical and says so (`semanticUnavailable`).
+    pub fn search(&mut self, req: &SearchRequest) -> Result<SearchResponse> {
         let mode = req.mode.unwrap_or_default();
-        if mode != SearchMode::Lexical {
-            return Err(CoreError::Unavailable(
-                "semantic and hybrid search need the embedding index, which this build does not have yet; use mode \"lexical\"".into(),
-            ));
+        match mode {
+            SearchMode::Lexical => self.search_lexical(req),
+            SearchMode::Semantic => self.search_fused(req, mode),
+            SearchMode::Hybrid => {
+                if self.semantic.model_loaded() {
+                    self.search_fused(req, mode)
+                } else {
+                    let mut r = self.search_lexical(req)?;
+                    r.mode = SearchMode::Lexical;
+                    r.notice = Some(crate::semantic::HOW_TO_ENABLE.to_string());
+                    Ok(r)
+                }
+            }
         }
+    }
+
+    fn search_lexical(&self, req: &SearchRequest) -> Result<SearchResponse> {
+        let t0 = now_ms();
+        let mode = SearchMode::Lexical;
         let k = req.k.unwrap_or(10).clamp(1, MAX_K);
         let filters = req.filters.clone().unwrap_or_default();
         let q = LexQuery {
@@ -533,15 +601,38 @@ impl Engine {
         }
         kept.truncate(k);
 
-        let want_snippets = req.snippets.unwrap_or(true);
-        let generator = if want_snippets && !req.query.trim().is_empty() {
-            Some(self.lex.snippet_generator(&*results.query)?)
+        let max = kept.first().map(|k| k.0).unwrap_or(0.0).max(f32::EPSILON);
+        let scored: Vec<(&NoteEntry, &Section, Scores)> = kept
+            .iter()
+            .map(|(score, note, sec)| {
+                let sc = Scores {
+                    final_score: *score,
+                    lex_score: *score,
+                    lex_norm: score / max,
+                    vec_score: 0.0,
+                    vec_norm: 0.0,
+                    rrf_score: 0.0,
+                    explain: format!("BM25 {score:.2}"),
+                };
+                (*note, *sec, sc)
+            })
+            .collect();
+        let strong = fusion::strong_signal(&kept.iter().map(|k| k.0).collect::<Vec<_>>());
+        let hits = self.make_hits(&req.query, req.snippets.unwrap_or(true), scored)?;
+        Ok(SearchResponse { hits, mode, took_ms: now_ms() - t0, strong_signal: strong, weights: None, notice: None, semantic_coverage: None })
+    }
+
+    /// Builds hits with snippets (highlighting the terms of `query`).
+    fn make_hits(&self, query: &str, want_snippets: bool, scored: Vec<(&NoteEntry, &Section, Scores)>) -> Result<Vec<Hit>> {
+        let generator = if want_snippets && !query.trim().is_empty() {
+            let q = self.lex.search(&LexQuery { text: query.to_string(), limit: 1, ..Default::default() })?;
+            Some(self.lex.snippet_generator(&*q.query)?)
         } else {
             None
         };
         let mut texts: HashMap<&str, Option<String>> = HashMap::new();
-        let mut hits = Vec::with_capacity(kept.len());
-        for (score, note, sec) in kept {
+        let mut hits = Vec::with_capacity(scored.len());
+        for (note, sec, sc) in scored {
             let snippet = if want_snippets {
                 let text = texts
                     .entry(note.path.as_str())
@@ -566,12 +657,345 @@ impl Engine {
                 depth: sec.depth,
                 start_line: sec.start_line,
                 end_line: sec.end_line,
-                score,
-                lex_score: score,
+                score: sc.final_score,
+                lex_score: sc.lex_score,
+                final_score: sc.final_score,
+                lex_norm: sc.lex_norm,
+                vec_score: sc.vec_score,
+                vec_norm: sc.vec_norm,
+                rrf_score: sc.rrf_score,
+                explain: sc.explain,
                 snippet,
             });
         }
-        Ok(SearchResponse { hits, mode, took_ms: now_ms() - t0 })
+        Ok(hits)
+    }
+
+    fn key_map(&mut self) -> &HashMap<Key, Vec<(String, u32)>> {
+        if self.key_map.is_none() {
+            let mut m: HashMap<Key, Vec<(String, u32)>> = HashMap::new();
+            for n in self.catalog.entries() {
+                for s in &n.sections {
+                    if let Some(k) = s.embed_key {
+                        m.entry(k).or_default().push((n.path.clone(), s.order));
+                    }
+                }
+            }
+            self.key_map = Some(m);
+        }
+        self.key_map.as_ref().expect("built")
+    }
+
+    /// Vector hits as (path, order, cosine), best first, filtered, `limit` long at most.
+    fn vector_hits(&mut self, query: &str, filters: &SearchFilters, limit: usize) -> Result<Vec<(String, u32, f32)>> {
+        let qv = self.semantic.query_vector(query)?;
+        let Some(vectors) = self.semantic.vectors() else { return Ok(Vec::new()) };
+        let raw = vectors
+            .search(&qv, limit * 2 + 20, None)
+            .map_err(|e| CoreError::Internal(format!("vector search: {e}")))?;
+        let raw: Vec<(Key, f32)> = raw;
+        let map = self.key_map().clone();
+        let mut out = Vec::new();
+        for (key, score) in raw {
+            for (path, order) in map.get(&key).into_iter().flatten() {
+                let Some(note) = self.catalog.get(path) else { continue };
+                let Some(sec) = note.section(*order) else { continue };
+                if note_matches(note, sec, filters) {
+                    out.push((path.clone(), *order, score));
+                }
+            }
+            if out.len() >= limit {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Hybrid and semantic search: rankings fused per note (RRF by default), one hit per
+    /// note (its best section), several query strings fused by RRF (original × 2).
+    fn search_fused(&mut self, req: &SearchRequest, mode: SearchMode) -> Result<SearchResponse> {
+        let t0 = now_ms();
+        if self.semantic.vectors().is_none() || !self.semantic.model_loaded() {
+            return Err(CoreError::Unavailable(crate::semantic::HOW_TO_ENABLE.into()));
+        }
+        let k = req.k.unwrap_or(10).clamp(1, MAX_K);
+        let filters = req.filters.clone().unwrap_or_default();
+        let mut queries: Vec<(String, f32)> = Vec::new();
+        if !req.query.trim().is_empty() {
+            queries.push((req.query.clone(), QUERY_WEIGHT_ORIGINAL));
+        }
+        for q in req.queries.iter().flatten().take(MAX_QUERIES) {
+            if !q.trim().is_empty() && !queries.iter().any(|(x, _)| x == q) {
+                let w = if queries.is_empty() { QUERY_WEIGHT_ORIGINAL } else { QUERY_WEIGHT_EXPANSION };
+                queries.push((q.clone(), w));
+            }
+        }
+        if queries.is_empty() {
+            return Err(CoreError::BadRequest("an empty query needs mode \"lexical\" (filters only)".into()));
+        }
+        let method = req.fusion.unwrap_or_default();
+        let depth = req.filters.as_ref().map(|f| (f.min_depth, f.max_depth)).unwrap_or((None, None));
+        let pool = (k * 4 + 30).min(400);
+
+        // note path → per-note evidence, accumulated over queries.
+        let mut notes: HashMap<String, NoteEvidence> = HashMap::new();
+        let mut per_query: Vec<HashMap<String, f32>> = Vec::new();
+        let mut strong = false;
+        let mut weights_used = None;
+        for (qi, (q, _)) in queries.iter().enumerate() {
+            let lex: Vec<(String, u32, f32)> = if mode == SearchMode::Hybrid {
+                let r = self.lex.search(&LexQuery {
+                    text: q.clone(),
+                    folder: filters.folder.clone(),
+                    tag: filters.tag.clone(),
+                    property: filters.property.as_ref().map(|p| (p.key.clone(), p.value.clone())),
+                    min_depth: depth.0,
+                    max_depth: depth.1,
+                    limit: pool,
+                })?;
+                r.hits.into_iter().map(|h| (h.path, h.order, h.score)).collect()
+            } else {
+                Vec::new()
+            };
+            let vec = self.vector_hits(q, &filters, pool)?;
+            let lex_notes = best_per_note(&lex);
+            let vec_notes = best_per_note(&vec);
+            if qi == 0 {
+                strong = fusion::strong_signal(&lex_notes.iter().map(|x| x.2).collect::<Vec<_>>());
+            }
+            let lex_keys: Vec<String> = lex_notes.iter().map(|x| x.0.clone()).collect();
+            let vec_keys: Vec<String> = vec_notes.iter().map(|x| x.0.clone()).collect();
+            let (w, why) = if mode == SearchMode::Semantic {
+                (fusion::Weights { lex: 0.0, vec: 1.0 }, "semantic only")
+            } else {
+                let ov = fusion::overlap(&lex_keys, &vec_keys, 10);
+                fusion::dynamic_weights(q, &lex_notes.iter().map(|x| x.2).collect::<Vec<_>>(), ov)
+            };
+            if qi == 0 {
+                weights_used = Some(FusionWeights { lex: w.lex, vec: w.vec, reason: why.to_string(), method });
+            }
+            let fused: HashMap<String, f32> = match method {
+                fusion::FusionMethod::Rrf => fusion::rrf(&[(w.lex, &lex_keys[..]), (w.vec, &vec_keys[..])]),
+                fusion::FusionMethod::Linear => fusion::linear(
+                    &lex_notes.iter().map(|x| (x.0.clone(), x.2)).collect::<Vec<_>>(),
+                    &vec_notes.iter().map(|x| (x.0.clone(), x.2)).collect::<Vec<_>>(),
+                    w,
+                ),
+            };
+            let lex_max = lex_notes.first().map(|x| x.2).unwrap_or(0.0).max(f32::EPSILON);
+            let vec_max = vec_notes.first().map(|x| x.2).unwrap_or(0.0).max(f32::EPSILON);
+            for (rank, (path, order, score, extra)) in lex_notes.iter().enumerate() {
+                let e = notes.entry(path.clone()).or_default();
+                if qi == 0 || e.lex.is_none() {
+                    e.lex = Some((rank, *order, *score, score / lex_max));
+                }
+                e.extra = e.extra.max(*extra);
+            }
+            for (rank, (path, order, score, extra)) in vec_notes.iter().enumerate() {
+                let e = notes.entry(path.clone()).or_default();
+                if qi == 0 || e.vec.is_none() {
+                    e.vec = Some((rank, *order, *score, score / vec_max));
+                }
+                e.extra = e.extra.max(*extra);
+            }
+            if qi == 0 {
+                for e in notes.values_mut() {
+                    e.weights = (w.lex, w.vec);
+                }
+            }
+            per_query.push(fused);
+        }
+
+        // Across queries: RRF of each query's fused ranking (original weighted 2).
+        let final_scores: HashMap<String, f32> = if per_query.len() == 1 {
+            per_query.pop().expect("one")
+        } else {
+            let ranked: Vec<Vec<String>> = per_query
+                .iter()
+                .map(|m| {
+                    let mut v: Vec<(&String, &f32)> = m.iter().collect();
+                    v.sort_by(|a, b| b.1.total_cmp(a.1).then(a.0.cmp(b.0)));
+                    v.into_iter().map(|(p, _)| p.clone()).collect()
+                })
+                .collect();
+            let lists: Vec<(f32, &[String])> = ranked.iter().zip(&queries).map(|(r, (_, w))| (*w, &r[..])).collect();
+            fusion::rrf(&lists)
+        };
+        let mut ranked: Vec<(String, f32)> = final_scores
+            .into_iter()
+            .map(|(p, s)| {
+                let extra = notes.get(&p).map(|e| e.extra).unwrap_or(0).min(NOTE_EXTRA_SECTIONS_MAX);
+                (p, s * (1.0 + NOTE_EXTRA_SECTION_BONUS * extra as f32))
+            })
+            .collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        ranked.truncate(k);
+
+        let coverage = {
+            let p = self.semantic.progress(&self.catalog);
+            if p.total == 0 { 1.0 } else { p.done as f32 / p.total as f32 }
+        };
+        let mut scored: Vec<(&NoteEntry, &Section, Scores)> = Vec::new();
+        for (path, final_score) in &ranked {
+            let Some(note) = self.catalog.get(path) else { continue };
+            let e = &notes[path];
+            // The section shown: the better-ranked of the lexical and vector evidence.
+            let order = match (e.lex, e.vec) {
+                (Some(l), Some(v)) => if v.0 < l.0 { v.1 } else { l.1 },
+                (Some(l), None) => l.1,
+                (None, Some(v)) => v.1,
+                (None, None) => 0,
+            };
+            let Some(sec) = note.section(order) else { continue };
+            let lex_part = e.lex.map(|l| format!("lex #{} ({:.2})", l.0 + 1, l.2)).unwrap_or_else(|| "lex –".into());
+            let vec_part = e.vec.map(|v| format!("vec #{} (cos {:.3})", v.0 + 1, v.2)).unwrap_or_else(|| "vec –".into());
+            let w = weights_used.as_ref();
+            let explain = format!(
+                "{lex_part} · {vec_part} · {} weights {:.2}/{:.2} ({})",
+                match method { fusion::FusionMethod::Rrf => "RRF", fusion::FusionMethod::Linear => "linear" },
+                e.weights.0,
+                e.weights.1,
+                w.map(|w| w.reason.as_str()).unwrap_or("")
+            );
+            scored.push((
+                note,
+                sec,
+                Scores {
+                    final_score: *final_score,
+                    lex_score: e.lex.map(|l| l.2).unwrap_or(0.0),
+                    lex_norm: e.lex.map(|l| l.3).unwrap_or(0.0),
+                    vec_score: e.vec.map(|v| v.2).unwrap_or(0.0),
+                    vec_norm: e.vec.map(|v| v.3).unwrap_or(0.0),
+                    rrf_score: *final_score,
+                    explain,
+                },
+            ));
+        }
+        let hits = self.make_hits(&queries[0].0, req.snippets.unwrap_or(true), scored)?;
+        Ok(SearchResponse {
+            hits,
+            mode,
+            took_ms: now_ms() - t0,
+            strong_signal: strong,
+            weights: weights_used,
+            notice: (coverage < 1.0).then(|| format!("semantic results cover {:.0}% of the vault so far; embedding continues", coverage * 100.0)),
+            semantic_coverage: Some(coverage),
+        })
+    }
+
+    /// Loads the embedding model (bytes of the ONNX file and tokenizer.json).
+    pub fn load_model(&mut self, model: &[u8], tokenizer: &[u8], config: Option<EmbedderConfig>) -> Result<EmbedProgress> {
+        let changed = self.semantic.load_model(model, tokenizer, config.unwrap_or_default())?;
+        if changed {
+            self.key_map = None;
+        }
+        Ok(self.semantic.progress(&self.catalog))
+    }
+
+    /// Embeds up to `max_chunks` pending sections; call repeatedly (between calls the
+    /// caller may search, update, cancel or flush).
+    pub fn embed_step(&mut self, max_chunks: usize) -> Result<EmbedProgress> {
+        self.semantic.embed_step(&self.catalog, &self.lex, max_chunks, now_ms)
+    }
+
+    pub fn embed_progress(&mut self) -> EmbedProgress {
+        self.semantic.progress(&self.catalog)
+    }
+
+    /// Moves notes to the front of the embedding queue (opened or edited notes).
+    pub fn prioritize(&mut self, paths: &[String]) {
+        self.semantic.prioritize(paths, now_wall_ms());
+    }
+
+    /// Notes nearest to a note or a section, by vector, with the sections that match.
+    pub fn similar(&mut self, req: &SimilarRequest) -> Result<SimilarResponse> {
+        let t0 = now_ms();
+        let k = req.k.unwrap_or(10).clamp(1, MAX_K);
+        let (path, only) = match (&req.path, &req.section_id) {
+            (_, Some(id)) => {
+                let (p, o) = parse_section_id(id).ok_or_else(|| CoreError::BadRequest(format!("not a section id: {id}")))?;
+                (paths::normalize(p)?, Some(o))
+            }
+            (Some(p), None) => (paths::normalize(p)?, None),
+            (None, None) => return Err(CoreError::BadRequest("similar needs a path or a section id".into())),
+        };
+        let note = self.catalog.get(&path).ok_or_else(|| CoreError::BadRequest(format!("not in the index: {path}")))?;
+        let vectors = self.semantic.vectors().ok_or_else(|| CoreError::Unavailable(crate::semantic::HOW_TO_ENABLE.into()))?;
+        // The source: the leaves of the note (or of the section), averaged.
+        let leaves: Vec<Key> = note
+            .sections
+            .iter()
+            .filter(|s| match only {
+                None => true,
+                Some(o) => s.order == o || is_ancestor(note, note.section(o).unwrap_or(s), s),
+            })
+            .filter_map(|s| s.embed_key)
+            .collect();
+        let mut sum: Vec<f32> = Vec::new();
+        for key in &leaves {
+            if let Some(v) = vectors.get(key) {
+                if sum.is_empty() {
+                    sum = vec![0.0; v.len()];
+                }
+                for (a, b) in sum.iter_mut().zip(&v) {
+                    *a += b;
+                }
+            }
+        }
+        if sum.is_empty() {
+            return Err(CoreError::Unavailable(format!("{path} has no embedded sections yet; embedding is in progress or the model is missing")));
+        }
+        let norm = sum.iter().map(|x| x * x).sum::<f32>().sqrt().max(f32::EPSILON);
+        sum.iter_mut().for_each(|x| *x /= norm);
+        let raw = vectors
+            .search(&sum, k * 8 + 20, None)
+            .map_err(|e| CoreError::Internal(format!("vector search: {e}")))?;
+        let map = self.key_map().clone();
+        let mut by_note: Vec<(String, f32, Vec<(u32, f32)>)> = Vec::new();
+        for (key, score) in raw {
+            for (p, order) in map.get(&key).into_iter().flatten() {
+                if *p == path {
+                    continue;
+                }
+                match by_note.iter_mut().find(|(np, _, _)| np == p) {
+                    Some((_, _, secs)) => {
+                        if secs.len() < 3 {
+                            secs.push((*order, score));
+                        }
+                    }
+                    None => by_note.push((p.clone(), score, vec![(*order, score)])),
+                }
+            }
+            if by_note.len() >= k {
+                break;
+            }
+        }
+        by_note.truncate(k);
+        let hits = by_note
+            .into_iter()
+            .filter_map(|(p, score, secs)| {
+                let n = self.catalog.get(&p)?;
+                Some(SimilarHit {
+                    path: p.clone(),
+                    title: n.title.clone(),
+                    score,
+                    sections: secs
+                        .into_iter()
+                        .filter_map(|(o, s)| {
+                            let sec = n.section(o)?;
+                            Some(SimilarSection {
+                                section_id: section_id(&p, o),
+                                heading_path: sec.heading_path.clone(),
+                                start_line: sec.start_line,
+                                end_line: sec.end_line,
+                                score: s,
+                            })
+                        })
+                        .collect(),
+                })
+            })
+            .collect();
+        Ok(SimilarResponse { source: path, hits, took_ms: now_ms() - t0 })
     }
 
     pub fn read(&self, req: &ReadRequest) -> Result<ReadResult> {
@@ -691,6 +1115,9 @@ impl Engine {
 
     pub fn status(&self) -> Status {
         Status {
+            vectors: self.semantic.vector_count(),
+            model: self.semantic.spec().map(|s| s.model_id.clone()),
+            model_loaded: self.semantic.model_loaded(),
             notes: self.catalog.len(),
             sections: self.catalog.section_count(),
             segments: self.lex.segment_count(),
@@ -700,6 +1127,80 @@ impl Engine {
             format_version: store::FORMAT_VERSION,
         }
     }
+}
+
+/// Query weights in multi-query search.
+pub const QUERY_WEIGHT_ORIGINAL: f32 = 2.0;
+pub const QUERY_WEIGHT_EXPANSION: f32 = 1.0;
+pub const MAX_QUERIES: usize = 5;
+/// Note-level aggregation: +4 % per further matching section of a note, up to 3.
+pub const NOTE_EXTRA_SECTION_BONUS: f32 = 0.04;
+pub const NOTE_EXTRA_SECTIONS_MAX: usize = 3;
+
+struct Scores {
+    final_score: f32,
+    lex_score: f32,
+    lex_norm: f32,
+    vec_score: f32,
+    vec_norm: f32,
+    rrf_score: f32,
+    explain: String,
+}
+
+/// Evidence for one note: (rank, section order, raw score, normalised score) per list.
+#[derive(Default)]
+struct NoteEvidence {
+    lex: Option<(usize, u32, f32, f32)>,
+    vec: Option<(usize, u32, f32, f32)>,
+    extra: usize,
+    weights: (f32, f32),
+}
+
+/// One entry per note in rank order: (path, best section order, best score, further
+/// matching sections of that note in the list).
+fn best_per_note(list: &[(String, u32, f32)]) -> Vec<(String, u32, f32, usize)> {
+    let mut out: Vec<(String, u32, f32, usize)> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for (path, order, score) in list {
+        match index.get(path.as_str()) {
+            Some(&i) => out[i].3 += 1,
+            None => {
+                index.insert(path.as_str(), out.len());
+                out.push((path.clone(), *order, *score, 0));
+            }
+        }
+    }
+    out
+}
+
+/// Applies search filters to a vector hit (the lexical side filters in tantivy).
+fn note_matches(note: &NoteEntry, sec: &Section, f: &SearchFilters) -> bool {
+    if let Some(folder) = f.folder.as_deref().map(|s| s.trim_matches('/')).filter(|s| !s.is_empty()) {
+        if !paths::in_folder(&note.path.to_lowercase(), &folder.to_lowercase()) {
+            return false;
+        }
+    }
+    if let Some(tag) = &f.tag {
+        let want = tag.trim().trim_start_matches('#').to_lowercase();
+        let ok = note.tags.iter().any(|t| {
+            let t = t.to_lowercase();
+            t == want || t.starts_with(&format!("{want}/"))
+        });
+        if !ok {
+            return false;
+        }
+    }
+    if let Some(p) = &f.property {
+        let fm: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&note.frontmatter).unwrap_or_default();
+        let want = format!("{}={}", p.key.trim().to_lowercase(), p.value.trim().to_lowercase());
+        if !markdown::property_terms(&fm).contains(&want) {
+            return false;
+        }
+    }
+    if f.min_depth.is_some_and(|d| sec.depth < d) || f.max_depth.is_some_and(|d| sec.depth > d) {
+        return false;
+    }
+    true
 }
 
 fn sorted(set: impl IntoIterator<Item = String>) -> Vec<String> {
@@ -798,3 +1299,6 @@ fn finish_read(mut r: ReadResult, text: &str, req: &ReadRequest) -> ReadResult {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod semantic_tests;

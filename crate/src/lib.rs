@@ -14,6 +14,7 @@ pub mod api;
 pub mod catalog;
 pub mod cjk;
 pub mod config;
+pub mod embed;
 pub mod engine;
 pub mod fusion;
 pub mod error;
@@ -21,10 +22,12 @@ pub mod hash;
 pub mod lexical;
 pub mod markdown;
 pub mod paths;
+pub mod semantic;
 pub mod sections;
 pub mod snippet;
 pub mod store;
 pub mod tokens;
+pub mod vectors;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

@@ -24,6 +24,7 @@ pub const FORMAT_VERSION: u32 = 1;
 pub const SLOTS: [&str; 2] = ["manifest-a.json", "manifest-b.json"];
 pub const LEX_DIR: &str = "lex/";
 pub const CAT_DIR: &str = "cat/";
+pub const VEC_DIR: &str = "vec/";
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileRef {
@@ -44,6 +45,12 @@ pub struct Manifest {
     pub lexical_meta: String,
     /// Catalog files in load order (a base, then deltas).
     pub catalog: Vec<String>,
+    /// The embedding model the vectors come from (none before a model was loaded).
+    #[serde(default)]
+    pub model: Option<crate::semantic::ModelSpec>,
+    /// Vector segment files in load order (a base, then deltas).
+    #[serde(default)]
+    pub vectors: Vec<String>,
     /// Every file this generation needs.
     pub files: Vec<FileRef>,
 }
@@ -163,9 +170,9 @@ fn verify(m: &Manifest, files: &HashMap<String, Vec<u8>>) -> Result<()> {
             return Err(CoreError::Corrupt(format!("{} checksum mismatch", f.name)));
         }
     }
-    for c in &m.catalog {
+    for c in m.catalog.iter().chain(&m.vectors) {
         if !m.files.iter().any(|f| &f.name == c) {
-            return Err(CoreError::Corrupt(format!("catalog file {c} not listed")));
+            return Err(CoreError::Corrupt(format!("file {c} not listed")));
         }
     }
     Ok(())
@@ -199,6 +206,8 @@ mod tests {
             settings: "s".into(),
             lexical_meta: "{}".into(),
             catalog: vec![],
+            model: None,
+            vectors: vec![],
             files,
         }
     }

@@ -80,7 +80,7 @@ impl StrataCore {
         to_js(&self.engine.flush().map_err(err)?)
     }
 
-    pub fn search(&self, req: JsValue) -> Result<JsValue, JsError> {
+    pub fn search(&mut self, req: JsValue) -> Result<JsValue, JsError> {
         let req: SearchRequest = from_js(req, "search request")?;
         to_js(&self.engine.search(&req).map_err(err)?)
     }
@@ -103,5 +103,37 @@ impl StrataCore {
 
     pub fn status(&self) -> Result<JsValue, JsError> {
         to_js(&self.engine.status())
+    }
+
+    /// Loads the embedding model: the ONNX file and its tokenizer.json, as bytes.
+    /// `config` (optional) overrides the model spec (id, dimension, prefixes, …).
+    #[wasm_bindgen(js_name = loadModel)]
+    pub fn load_model(&mut self, model: &[u8], tokenizer: &[u8], config: JsValue) -> Result<JsValue, JsError> {
+        let config: Option<crate::embed::EmbedderConfig> =
+            if config.is_undefined() || config.is_null() { None } else { Some(from_js(config, "model config")?) };
+        to_js(&self.engine.load_model(model, tokenizer, config).map_err(err)?)
+    }
+
+    /// Embeds up to `maxChunks` pending sections and reports progress.
+    #[wasm_bindgen(js_name = embedStep)]
+    pub fn embed_step(&mut self, max_chunks: usize) -> Result<JsValue, JsError> {
+        to_js(&self.engine.embed_step(max_chunks).map_err(err)?)
+    }
+
+    #[wasm_bindgen(js_name = embedProgress)]
+    pub fn embed_progress(&mut self) -> Result<JsValue, JsError> {
+        to_js(&self.engine.embed_progress())
+    }
+
+    /// Moves notes to the front of the embedding queue.
+    pub fn prioritize(&mut self, paths: JsValue) -> Result<(), JsError> {
+        let paths: Vec<String> = from_js(paths, "paths")?;
+        self.engine.prioritize(&paths);
+        Ok(())
+    }
+
+    pub fn similar(&mut self, req: JsValue) -> Result<JsValue, JsError> {
+        let req: SimilarRequest = from_js(req, "similar request")?;
+        to_js(&self.engine.similar(&req).map_err(err)?)
     }
 }

@@ -17,11 +17,11 @@ fn upsert(e: &mut Engine, notes: Vec<NoteInput>) -> UpdateReport {
     e.update(UpdateBatch { upserts: notes, ..Default::default() }).unwrap()
 }
 
-fn search(e: &Engine, q: &str) -> Vec<Hit> {
+fn search(e: &mut Engine, q: &str) -> Vec<Hit> {
     e.search(&SearchRequest { query: q.into(), k: Some(10), ..Default::default() }).unwrap().hits
 }
 
-fn top_path(e: &Engine, q: &str) -> Option<String> {
+fn top_path(e: &mut Engine, q: &str) -> Option<String> {
     search(e, q).first().map(|h| h.path.clone())
 }
 
@@ -71,15 +71,15 @@ fn update_search_and_sections() {
     let r = upsert(&mut e, sample());
     assert_eq!(r.added, 5);
     assert!(r.sections > 5, "the long note is split: {}", r.sections);
-    assert_eq!(top_path(&e, "encryption password").as_deref(), Some("Guides/Sync.md"));
-    let hit = &search(&e, "password encryption")[0];
+    assert_eq!(top_path(&mut e, "encryption password").as_deref(), Some("Guides/Sync.md"));
+    let hit = &search(&mut e, "password encryption")[0];
     assert_eq!(hit.heading_path, "Sync guide > Encryption");
     assert!(hit.depth >= 1);
     assert!(hit.snippet.as_ref().unwrap().highlights.len() >= 1);
-    assert_eq!(top_path(&e, "find").as_deref(), Some("Guides/Search.md"), "alias");
-    assert_eq!(top_path(&e, "同步笔记").as_deref(), Some("中文/同步.md"));
-    assert_eq!(top_path(&e, "全文検索").as_deref(), Some("日本語/検索.md"));
-    assert_eq!(top_path(&e, "Alice roadmap").as_deref(), Some("Daily/2024-01-01.md"));
+    assert_eq!(top_path(&mut e, "find").as_deref(), Some("Guides/Search.md"), "alias");
+    assert_eq!(top_path(&mut e, "同步笔记").as_deref(), Some("中文/同步.md"));
+    assert_eq!(top_path(&mut e, "全文検索").as_deref(), Some("日本語/検索.md"));
+    assert_eq!(top_path(&mut e, "Alice roadmap").as_deref(), Some("Daily/2024-01-01.md"));
 }
 
 #[test]
@@ -120,10 +120,10 @@ fn filters_and_depth_order() {
 }
 
 #[test]
-fn semantic_mode_is_a_clear_error_for_now() {
-    let e = Engine::create(cfg()).unwrap();
+fn semantic_mode_without_model_is_a_clear_error() {
+    let mut e = Engine::create(cfg()).unwrap();
     let err = e
-        .search(&SearchRequest { query: "x".into(), mode: Some(SearchMode::Hybrid), ..Default::default() })
+        .search(&SearchRequest { query: "x".into(), mode: Some(SearchMode::Semantic), ..Default::default() })
         .unwrap_err();
     assert_eq!(err.code(), "unavailable");
 }
@@ -144,7 +144,7 @@ fn unchanged_moved_updated_deleted() {
         })
         .unwrap();
     assert_eq!(r.moved, 1);
-    assert_eq!(top_path(&e, "search pane").as_deref(), Some("Tools/Search.md"));
+    assert_eq!(top_path(&mut e, "search pane").as_deref(), Some("Tools/Search.md"));
     assert!(e.note("Guides/Search.md").is_none());
 
     // A move seen by reconcile: delete + the same bytes at a new path.
@@ -160,19 +160,19 @@ fn unchanged_moved_updated_deleted() {
 
     let r = upsert(&mut e, vec![note("中文/同步.md", "# 同步设置\n\n现在讲的是备份。\n")]);
     assert_eq!(r.updated, 1);
-    assert_eq!(top_path(&e, "备份").as_deref(), Some("中文/同步.md"));
-    assert!(search(&e, "同步笔记").iter().all(|h| h.path != "中文/同步.md" || h.depth == 0));
+    assert_eq!(top_path(&mut e, "备份").as_deref(), Some("中文/同步.md"));
+    assert!(search(&mut e, "同步笔记").iter().all(|h| h.path != "中文/同步.md" || h.depth == 0));
 
     let r = e.update(UpdateBatch { deletes: vec!["中文/同步.md".into()], ..Default::default() }).unwrap();
     assert_eq!(r.deleted, 1);
-    assert!(search(&e, "备份").is_empty());
+    assert!(search(&mut e, "备份").is_empty());
 }
 
 #[test]
 fn read_by_section_heading_lines_parent_whole() {
     let mut e = Engine::create(cfg()).unwrap();
     upsert(&mut e, sample());
-    let hit = search(&e, "password encryption").remove(0);
+    let hit = search(&mut e, "password encryption").remove(0);
     let r = e
         .read(&ReadRequest { path: hit.path.clone(), section_id: Some(hit.section_id.clone()), ..Default::default() })
         .unwrap();
@@ -203,18 +203,17 @@ fn persist_reopen_identical_results() {
     upsert(&mut e, sample());
     let mut folder = Folder::default();
     folder.apply(&e.flush().unwrap());
-    let reopened = Engine::open(cfg(), folder.files());
+    let mut reopened = Engine::open(cfg(), folder.files());
     let rep = reopened.open_report();
     assert!(!rep.fresh && !rep.rebuilt, "{:?}", rep.reason);
     assert_eq!(rep.notes, 5);
     for q in ["encryption", "同步", "検索", "find", "Alice"] {
-        let a: Vec<_> = search(&e, q).iter().map(|h| (h.section_id.clone(), h.score)).collect();
-        let b: Vec<_> = search(&reopened, q).iter().map(|h| (h.section_id.clone(), h.score)).collect();
+        let a: Vec<_> = search(&mut e, q).iter().map(|h| (h.section_id.clone(), h.score)).collect();
+        let b: Vec<_> = search(&mut reopened, q).iter().map(|h| (h.section_id.clone(), h.score)).collect();
         assert_eq!(a, b, "{q}");
     }
     // Nothing changed: nothing to write.
-    let mut reopened = reopened;
-    assert!(reopened.flush().unwrap().writes.is_empty());
+        assert!(reopened.flush().unwrap().writes.is_empty());
 }
 
 #[test]
@@ -236,8 +235,8 @@ fn one_note_edit_writes_little() {
         edit.bytes_written,
         full.bytes_written
     );
-    let reopened = Engine::open(cfg(), folder.files());
-    assert_eq!(top_path(&reopened, "zebra").as_deref(), Some("n/7.md"));
+    let mut reopened = Engine::open(cfg(), folder.files());
+    assert_eq!(top_path(&mut reopened, "zebra").as_deref(), Some("n/7.md"));
     assert_eq!(reopened.status().notes, 300);
 }
 
@@ -267,25 +266,25 @@ fn crash_at_every_write_step_leaves_old_or_new_state() {
                 let Some(w) = out.writes.get(step) else { continue };
                 f.0.insert(w.name.clone(), w.bytes[..w.bytes.len() / 2].to_vec());
             }
-            let e2 = Engine::open(cfg(), f.files());
+            let mut e2 = Engine::open(cfg(), f.files());
             let rep = e2.open_report();
             assert!(!rep.rebuilt, "step {step} torn {torn}: {:?}", rep.reason);
-            let new_state = top_path(&e2, "mango").is_some();
+            let new_state = top_path(&mut e2, "mango").is_some();
             if new_state {
-                assert_eq!(top_path(&e2, "papaya").as_deref(), Some("Guides/Search.md"));
+                assert_eq!(top_path(&mut e2, "papaya").as_deref(), Some("Guides/Search.md"));
                 assert_eq!(step, out.writes.len(), "new state only once the manifest is whole");
             } else {
-                assert!(top_path(&e2, "papaya").is_none(), "step {step}: mixed state");
-                assert_eq!(top_path(&e2, "pane").as_deref(), Some("Guides/Search.md"));
-                assert_eq!(top_path(&e2, "kiwi").as_deref(), Some("x1.md"));
+                assert!(top_path(&mut e2, "papaya").is_none(), "step {step}: mixed state");
+                assert_eq!(top_path(&mut e2, "pane").as_deref(), Some("Guides/Search.md"));
+                assert_eq!(top_path(&mut e2, "kiwi").as_deref(), Some("x1.md"));
             }
         }
     }
     // Deletes happen after the manifest: the older slot's files are still there.
     let mut f = old.clone();
     f.apply(&out);
-    let e3 = Engine::open(cfg(), f.files());
-    assert_eq!(top_path(&e3, "mango").as_deref(), Some("x2.md"));
+    let mut e3 = Engine::open(cfg(), f.files());
+    assert_eq!(top_path(&mut e3, "mango").as_deref(), Some("x2.md"));
 }
 
 #[test]

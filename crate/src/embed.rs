@@ -1,0 +1,667 @@
+//! Sentence embeddings with a BERT-family ONNX model, run by tract, tokenized
+//! by the Hugging Face `tokenizers` crate. Native and wasm32 alike.
+//!
+//! Model-agnostic: any encoder ONNX whose inputs are some of `input_ids`,
+//! `attention_mask`, `token_type_ids` (shape `[batch, sequence]`, i64 or i32)
+//! and whose first output (or the one named `last_hidden_state` /
+//! `token_embeddings`) is `[batch, sequence, dim]` (token states, pooled here)
+//! or `[batch, dim]` (already pooled by the model), plus its `tokenizer.json`.
+//! Model and tokenizer are given as bytes: nothing here touches a file system.
+//!
+//! The pipeline (the same as `scripts/make-reference-vectors.py`, which makes
+//! the reference vectors the tests compare against):
+//! 1. the tokenizer.json's own padding and truncation are turned off: a Hub
+//!    tokenizer.json carries `Fixed(128)` padding and 128-token truncation,
+//!    which silently gives wrong vectors (cosine .23–.57 against the
+//!    reference) when the model is fed padded rows with a mask we did not make;
+//! 2. each text is truncated to `max_tokens` here, keeping its trailing
+//!    special tokens (`[SEP]`), which is what the tokenizer's own truncation
+//!    at `max_tokens` gives;
+//! 3. texts are sorted by length and cut into batches of `batch_size`; each
+//!    batch is padded to its longest row with the tokenizer's pad id
+//!    (`attention_mask` 0, `token_type_ids` 0);
+//! 4. the model runs with the input shapes its ONNX declares (`[batch,
+//!    sequence]` symbols). Adding symbols of our own fails in tract with
+//!    "Impossible to unify Sym(sequence) with Sym(S)";
+//! 5. mean pooling over the attention mask (or the `[CLS]` row), then L2
+//!    normalisation.
+//!
+//! tract notes (0.23): `set_output_outlets` is `select_output_outlets`;
+//! tract-onnx-opl pulls getrandom 0.4, which needs tract-onnx's
+//! `getrandom-js` feature (getrandom/wasm_js) and
+//! `--cfg getrandom_backend="wasm_js"` on wasm32; build the wasm with
+//! `-C target-feature=+simd128` (tract's wasm matmul kernels need it).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tokenizers::Tokenizer;
+use tract_onnx::prelude::*;
+use tract_onnx::tract_hir::infer::Factoid;
+
+/// How token states become one vector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pooling {
+    /// Mean of the token states over the attention mask (sentence-transformers' default).
+    Mean,
+    /// The first token's state (`[CLS]`), as BGE-style models use.
+    Cls,
+}
+
+/// How tract runs the model.
+///
+/// Measured natively on all-MiniLM-L6-v2 int8, batches of 8: a plan
+/// optimized for a concrete `(batch, sequence)` shape runs 1.3–1.9× faster
+/// than the plan with the ONNX's symbolic shape, but each new shape costs
+/// ~0.2–0.4 s to optimize and ~50 MB for as long as its plan is cached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ShapeMode {
+    /// One plan optimized once with the ONNX's symbolic `[batch, sequence]`:
+    /// the least memory, no per-shape warm-up.
+    Symbolic,
+    /// A plan per concrete `(batch, sequence)` shape, the sequence rounded up
+    /// to a multiple of [`SEQ_BUCKET`] (extra positions are masked padding),
+    /// at most `EmbedderConfig::max_plans` kept (least recently used goes).
+    Concrete,
+}
+
+/// Concrete mode pads sequences to a multiple of this many tokens.
+pub const SEQ_BUCKET: usize = 32;
+
+/// Embedding configuration. It is recorded in the index manifest: changing
+/// the model id, dimension, pooling or a prefix means re-embedding.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct EmbedderConfig {
+    /// Stable model identifier, e.g. "all-MiniLM-L6-v2".
+    pub model_id: String,
+    /// Output dimension; checked against the model's output.
+    pub dimension: usize,
+    /// Maximum sequence length in tokens, special tokens included.
+    pub max_tokens: usize,
+    pub pooling: Pooling,
+    /// Prepended to queries (e.g. "query: " for E5); may be empty.
+    pub query_prefix: String,
+    /// Prepended to passages (e.g. "passage: " for E5); may be empty.
+    pub passage_prefix: String,
+    /// Texts per model run.
+    pub batch_size: usize,
+    /// L2-normalise the vectors (so a dot product is a cosine).
+    pub normalize: bool,
+    pub shape_mode: ShapeMode,
+    /// Concrete mode: how many optimized plans to keep (each ~50 MB).
+    pub max_plans: usize,
+}
+
+impl EmbedderConfig {
+    /// The default model: all-MiniLM-L6-v2 (384-d, mean pooling, no prefixes).
+    pub fn minilm_l6_v2() -> Self {
+        EmbedderConfig {
+            model_id: "all-MiniLM-L6-v2".into(),
+            dimension: 384,
+            max_tokens: 256,
+            pooling: Pooling::Mean,
+            query_prefix: String::new(),
+            passage_prefix: String::new(),
+            batch_size: 8,
+            normalize: true,
+            shape_mode: ShapeMode::Concrete,
+            max_plans: 4,
+        }
+    }
+}
+
+impl Default for EmbedderConfig {
+    fn default() -> Self {
+        Self::minilm_l6_v2()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    InputIds,
+    AttentionMask,
+    TokenTypeIds,
+}
+
+type Plan = Arc<TypedRunnableModel>;
+
+/// A loaded model + tokenizer.
+pub struct Embedder {
+    cfg: EmbedderConfig,
+    tokenizer: Tokenizer,
+    pad_id: u32,
+    /// Model inputs in order: their role and datum type.
+    inputs: Vec<(Role, DatumType)>,
+    /// Rank of the selected output (3: token states, 2: already pooled).
+    output_rank: usize,
+    /// Decluttered model, symbolic in batch and sequence (Concrete mode only).
+    typed: Option<TypedModel>,
+    /// The symbols of the first input's two axes.
+    batch_sym: Option<Symbol>,
+    seq_sym: Option<Symbol>,
+    /// The sequence length, if the ONNX fixes it.
+    fixed_seq: Option<usize>,
+    /// Symbolic-mode plan.
+    plan: Option<Plan>,
+    /// Concrete-mode plans by (batch, padded sequence), with their last use.
+    concrete: HashMap<(usize, usize), (Plan, u64)>,
+    clock: u64,
+}
+
+fn err<E: std::fmt::Display>(ctx: &'static str) -> impl FnOnce(E) -> String {
+    move |e| format!("{ctx}: {e}")
+}
+
+impl Embedder {
+    /// Load an ONNX model and its tokenizer.json from bytes.
+    pub fn new(model: &[u8], tokenizer_json: &[u8], cfg: EmbedderConfig) -> Result<Embedder, String> {
+        if cfg.max_tokens < 2 || cfg.batch_size == 0 || cfg.dimension == 0 || cfg.max_plans == 0 {
+            return Err("embedder config: max_tokens >= 2, batch_size, dimension and max_plans >= 1 are required".into());
+        }
+        let mut tokenizer = Tokenizer::from_bytes(tokenizer_json).map_err(err("tokenizer.json"))?;
+        let pad_id = tokenizer
+            .get_padding()
+            .map(|p| p.pad_id)
+            .or_else(|| tokenizer.token_to_id("[PAD]"))
+            .or_else(|| tokenizer.token_to_id("<pad>"))
+            .unwrap_or(0);
+        tokenizer.with_padding(None);
+        tokenizer.with_truncation(None).map_err(err("tokenizer truncation"))?;
+
+        let mut model = tract_onnx::onnx()
+            .model_for_read(&mut std::io::Cursor::new(model))
+            .map_err(err("onnx model"))?;
+
+        // Inputs, by name.
+        let mut inputs = Vec::new();
+        for (ix, outlet) in model.input_outlets().map_err(err("onnx inputs"))?.to_vec().iter().enumerate() {
+            let name = model.node(outlet.node).name.clone();
+            let role = match name.as_str() {
+                "input_ids" => Role::InputIds,
+                "attention_mask" => Role::AttentionMask,
+                "token_type_ids" | "segment_ids" => Role::TokenTypeIds,
+                other => return Err(format!("onnx model: unsupported input `{other}`")),
+            };
+            let dt = model
+                .input_fact(ix)
+                .map_err(err("onnx inputs"))?
+                .datum_type
+                .concretize()
+                .unwrap_or(DatumType::I64);
+            if !matches!(dt, DatumType::I64 | DatumType::I32) {
+                return Err(format!("onnx model: input `{name}` has type {dt:?}, want i64 or i32"));
+            }
+            inputs.push((role, dt));
+        }
+        if !inputs.iter().any(|(r, _)| *r == Role::InputIds) {
+            return Err("onnx model: no `input_ids` input".into());
+        }
+
+        // Output: the token states (or a pooled output); drop the others (e.g. pooler_output).
+        let outs = model.output_outlets().map_err(err("onnx outputs"))?.to_vec();
+        let label = |o: &OutletId| model.outlet_label(*o).unwrap_or("").to_string();
+        let chosen = outs
+            .iter()
+            .find(|o| matches!(label(o).as_str(), "last_hidden_state" | "token_embeddings"))
+            .or_else(|| outs.first())
+            .copied()
+            .ok_or("onnx model: no output")?;
+        model.select_output_outlets(&[chosen]).map_err(err("onnx outputs"))?;
+
+        let typed = model.into_typed().and_then(|m| m.into_decluttered()).map_err(err("onnx typing"))?;
+        let out_fact = typed.output_fact(0).map_err(err("onnx outputs"))?;
+        let output_rank = out_fact.rank();
+        if output_rank != 2 && output_rank != 3 {
+            return Err(format!("onnx model: output rank {output_rank}, want 3 (token states) or 2 (pooled)"));
+        }
+        if let Some(d) = out_fact.shape.last().and_then(|d| d.to_i64().ok()) {
+            if d as usize != cfg.dimension {
+                return Err(format!("onnx model: output dimension {d}, config says {}", cfg.dimension));
+            }
+        }
+        let in_shape = typed.input_fact(0).map_err(err("onnx inputs"))?.shape.to_tvec();
+        if in_shape.len() != 2 {
+            return Err(format!("onnx model: input rank {}, want 2 ([batch, sequence])", in_shape.len()));
+        }
+        let as_sym = |d: &TDim| if let TDim::Sym(s) = d { Some(s.clone()) } else { None };
+        let batch_sym = as_sym(&in_shape[0]);
+        let seq_sym = as_sym(&in_shape[1]);
+        // A model exported with fixed shapes: pad every row to its length,
+        // run one text at a time if its batch is 1.
+        let mut cfg = cfg;
+        let fixed_seq = in_shape[1].to_i64().ok().map(|n| n as usize);
+        if let Some(n) = fixed_seq {
+            cfg.max_tokens = cfg.max_tokens.min(n);
+        }
+        match in_shape[0].to_i64() {
+            Ok(1) => cfg.batch_size = 1,
+            Ok(n) => return Err(format!("onnx model: fixed batch size {n} is not supported (export with a dynamic batch)")),
+            Err(_) => {}
+        }
+
+        let mut e = Embedder {
+            cfg,
+            tokenizer,
+            pad_id,
+            inputs,
+            output_rank,
+            typed: None,
+            batch_sym,
+            seq_sym,
+            fixed_seq,
+            plan: None,
+            concrete: HashMap::new(),
+            clock: 0,
+        };
+        match e.cfg.shape_mode {
+            ShapeMode::Symbolic => {
+                let plan = typed.into_optimized().and_then(|m| m.into_runnable()).map_err(err("onnx optimize"))?;
+                e.plan = Some(plan);
+            }
+            ShapeMode::Concrete => e.typed = Some(typed),
+        }
+        Ok(e)
+    }
+
+    pub fn config(&self) -> &EmbedderConfig {
+        &self.cfg
+    }
+
+    pub fn dimension(&self) -> usize {
+        self.cfg.dimension
+    }
+
+    /// Number of optimized plans held (Concrete mode; 1 in Symbolic mode).
+    pub fn cached_plans(&self) -> usize {
+        self.concrete.len() + self.plan.is_some() as usize
+    }
+
+    /// Token ids of `text` as the model sees it: special tokens included,
+    /// truncated to `max_tokens` (no prefix added).
+    pub fn token_ids(&self, text: &str) -> Vec<u32> {
+        self.encode(text).unwrap_or_default()
+    }
+
+    fn encode(&self, text: &str) -> Result<Vec<u32>, String> {
+        let enc = self.tokenizer.encode_fast(text, true).map_err(err("tokenize"))?;
+        let ids = enc.get_ids();
+        let max = self.cfg.max_tokens;
+        if ids.len() <= max {
+            return Ok(ids.to_vec());
+        }
+        // Keep the trailing special tokens ([SEP] / </s>).
+        let mask = enc.get_special_tokens_mask();
+        let tail = mask.iter().rev().take_while(|&&m| m == 1).count().min(max - 1);
+        let mut out = Vec::with_capacity(max);
+        out.extend_from_slice(&ids[..max - tail]);
+        out.extend_from_slice(&ids[ids.len() - tail..]);
+        Ok(out)
+    }
+
+    /// Embed passages (chunks of notes), with the passage prefix.
+    pub fn embed_passages(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
+        let prefix = self.cfg.passage_prefix.clone();
+        self.embed_with_prefix(&prefix, texts)
+    }
+
+    /// Embed one query, with the query prefix.
+    pub fn embed_query(&mut self, text: &str) -> Result<Vec<f32>, String> {
+        let prefix = self.cfg.query_prefix.clone();
+        Ok(self.embed_with_prefix(&prefix, &[text])?.pop().expect("one vector per text"))
+    }
+
+    fn embed_with_prefix(&mut self, prefix: &str, texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
+        let mut ids = Vec::with_capacity(texts.len());
+        for t in texts {
+            if prefix.is_empty() {
+                ids.push(self.encode(t)?);
+            } else {
+                ids.push(self.encode(&format!("{prefix}{t}"))?);
+            }
+        }
+        self.embed_ids(&ids)
+    }
+
+    /// Embed already-tokenized sequences (each at most `max_tokens`, special
+    /// tokens included). Results are in input order.
+    pub fn embed_ids(&mut self, ids: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, String> {
+        let mut order: Vec<usize> = (0..ids.len()).collect();
+        order.sort_by_key(|&i| ids[i].len());
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); ids.len()];
+        for chunk in order.chunks(self.cfg.batch_size) {
+            let rows: Vec<&[u32]> = chunk.iter().map(|&i| ids[i].as_slice()).collect();
+            let vecs = self.run_batch(&rows)?;
+            for (&i, v) in chunk.iter().zip(vecs) {
+                out[i] = v;
+            }
+        }
+        Ok(out)
+    }
+
+    fn plan_for(&mut self, b: usize, s: usize) -> Result<Plan, String> {
+        if let Some(p) = &self.plan {
+            return Ok(p.clone());
+        }
+        self.clock += 1;
+        if let Some((p, used)) = self.concrete.get_mut(&(b, s)) {
+            *used = self.clock;
+            return Ok(p.clone());
+        }
+        let typed = self.typed.as_ref().ok_or("embedder: no model for concrete shapes")?;
+        let mut subs = HashMap::new();
+        if let Some(sym) = &self.batch_sym {
+            subs.insert(sym.clone(), TDim::Val(b as i64));
+        }
+        if let Some(sym) = &self.seq_sym {
+            subs.insert(sym.clone(), TDim::Val(s as i64));
+        }
+        let plan = typed
+            .set_symbols(&subs)
+            .and_then(|m| m.into_optimized())
+            .and_then(|m| m.into_runnable())
+            .map_err(err("onnx optimize (concrete)"))?;
+        if self.concrete.len() >= self.cfg.max_plans {
+            if let Some(oldest) = self.concrete.iter().min_by_key(|(_, (_, used))| *used).map(|(k, _)| *k) {
+                self.concrete.remove(&oldest);
+            }
+        }
+        self.concrete.insert((b, s), (plan.clone(), self.clock));
+        Ok(plan)
+    }
+
+    fn run_batch(&mut self, rows: &[&[u32]]) -> Result<Vec<Vec<f32>>, String> {
+        let b = rows.len();
+        let longest = rows.iter().map(|r| r.len()).max().unwrap_or(0);
+        if longest == 0 {
+            return Err("embed: empty token sequence".into());
+        }
+        if longest > self.cfg.max_tokens {
+            return Err(format!("embed: sequence of {longest} tokens exceeds max_tokens {}", self.cfg.max_tokens));
+        }
+        // Concrete mode rounds the width up to bound the number of plans.
+        let s = match (self.fixed_seq, self.cfg.shape_mode) {
+            (Some(n), _) => n,
+            (None, ShapeMode::Symbolic) => longest,
+            (None, ShapeMode::Concrete) => (longest.div_ceil(SEQ_BUCKET) * SEQ_BUCKET).min(self.cfg.max_tokens).max(longest),
+        };
+        let mut input_ids = vec![self.pad_id as i64; b * s];
+        let mut mask = vec![0i64; b * s];
+        for (r, row) in rows.iter().enumerate() {
+            for (t, &id) in row.iter().enumerate() {
+                input_ids[r * s + t] = id as i64;
+                mask[r * s + t] = 1;
+            }
+        }
+        let zeros = vec![0i64; b * s];
+        let mut feed: TVec<TValue> = tvec![];
+        for (role, dt) in &self.inputs {
+            let data = match role {
+                Role::InputIds => &input_ids,
+                Role::AttentionMask => &mask,
+                Role::TokenTypeIds => &zeros,
+            };
+            let mut t = Tensor::from_shape(&[b, s], data).map_err(err("input tensor"))?;
+            if *dt != DatumType::I64 {
+                t = t.cast_to_dt(*dt).map_err(err("input tensor"))?.into_owned();
+            }
+            feed.push(t.into());
+        }
+        let plan = self.plan_for(b, s)?;
+        let outputs = plan.run(feed).map_err(err("onnx run"))?;
+        let out = outputs[0].try_as_plain_ram().map_err(err("onnx output"))?;
+        let shape = out.shape().to_vec();
+        let data: &[f32] = out.as_slice::<f32>().map_err(err("onnx output"))?;
+        let d = self.cfg.dimension;
+        let mut vecs = Vec::with_capacity(b);
+        match self.output_rank {
+            3 => {
+                if shape != [b, s, d] {
+                    return Err(format!("onnx output shape {shape:?}, want [{b}, {s}, {d}]"));
+                }
+                for (r, row) in rows.iter().enumerate() {
+                    let base = r * s * d;
+                    let mut v = vec![0f32; d];
+                    match self.cfg.pooling {
+                        Pooling::Mean => {
+                            for t in 0..row.len() {
+                                let tok = &data[base + t * d..base + (t + 1) * d];
+                                for (acc, x) in v.iter_mut().zip(tok) {
+                                    *acc += *x;
+                                }
+                            }
+                            let n = row.len() as f32;
+                            v.iter_mut().for_each(|x| *x /= n);
+                        }
+                        Pooling::Cls => v.copy_from_slice(&data[base..base + d]),
+                    }
+                    vecs.push(v);
+                }
+            }
+            _ => {
+                if shape != [b, d] {
+                    return Err(format!("onnx output shape {shape:?}, want [{b}, {d}]"));
+                }
+                vecs.extend(data.chunks_exact(d).map(|c| c.to_vec()));
+            }
+        }
+        if self.cfg.normalize {
+            for v in &mut vecs {
+                let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                if n > 0.0 {
+                    v.iter_mut().for_each(|x| *x /= n);
+                }
+            }
+        }
+        Ok(vecs)
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn model_dir() -> PathBuf {
+        if let Ok(d) = std::env::var("STRATA_MODEL_DIR") {
+            return PathBuf::from(d);
+        }
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../models/all-MiniLM-L6-v2")
+    }
+
+    fn fixture_path() -> PathBuf {
+        if let Ok(p) = std::env::var("STRATA_REFERENCE_JSON") {
+            return PathBuf::from(p);
+        }
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/embeddings/reference.json")
+    }
+
+    /// Model bytes, or None (with a message) when the model was not fetched.
+    fn load_model() -> Option<(Vec<u8>, Vec<u8>)> {
+        let dir = model_dir();
+        match (std::fs::read(dir.join("model.onnx")), std::fs::read(dir.join("tokenizer.json"))) {
+            (Ok(m), Ok(t)) => Some((m, t)),
+            _ => {
+                println!("SKIP: no model in {} (run scripts/fetch-model.sh)", dir.display());
+                None
+            }
+        }
+    }
+
+    #[derive(serde::Deserialize)]
+    struct RefSentence {
+        lang: String,
+        text: String,
+        ids: Vec<u32>,
+        vector: Vec<f32>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Reference {
+        max_tokens: usize,
+        dimension: usize,
+        sentences: Vec<RefSentence>,
+    }
+
+    fn reference() -> Reference {
+        let bytes = std::fs::read(fixture_path()).expect("reference.json (tests/fixtures/embeddings)");
+        serde_json::from_slice(&bytes).expect("reference.json parses")
+    }
+
+    fn cosine(a: &[f32], b: &[f32]) -> f32 {
+        let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+        let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
+        let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
+        dot / (na * nb)
+    }
+
+    fn check_against_reference(mode: ShapeMode) {
+        let Some((model, tok)) = load_model() else { return };
+        let r = reference();
+        let cfg = EmbedderConfig { shape_mode: mode, ..EmbedderConfig::minilm_l6_v2() };
+        assert_eq!(cfg.max_tokens, r.max_tokens);
+        assert_eq!(cfg.dimension, r.dimension);
+        let mut e = Embedder::new(&model, &tok, cfg).expect("load model");
+
+        for s in &r.sentences {
+            assert_eq!(e.token_ids(&s.text), s.ids, "token ids differ for {:?} ({})", s.text, s.lang);
+        }
+        assert!(r.sentences.iter().any(|s| s.ids.len() == r.max_tokens), "fixture must exercise truncation");
+
+        let texts: Vec<&str> = r.sentences.iter().map(|s| s.text.as_str()).collect();
+        let got = e.embed_passages(&texts).expect("embed");
+        let mut worst = 1.0f32;
+        for (s, v) in r.sentences.iter().zip(&got) {
+            assert_eq!(v.len(), r.dimension);
+            let c = cosine(v, &s.vector);
+            worst = worst.min(c);
+            assert!(c >= 0.999, "cosine {c} < 0.999 for {:?} ({})", s.text, s.lang);
+        }
+        // Single-text path (query) agrees with the batched path.
+        let q = e.embed_query(texts[0]).unwrap();
+        assert!(cosine(&q, &got[0]) >= 0.9999);
+        println!("{mode:?}: {} sentences, token ids identical, worst cosine {worst:.7}", r.sentences.len());
+    }
+
+    #[test]
+    fn matches_reference_symbolic() {
+        check_against_reference(ShapeMode::Symbolic);
+    }
+
+    #[test]
+    fn matches_reference_concrete() {
+        check_against_reference(ShapeMode::Concrete);
+    }
+
+    #[test]
+    fn concrete_plan_cache_is_bounded_and_agrees_with_symbolic() {
+        let Some((model, tok)) = load_model() else { return };
+        let mut conc = Embedder::new(&model, &tok, EmbedderConfig { max_plans: 2, ..Default::default() }).unwrap();
+        let mut sym =
+            Embedder::new(&model, &tok, EmbedderConfig { shape_mode: ShapeMode::Symbolic, ..Default::default() }).unwrap();
+        assert_eq!(sym.cached_plans(), 1);
+        let long = |n: usize| vec!["notes"; n].join(" ");
+        let texts = [long(3), long(40), long(100), long(3), long(70)];
+        for t in &texts {
+            let a = conc.embed_query(t).unwrap();
+            let b = sym.embed_query(t).unwrap();
+            assert!(cosine(&a, &b) > 0.9999, "concrete and symbolic disagree on a {}-char text", t.len());
+            assert!(conc.cached_plans() <= 2);
+        }
+        let batch: Vec<&str> = texts.iter().map(|s| s.as_str()).collect();
+        let a = conc.embed_passages(&batch).unwrap();
+        let b = sym.embed_passages(&batch).unwrap();
+        for (x, y) in a.iter().zip(&b) {
+            assert!(cosine(x, y) > 0.9999);
+        }
+    }
+
+    #[test]
+    fn semantic_sanity() {
+        let Some((model, tok)) = load_model() else { return };
+        let mut e = Embedder::new(&model, &tok, EmbedderConfig::default()).unwrap();
+        let v = e
+            .embed_passages(&["How to link to a heading", "Linking to headings in other notes", "Baking sourdough bread"])
+            .unwrap();
+        for x in &v {
+            let n: f32 = x.iter().map(|a| a * a).sum();
+            assert!((n - 1.0).abs() < 1e-4);
+        }
+        assert!(cosine(&v[0], &v[1]) > cosine(&v[0], &v[2]) + 0.2);
+        assert!(e.embed_passages(&[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn rejects_bad_inputs() {
+        assert!(Embedder::new(b"not onnx", b"{}", EmbedderConfig::default()).is_err());
+        let Some((model, tok)) = load_model() else { return };
+        assert!(Embedder::new(&model, b"{ not json", EmbedderConfig::default()).is_err());
+        let wrong_dim = EmbedderConfig { dimension: 768, ..EmbedderConfig::default() };
+        let e = Embedder::new(&model, &tok, wrong_dim);
+        assert!(e.is_err(), "a dimension mismatch must be an error");
+    }
+
+    /// The trap the issue measured: with the tokenizer.json's own Fixed(128)
+    /// padding left on, the model sees pad tokens as content.
+    #[test]
+    fn hub_padding_would_be_wrong() {
+        let Some((model, tok)) = load_model() else { return };
+        let t = Tokenizer::from_bytes(&tok).unwrap();
+        assert!(t.get_padding().is_some(), "the Hub tokenizer.json carries fixed padding");
+        let padded: Vec<u32> = t.encode("Daily notes are created from a template.", true).unwrap().get_ids().to_vec();
+        assert_eq!(padded.len(), 128);
+        let mut e = Embedder::new(&model, &tok, EmbedderConfig::default()).unwrap();
+        let good = e.embed_passages(&["Daily notes are created from a template."]).unwrap();
+        let bad = e.embed_ids(&[padded]).unwrap();
+        let c = cosine(&good[0], &bad[0]);
+        println!("cosine with the Hub's fixed padding fed as content: {c:.3}");
+        assert!(c < 0.9);
+    }
+
+    /// Throughput on ~200-token chunks. `cargo test --release -- --ignored --nocapture embed_throughput`
+    #[test]
+    #[ignore]
+    fn embed_throughput() {
+        let Some((model, tok)) = load_model() else { return };
+        let words = "the vault keeps notes about projects meetings books travel recipes code ideas and daily \
+                     journals linked together by wikilinks tags and folders so that search across them matters";
+        let words: Vec<&str> = words.split(' ').collect();
+        let mut chunks = Vec::new();
+        let mut seed = 12345u64;
+        for _ in 0..64 {
+            let mut s = String::new();
+            let n = 150 + (seed % 60) as usize;
+            for _ in 0..n {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                s.push_str(words[(seed >> 33) as usize % words.len()]);
+                s.push(' ');
+            }
+            chunks.push(s);
+        }
+        let refs: Vec<&str> = chunks.iter().map(|s| s.as_str()).collect();
+        for mode in [ShapeMode::Symbolic, ShapeMode::Concrete] {
+            let t0 = std::time::Instant::now();
+            let mut e = Embedder::new(&model, &tok, EmbedderConfig { shape_mode: mode, ..Default::default() }).unwrap();
+            let load = t0.elapsed();
+            let toks: usize = refs.iter().map(|t| e.token_ids(t).len()).sum();
+            // First pass (Concrete compiles its plans here), then the timed pass.
+            let t1 = std::time::Instant::now();
+            e.embed_passages(&refs).unwrap();
+            let warm = t1.elapsed();
+            let t2 = std::time::Instant::now();
+            let v = e.embed_passages(&refs).unwrap();
+            let dt = t2.elapsed().as_secs_f64();
+            assert_eq!(v.len(), refs.len());
+            println!(
+                "{mode:?}: load {:.2}s, first pass {:.2}s, {} chunks avg {:.0} tokens: {:.1} chunks/s ({:.0} tokens/s)",
+                load.as_secs_f64(),
+                warm.as_secs_f64(),
+                refs.len(),
+                toks as f64 / refs.len() as f64,
+                refs.len() as f64 / dt,
+                toks as f64 / dt
+            );
+        }
+    }
+}

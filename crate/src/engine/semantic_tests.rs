@@ -1,0 +1,150 @@
+//! Semantic and hybrid search through the engine, with the real model when it was
+//! fetched (scripts/fetch-model.sh); each test says SKIP and returns without it.
+
+use super::*;
+
+fn model() -> Option<(Vec<u8>, Vec<u8>)> {
+    let dir = std::env::var("STRATA_MODEL_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../models/all-MiniLM-L6-v2"));
+    match (std::fs::read(dir.join("model.onnx")), std::fs::read(dir.join("tokenizer.json"))) {
+        (Ok(m), Ok(t)) => Some((m, t)),
+        _ => {
+            println!("SKIP: no model in {} (run scripts/fetch-model.sh)", dir.display());
+            None
+        }
+    }
+}
+
+fn note(path: &str, text: &str) -> NoteInput {
+    NoteInput { path: path.into(), bytes: text.as_bytes().to_vec(), mtime: 1000.0 }
+}
+
+fn vault() -> Vec<NoteInput> {
+    vec![
+        note("Cooking/Bread.md", "# Sourdough bread\n\nMix flour, water and starter. Let the dough rise overnight, then bake in a hot oven.\n"),
+        note("Travel/Japan.md", "# Trip to Kyoto\n\nWe visited temples and shrines, and took the bullet train from Tokyo.\n"),
+        note("Tech/Backups.md", "# Backups\n\nCopy the vault folder to an external drive every week so no note is ever lost.\n"),
+        note("Health/Running.md", "# Running plan\n\nJog three times a week and stretch afterwards to avoid injuries.\n"),
+        note("Tech/Sync.md", "# Sync\n\nKeep notes identical on phone and laptop with end-to-end encrypted sync.\n"),
+    ]
+}
+
+fn embed_all(e: &mut Engine) -> EmbedProgress {
+    let mut last = e.embed_progress();
+    for _ in 0..1000 {
+        last = e.embed_step(8).unwrap();
+        if last.done == last.total {
+            break;
+        }
+    }
+    last
+}
+
+fn ready() -> Option<Engine> {
+    let (m, t) = model()?;
+    let mut e = Engine::create(CoreConfig::default()).unwrap();
+    e.update(UpdateBatch { upserts: vault(), ..Default::default() }).unwrap();
+    e.load_model(&m, &t, None).unwrap();
+    let p = embed_all(&mut e);
+    assert_eq!((p.done, p.total), (5, 5));
+    Some(e)
+}
+
+fn first(e: &mut Engine, q: &str, mode: SearchMode) -> SearchResponse {
+    e.search(&SearchRequest { query: q.into(), mode: Some(mode), ..Default::default() }).unwrap()
+}
+
+#[test]
+fn semantic_finds_meaning_without_shared_words() {
+    let Some(mut e) = ready() else { return };
+    let r = first(&mut e, "how do I bake a loaf", SearchMode::Semantic);
+    assert_eq!(r.hits[0].path, "Cooking/Bread.md");
+    assert!(r.hits[0].vec_score > 0.2 && r.hits[0].lex_score == 0.0);
+    let r = first(&mut e, "protect my files from a disk failure", SearchMode::Hybrid);
+    assert_eq!(r.hits[0].path, "Tech/Backups.md", "{:?}", r.hits.iter().map(|h| &h.explain).collect::<Vec<_>>());
+    assert_eq!(r.mode, SearchMode::Hybrid);
+    assert!(r.weights.is_some());
+    assert!(r.hits[0].explain.contains("vec #1"), "{}", r.hits[0].explain);
+    assert_eq!(r.semantic_coverage, Some(1.0));
+}
+
+#[test]
+fn hybrid_keeps_exact_matches_first_and_reports_strong_signal() {
+    let Some(mut e) = ready() else { return };
+    let r = first(&mut e, "\"bullet train\"", SearchMode::Hybrid);
+    assert_eq!(r.hits[0].path, "Travel/Japan.md");
+    assert_eq!(r.weights.as_ref().unwrap().reason, "exact-term query");
+    let multi = e
+        .search(&SearchRequest {
+            query: "exercise".into(),
+            queries: Some(vec!["jogging schedule".into(), "stretching".into()]),
+            mode: Some(SearchMode::Hybrid),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(multi.hits[0].path, "Health/Running.md");
+}
+
+#[test]
+fn rename_edit_and_reopen_never_reembed_unchanged_text() {
+    let Some((m, t)) = model() else { return };
+    let Some(mut e) = ready() else { return };
+    e.update(UpdateBatch {
+        renames: vec![Rename { from: "Tech/Sync.md".into(), to: "Archive/Sync.md".into() }],
+        ..Default::default()
+    })
+    .unwrap();
+    let p = e.embed_step(8).unwrap();
+    assert_eq!((p.embedded, p.done, p.total), (0, 5, 5), "a move re-embeds nothing");
+
+    // Edit one note: exactly one new chunk.
+    e.update(UpdateBatch { upserts: vec![note("Health/Running.md", "# Running plan\n\nRun five kilometres on Sundays.\n")], ..Default::default() }).unwrap();
+    let p = e.embed_step(8).unwrap();
+    assert_eq!(p.embedded, 1);
+
+    // Persist, reopen: vectors come back, nothing to embed.
+    let mut folder: std::collections::BTreeMap<String, Vec<u8>> = Default::default();
+    let out = e.flush().unwrap();
+    for w in out.writes {
+        folder.insert(w.name, w.bytes);
+    }
+    let files: Vec<IndexFile> = folder.iter().map(|(n, b)| IndexFile { name: n.clone(), bytes: b.clone() }).collect();
+    let mut e2 = Engine::open(CoreConfig::default(), files);
+    assert!(!e2.open_report().rebuilt, "{:?}", e2.open_report().reason);
+    assert_eq!(e2.status().vectors, 5);
+    e2.load_model(&m, &t, None).unwrap();
+    let p = e2.embed_step(8).unwrap();
+    assert_eq!((p.embedded, p.done), (0, 5));
+    assert_eq!(first(&mut e2, "how do I bake a loaf", SearchMode::Semantic).hits[0].path, "Cooking/Bread.md");
+
+    // Another model spec re-embeds everything.
+    let other = crate::embed::EmbedderConfig { model_id: "other".into(), ..Default::default() };
+    let p = e2.load_model(&m, &t, Some(other)).unwrap();
+    assert_eq!(p.done, 0);
+}
+
+#[test]
+fn similar_notes_by_vector() {
+    let Some(mut e) = ready() else { return };
+    let r = e.similar(&SimilarRequest { path: Some("Tech/Backups.md".into()), k: Some(4), ..Default::default() }).unwrap();
+    assert_eq!(r.hits.len(), 4);
+    assert!(r.hits.iter().all(|h| h.path != "Tech/Backups.md"));
+    assert!(r.hits.windows(2).all(|w| w[0].score >= w[1].score));
+    assert!(!r.hits[0].sections.is_empty());
+    assert!(e.similar(&SimilarRequest { path: Some("missing.md".into()), ..Default::default() }).is_err());
+}
+
+#[test]
+fn without_a_model_hybrid_is_lexical_with_a_notice_and_semantic_is_unavailable() {
+    let mut e = Engine::create(CoreConfig::default()).unwrap();
+    e.update(UpdateBatch { upserts: vault(), ..Default::default() }).unwrap();
+    let r = first(&mut e, "sourdough", SearchMode::Hybrid);
+    assert_eq!(r.mode, SearchMode::Lexical);
+    assert_eq!(r.hits[0].path, "Cooking/Bread.md");
+    assert!(r.notice.as_ref().unwrap().contains("fetch-model"));
+    let err = e.search(&SearchRequest { query: "x".into(), mode: Some(SearchMode::Semantic), ..Default::default() }).unwrap_err();
+    assert_eq!(err.code(), "unavailable");
+    assert!(e.embed_step(8).is_err());
+    assert!(e.load_model(b"not onnx", b"{}", None).is_err(), "a broken model is an error, not a crash");
+}
