@@ -19,6 +19,9 @@ await build({
   platform: "node",
   format: "esm",
   banner: { js: "#!/usr/bin/env node" },
+  // The bench's competitor (onnxruntime-web, with its own .wasm files, and the JS tokenizer of
+  // its harness) is loaded from node_modules at run time, only by `strata bench`.
+  external: ["onnxruntime-web", "@huggingface/tokenizers"],
 });
 await chmod("dist/strata.js", 0o755);
 

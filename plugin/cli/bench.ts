@@ -1,5 +1,6 @@
 // `strata bench [vault]`: this engine and MiniSearch configured as Omnisearch configures it,
-// side by side in one run. Full index runs and cold opens run in child processes (hidden
+// side by side in one run; then our embedder against onnxruntime-web (embed-bench.ts) and
+// the quality of the lexical, semantic and hybrid modes on the shared dev queries. Full index runs and cold opens run in child processes (hidden
 // `__bench-worker` command) so that peak memory and start-up of one engine do not pollute
 // the other. Nothing is written into the vault: edits are fed to the engines in memory and
 // every index lives in a temporary folder (or --index-dir).
@@ -11,16 +12,18 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 import type { CoreConfig, StrataCoreApi } from "../core/api.ts";
-import { openIndex, persist, reconcile } from "../core/client.ts";
-import { FsIndexStore, loadCore, NodeVault, checkVaultDir } from "../core/node.ts";
+import { embedAll, openIndex, persist, reconcile } from "../core/client.ts";
+import { FsIndexStore, loadCore, loadModelFiles, NodeVault, checkVaultDir, findModelDir } from "../core/node.ts";
 import { CliError, intOption, parse, repoRoot } from "./common.ts";
+import { embedOrtWorker, embedTractWorker, loadOrt, sampleNotes, type EmbedEngineResult } from "./embed-bench.ts";
 import { evalCore } from "./eval-cmd.ts";
 import { evaluate, loadQueries, percentile, round, type EvalResult } from "./metrics.ts";
 import { buildOmni, loadOmni, omniDoc, omniSearch } from "./omnisearch.ts";
 import { bytes, ms, table } from "./ui.ts";
 
-export const BENCH_USAGE = `strata bench [vault] [--index-dir DIR] [--edits 20] [--eval DIR] [--eval-vaults DIR] [--no-eval] [--json]
-              (default vault: ../shared/vaults/obsidian-help beside the repository, else the fixture vault)`;
+export const BENCH_USAGE = `strata bench [vault] [--index-dir DIR] [--edits 20] [--embed-chunks 320] [--eval DIR] [--eval-vaults DIR] [--no-eval] [--json]
+              (default vault: ../shared/vaults/obsidian-help beside the repository, else the fixture vault;
+              --embed-chunks 0 skips the embedder comparison)`;
 
 /** Fixed query list for latency: the kinds of words people type, in several of the vault's languages. */
 export const BENCH_QUERIES = [
@@ -35,7 +38,7 @@ const CONFIG: CoreConfig = { configDir: ".obsidian" };
 const QUERY_ROUNDS = 5;
 
 interface WorkerResult {
-  [key: string]: number | string | boolean;
+  [key: string]: number | string | boolean | null;
 }
 
 function runWorker(args: string[]): Promise<WorkerResult & { wallMs: number }> {
@@ -88,7 +91,7 @@ export async function benchWorker(args: string[]): Promise<number> {
     case "cold-strata": {
       const { core } = await openIndex(loadCore(), new FsIndexStore(a), CONFIG);
       const t1 = performance.now();
-      const hits = core.search({ query: b, k: 10 }).hits.length;
+      const hits = core.search({ query: b, k: 10, mode: "lexical" }).hits.length;
       res = { openMs: t1 - t0, queryMs: performance.now() - t1, hits };
       break;
     }
@@ -99,6 +102,12 @@ export async function benchWorker(args: string[]): Promise<number> {
       res = { openMs: t1 - t0, queryMs: performance.now() - t1, hits };
       break;
     }
+    case "embed-tract":
+      res = { ...(await embedTractWorker(a, b)) };
+      break;
+    case "embed-ort":
+      res = { ...(await embedOrtWorker(a, b, Number(args[3] ?? 8))) };
+      break;
     default:
       throw new CliError(`unknown bench worker ${what}`, 2);
   }
@@ -133,10 +142,30 @@ interface EngineFigures {
   indexBytes: number;
 }
 
+type Metrics = Omit<EvalResult, "per_query">;
+
 interface QualityRow {
   lang: string;
-  strata: Omit<EvalResult, "per_query">;
-  minisearch: Omit<EvalResult, "per_query">;
+  /** Strata lexical (the comparison with MiniSearch). */
+  strata: Metrics;
+  minisearch: Metrics;
+  /** Strata's semantic and hybrid modes (absent without the model). */
+  semantic: Metrics | null;
+  hybrid: Metrics | null;
+  /** Chunks embedded for the semantic modes, and how long it took (whole vault, our embedder). */
+  embedded: number;
+  embedMs: number;
+}
+
+interface EmbedComparison {
+  vault: string;
+  notes: number;
+  tract: EmbedEngineResult;
+  /** onnxruntime-web, batch 8 and batch 1 (no padding): the faster is the reference. */
+  ort: EmbedEngineResult[];
+  /** Steady-state chunks/s, ours over the faster onnxruntime-web configuration. */
+  ratio: number;
+  target: number;
 }
 
 export async function benchCommand(args: string[]): Promise<number> {
@@ -146,6 +175,7 @@ export async function benchCommand(args: string[]): Promise<number> {
     eval: { type: "string" },
     "eval-vaults": { type: "string" },
     "no-eval": { type: "boolean" },
+    "embed-chunks": { type: "string" },
     json: { type: "boolean" },
   });
   const json = Boolean(values.json);
@@ -167,6 +197,9 @@ export async function benchCommand(args: string[]): Promise<number> {
     }
   }
   const edits = intOption(values.edits, "edits", 1) ?? 20;
+  const embedChunks = intOption(values["embed-chunks"], "embed-chunks", 0) ?? 320;
+  const modelPresent = (await loadModelFiles()) !== null;
+  if (!modelPresent) log(`strata bench: ${findModelDir()} holds no embedding model (scripts/fetch-model.sh): embedder and semantic parts skipped`);
   const work = values["index-dir"] ? path.resolve(values["index-dir"]) : await mkdtemp(path.join(os.tmpdir(), "strata-bench-"));
   const strataDir = path.join(work, "strata");
   const omniFile = path.join(work, "minisearch", "index.json");
@@ -193,7 +226,7 @@ export async function benchCommand(args: string[]): Promise<number> {
     for (let round_ = 0; round_ <= QUERY_ROUNDS; round_++) {
       for (const q of BENCH_QUERIES) {
         let t = performance.now();
-        core.search({ query: q, k: 10 });
+        core.search({ query: q, k: 10, mode: "lexical" });
         const s = performance.now() - t;
         t = performance.now();
         omniSearch(mini, q).slice(0, 10);
@@ -221,9 +254,34 @@ export async function benchCommand(args: string[]): Promise<number> {
     const mCold = await cold("cold-omni", omniFile);
     const indexBytes = await store.size();
     const omniBytes = (await stat(omniFile)).size;
+
+    // 5. Embedding throughput: our embedder vs onnxruntime-web, same model, same chunks.
+    let embedding: EmbedComparison | null = null;
+    let embedSkipped: string | null = null;
+    if (embedChunks === 0) embedSkipped = "--embed-chunks 0";
+    else if (!modelPresent) embedSkipped = "no embedding model";
+    else {
+      const ortLibs = await loadOrt();
+      if (typeof ortLibs === "string") embedSkipped = ortLibs;
+      else {
+        const sample = sampleNotes(core, embedChunks);
+        const sampleFile = path.join(work, "embed-sample.json");
+        await writeFile(sampleFile, JSON.stringify(sample));
+        log(`  embedding: strata (tract-onnx in wasm), ${sample.length} notes…`);
+        const tract = (await runWorker(["embed-tract", vaultDir, sampleFile])) as unknown as EmbedEngineResult;
+        const ort: EmbedEngineResult[] = [];
+        for (const batch of [8, 1]) {
+          log(`  embedding: onnxruntime-web, batch ${batch}…`);
+          ort.push((await runWorker(["embed-ort", vaultDir, sampleFile, String(batch)])) as unknown as EmbedEngineResult);
+        }
+        const best = Math.max(...ort.map((o) => o.steadyChunksPerSec));
+        embedding = { vault: vaultDir, notes: sample.length, tract, ort, ratio: round(tract.steadyChunksPerSec / best, 3), target: 1.2 };
+      }
+    }
+    if (embedSkipped) log(`  embedding comparison skipped: ${embedSkipped}`);
     core.free();
 
-    // 5. Quality, lexical mode, on the shared dev sets.
+    // 6. Quality on the shared dev sets: lexical (vs MiniSearch), semantic and hybrid.
     const quality: QualityRow[] = [];
     const evalDir = values.eval ? path.resolve(values.eval) : path.join(shared, "eval");
     const evalVaults = values["eval-vaults"] ? path.resolve(values["eval-vaults"]) : path.join(shared, "vaults", "obsidian-help");
@@ -239,7 +297,7 @@ export async function benchCommand(args: string[]): Promise<number> {
             continue;
           }
           log(`  quality ${lang}…`);
-          quality.push(await qualityRow(lang, file, vault));
+          quality.push(await qualityRow(lang, file, vault, modelPresent));
         }
       }
     }
@@ -269,6 +327,9 @@ export async function benchCommand(args: string[]): Promise<number> {
       baselineRssMb: round(baseline.maxRssMb as number, 1),
       strata: { ...figures(sIdx, sTimes, edit.strata, sCold, indexBytes), sections: sIdx.sections as number },
       minisearch: figures(mIdx, mTimes, edit.omni, mCold, omniBytes),
+      embedding,
+      embedSkipped,
+      vectorLatency: "measured natively by the core's Rust bench (crate/), not here",
       quality,
     };
 
@@ -317,7 +378,7 @@ async function editLatency(
     let t = performance.now();
     core.update({ upserts: [{ path: target.path, bytes: enc.encode(edited), mtime }] });
     const w = await persist(core, store);
-    const sHit = core.search({ query: word, k: 5 }).hits[0]?.path === target.path;
+    const sHit = core.search({ query: word, k: 5, mode: "lexical" }).hits[0]?.path === target.path;
     const s = performance.now() - t;
 
     t = performance.now();
@@ -342,17 +403,32 @@ async function editLatency(
   return { strata, omni, note: target.path };
 }
 
-async function qualityRow(lang: string, file: string, vaultDir: string): Promise<QualityRow> {
+async function qualityRow(lang: string, file: string, vaultDir: string, withModel: boolean): Promise<QualityRow> {
   const queries = loadQueries(file);
   const vault = new NodeVault(vaultDir);
   const core = loadCore().create(CONFIG);
   await reconcile(core, vault);
+  const strip = ({ per_query: _, ...rest }: EvalResult): Metrics => rest;
   const s = evalCore(core, queries, "lexical", 10);
+  let semantic: Metrics | null = null;
+  let hybrid: Metrics | null = null;
+  let embedded = 0;
+  let embedMs = 0;
+  const files = withModel ? await loadModelFiles() : null;
+  if (files) {
+    core.loadModel(files.model, files.tokenizer, null);
+    const sum = await embedAll(core, null, { maxChunks: 32 });
+    embedded = sum.embedded;
+    embedMs = round(sum.embedMs, 0);
+    const sem = evalCore(core, queries, "semantic", 10);
+    const hyb = evalCore(core, queries, "hybrid", 10);
+    semantic = strip(sem);
+    hybrid = strip(hyb);
+  }
   core.free();
   const { ms: mini } = await buildOmni(vault);
   const m = evaluate(queries, 10, (q) => omniSearch(mini, q).map((r) => String(r.id)));
-  const strip = ({ per_query: _, ...rest }: EvalResult) => rest;
-  return { lang, strata: strip(s), minisearch: strip(m) };
+  return { lang, strata: strip(s), minisearch: strip(m), semantic, hybrid, embedded, embedMs };
 }
 
 type BenchResult = {
@@ -365,6 +441,9 @@ type BenchResult = {
   baselineRssMb: number;
   strata: EngineFigures & { sections: number };
   minisearch: EngineFigures;
+  embedding: EmbedComparison | null;
+  embedSkipped: string | null;
+  vectorLatency: string;
   quality: QualityRow[];
 };
 
@@ -394,13 +473,42 @@ function render(r: BenchResult): string {
     "",
     table(rows, ["l", "r", "r", "r", "l"]),
   ];
+  if (r.embedding) {
+    const e = r.embedding;
+    const rows2 = [["embedder", "chunks", "model load", "first step", "chunks/s (all)", "chunks/s (steady)"]];
+    for (const x of [e.tract, ...e.ort]) {
+      rows2.push([x.engine, String(x.chunks), ms(x.loadMs), ms(x.firstStepMs), x.chunksPerSec.toFixed(1), x.steadyChunksPerSec.toFixed(1)]);
+    }
+    const refCos = e.ort.map((o) => o.referenceMinCosine).find((c) => c != null);
+    out.push(
+      "",
+      `Embedding ${e.notes} notes of ${e.vault}, same model.onnx, same chunk texts, one thread each, each engine in its own process; steps of 16 chunks, steady = without the first 2 steps.`,
+      table(rows2, ["l", "r", "r", "r", "r", "r"]),
+      `Strata / onnxruntime-web (faster configuration), steady: ${e.ratio.toFixed(2)}× (target ≥ ${e.target}× ${check(e.ratio >= e.target)})` +
+        (refCos != null ? ` · onnxruntime-web harness vs the Python reference vectors: min cosine ${refCos.toFixed(4)}` : ""),
+    );
+  } else if (r.embedSkipped) {
+    out.push("", `Embedder comparison skipped: ${r.embedSkipped}.`);
+  }
+  out.push(`Vector query latency (10k/100k/300k vectors): ${r.vectorLatency}.`);
   if (r.quality.length) {
+    const f = (a: number, b: number) => `${a.toFixed(3)} / ${b.toFixed(3)}`;
     const q = [["lexical quality", "n", "recall@10 S / MS", "MRR@10 S / MS", "nDCG@10 S / MS"]];
     for (const row of r.quality) {
-      const f = (a: number, b: number) => `${a.toFixed(3)} / ${b.toFixed(3)}`;
       q.push([row.lang, String(row.strata.n), f(row.strata.recall10, row.minisearch.recall10), f(row.strata.mrr10, row.minisearch.mrr10), f(row.strata.ndcg10, row.minisearch.ndcg10)]);
     }
     out.push("", table(q, ["l", "r", "r", "r", "r"]));
+    if (r.quality.some((row) => row.hybrid)) {
+      const m = [["Strata by mode", "n", "mode", "recall@10", "MRR@10", "nDCG@10", "p50", "p95", "embedded"]];
+      for (const row of r.quality) {
+        const modes: [string, Metrics | null][] = [["lexical", row.strata], ["semantic", row.semantic], ["hybrid", row.hybrid]];
+        for (const [name, x] of modes) {
+          if (!x) continue;
+          m.push([row.lang, String(x.n), name, x.recall10.toFixed(3), x.mrr10.toFixed(3), x.ndcg10.toFixed(3), ms(x.p50_ms), ms(x.p95_ms), name === "lexical" ? "" : `${row.embedded} chunks, ${ms(row.embedMs)}`]);
+        }
+      }
+      out.push("", table(m, ["l", "r", "l", "r", "r", "r", "r", "r", "l"]));
+    }
   }
   return out.join("\n");
 }

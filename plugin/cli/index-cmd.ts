@@ -1,28 +1,56 @@
-// `strata index <vault>`: build or update the vault's index.
+// `strata index <vault>`: build or update the vault's index, then embed its pending chunks
+// (when the embedding model is present and --no-embed is not given).
 
 import type { ReconcileSummary } from "../core/client.ts";
 import { loadCore } from "../core/node.ts";
 import { openIndex } from "../core/client.ts";
-import { indexWithProgress, parse, vaultContext, vaultOptions } from "./common.ts";
+import { embedWithProgress, indexWithProgress, loadModel, parse, vaultContext, vaultOptions, type EmbedRun, type ModelState } from "./common.ts";
 import { bytes, seconds } from "./ui.ts";
 
-export const INDEX_USAGE = `strata index <vault> [--index-dir DIR] [--config-dir .obsidian] [--json]`;
+export const INDEX_USAGE = `strata index <vault> [--no-embed] [--index-dir DIR] [--config-dir .obsidian] [--json]`;
 
 export async function indexCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { ...vaultOptions });
+  const { values, positionals } = parse(args, { ...vaultOptions, "no-embed": { type: "boolean" } });
   const ctx = await vaultContext(positionals[0], values);
   const json = Boolean(values.json);
+  const quiet = json && !process.stderr.isTTY;
   const t0 = performance.now();
   const { core, report } = await openIndex(loadCore(), ctx.store, ctx.config);
   if (report.rebuilt) {
     process.stderr.write(`strata: the index in ${ctx.indexDir} was unusable (${report.reason ?? "unknown reason"}); rebuilding it\n`);
   }
-  const sum = await indexWithProgress(core, ctx, json && !process.stderr.isTTY);
+  const sum = await indexWithProgress(core, ctx, quiet);
+  const lexicalMs = performance.now() - t0;
+
+  // Semantic: load the model if present and embed what the index lacks. Lexical search is
+  // already persisted and usable, whatever happens here.
+  let model: ModelState | null = null;
+  let run: EmbedRun | null = null;
+  if (!values["no-embed"]) {
+    model = await loadModel(core, { quiet: false });
+    if (model.loaded) run = await embedWithProgress(core, ctx.store, quiet);
+  }
+  const progress = core.embedProgress();
   const status = core.status();
   const indexBytes = await ctx.store.size();
   const tookMs = performance.now() - t0;
   core.free();
 
+  const embedding = {
+    model: progress.model,
+    modelLoaded: progress.modelLoaded,
+    modelDir: model?.dir ?? null,
+    modelLoadMs: model ? Math.round(model.loadMs) : null,
+    skipped: Boolean(values["no-embed"]),
+    embedded: run?.embedded ?? 0,
+    done: progress.done,
+    total: progress.total,
+    vectors: status.vectors,
+    rate: run && run.embedMs > 0 ? Math.round((run.embedded / (run.embedMs / 1000)) * 10) / 10 : null,
+    tookMs: run ? Math.round(run.tookMs) : 0,
+    bytesWritten: run?.bytesWritten ?? 0,
+    interrupted: run?.interrupted ?? false,
+  };
   if (json) {
     process.stdout.write(
       JSON.stringify(
@@ -43,10 +71,12 @@ export async function indexCommand(args: string[]): Promise<number> {
           warnings: sum.warnings,
           sections: sum.sections,
           bytesRead: sum.bytesRead,
-          bytesWritten: sum.bytesWritten,
+          bytesWritten: sum.bytesWritten + embedding.bytesWritten,
           indexBytes,
           notes: status.notes,
           totalSections: status.sections,
+          lexicalMs: Math.round(lexicalMs),
+          embedding,
           tookMs: Math.round(tookMs),
         },
         null,
@@ -54,9 +84,19 @@ export async function indexCommand(args: string[]): Promise<number> {
       ) + "\n",
     );
   } else {
-    process.stdout.write(humanSummary(ctx.vaultDir, ctx.indexDir, sum, status.notes, indexBytes, tookMs));
+    let out = humanSummary(ctx.vaultDir, ctx.indexDir, sum, status.notes, indexBytes, lexicalMs);
+    if (values["no-embed"]) {
+      out += `  embedding skipped (--no-embed): ${progress.done}/${progress.total} chunks have a vector\n`;
+    } else if (run) {
+      const rate = embedding.rate != null ? ` (${embedding.rate} chunks/s)` : "";
+      out += `  embedded ${run.embedded} chunks in ${seconds(run.tookMs)}${rate} · ${progress.done}/${progress.total} chunks have a vector · model ${progress.model ?? "?"} loaded in ${seconds(model?.loadMs ?? 0)}\n`;
+      if (run.interrupted) out += `  embedding interrupted: run \`strata index\` again to resume (the work done so far is saved)\n`;
+    } else {
+      out += `  semantic search off: no embedding model (see above); ${progress.done}/${progress.total} chunks have a vector\n`;
+    }
+    process.stdout.write(out);
   }
-  return 0;
+  return run?.interrupted ? 130 : 0;
 }
 
 function humanSummary(vault: string, indexDir: string, s: ReconcileSummary, notes: number, indexBytes: number, tookMs: number): string {

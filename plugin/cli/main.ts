@@ -5,17 +5,22 @@ import { CliError } from "./common.ts";
 import { evalCommand, EVAL_USAGE } from "./eval-cmd.ts";
 import { indexCommand, INDEX_USAGE } from "./index-cmd.ts";
 import { searchCommand, SEARCH_USAGE } from "./search-cmd.ts";
+import { similarCommand, SIMILAR_USAGE } from "./similar-cmd.ts";
 
 const USAGE = `Strata: local search for an Obsidian vault.
 
 usage:
   ${INDEX_USAGE}
   ${SEARCH_USAGE}
+  ${SIMILAR_USAGE}
   ${EVAL_USAGE}
   ${BENCH_USAGE}
 
 The index lives in <vault>/<config-dir>/plugins/strata-search/index/ unless --index-dir is given.
-Exit codes: 0 ok, 1 failure, 2 bad usage or input (missing vault, unknown option, unavailable mode).
+Semantic and hybrid search need the embedding model in models/all-MiniLM-L6-v2 (scripts/fetch-model.sh
+fetches it; STRATA_MODEL_DIR overrides the folder). Without it, hybrid (the default) answers lexically.
+Exit codes: 0 ok, 1 failure, 2 bad usage or input (missing vault, unknown option, unavailable mode),
+130 interrupted (Ctrl-C while embedding: the work done so far is saved).
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -25,6 +30,8 @@ async function main(argv: string[]): Promise<number> {
       return indexCommand(args);
     case "search":
       return searchCommand(args);
+    case "similar":
+      return similarCommand(args);
     case "eval":
       return evalCommand(args);
     case "bench":

@@ -1,26 +1,46 @@
 // `strata search <vault> "<query>"`: search the vault's index (indexing it first if it has none).
 
-import type { SearchFilters, SearchMode, SearchRequest, SearchResponse } from "../core/api.ts";
+import type { Hit, SearchFilters, SearchMode, SearchRequest, SearchResponse, StrataCoreApi } from "../core/api.ts";
 import { coreErrorCode, errorMessage } from "../core/client.ts";
-import { CliError, intOption, openVaultIndex, parse, vaultContext, vaultOptions } from "./common.ts";
+import { CliError, intOption, openVaultIndex, parse, readySemantic, vaultContext, vaultOptions } from "./common.ts";
 import { ms, renderSnippet, ttyOut } from "./ui.ts";
 
-export const SEARCH_USAGE = `strata search <vault> "<query>" [--mode lexical|semantic|hybrid] [--k N] [--folder F] [--tag T]
-              [--property KEY=VALUE] [--depth-min N] [--depth-max N] [--order relevance|shallow|deep]
-              [--refresh] [--index-dir DIR] [--config-dir .obsidian] [--json]`;
+export const SEARCH_USAGE = `strata search <vault> "<query>" [--mode lexical|semantic|hybrid] [--queries "<q2>" …] [--fusion rrf|linear]
+              [--k N] [--folder F] [--tag T] [--property KEY=VALUE] [--depth-min N] [--depth-max N]
+              [--order relevance|shallow|deep] [--refresh] [--no-embed] [--index-dir DIR] [--config-dir .obsidian] [--json]`;
 
 const MODES: SearchMode[] = ["lexical", "semantic", "hybrid"];
 
+/** --mode, default hybrid (which answers lexically, with a notice, while there is no model). */
 export function parseMode(value: string | undefined): SearchMode {
-  const mode = (value ?? "lexical") as SearchMode;
+  const mode = (value ?? "hybrid") as SearchMode;
   if (!MODES.includes(mode)) throw new CliError(`--mode must be one of ${MODES.join(", ")}, got ${JSON.stringify(value)}`, 2);
   return mode;
+}
+
+export function parseFusion(value: string | undefined): SearchRequest["fusion"] {
+  if (value === undefined) return undefined;
+  if (value !== "rrf" && value !== "linear") throw new CliError(`--fusion must be rrf or linear, got ${JSON.stringify(value)}`, 2);
+  return value;
+}
+
+/** core.search with the core's request errors as exit code 2. */
+export function runSearch(core: StrataCoreApi, req: SearchRequest): SearchResponse {
+  try {
+    return core.search(req);
+  } catch (err) {
+    const code = coreErrorCode(err);
+    if (code === "unavailable" || code === "bad-request") throw new CliError(errorMessage(err), 2);
+    throw err;
+  }
 }
 
 export async function searchCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, {
     ...vaultOptions,
     mode: { type: "string" },
+    queries: { type: "string", multiple: true },
+    fusion: { type: "string" },
     k: { type: "string" },
     folder: { type: "string" },
     tag: { type: "string" },
@@ -29,6 +49,7 @@ export async function searchCommand(args: string[]): Promise<number> {
     "depth-max": { type: "string" },
     order: { type: "string" },
     refresh: { type: "boolean" },
+    "no-embed": { type: "boolean" },
     snippets: { type: "boolean", default: true },
   });
   const [vaultArg, ...rest] = positionals;
@@ -47,14 +68,19 @@ export async function searchCommand(args: string[]): Promise<number> {
   filters.maxDepth = intOption(values["depth-max"], "depth-max");
   const order = values.order ?? "relevance";
   if (!["relevance", "shallow", "deep"].includes(order)) throw new CliError(`--order must be relevance, shallow or deep`, 2);
+  const mode = parseMode(values.mode);
+  const queries = (values.queries ?? []).map((q) => q.trim()).filter((q) => q !== "");
   const req: SearchRequest = {
     query,
-    mode: parseMode(values.mode),
+    mode,
     k: intOption(values.k, "k", 1) ?? 10,
     filters,
     depthOrder: order as SearchRequest["depthOrder"],
     snippets: true,
   };
+  if (queries.length > 0) req.queries = queries;
+  const fusion = parseFusion(values.fusion);
+  if (fusion) req.fusion = fusion;
 
   const ctx = await vaultContext(vaultArg, values);
   const json = Boolean(values.json);
@@ -64,18 +90,13 @@ export async function searchCommand(args: string[]): Promise<number> {
       `strata: indexed ${summary.added + summary.updated + summary.moved} notes, ${summary.unchanged} unchanged, ${summary.deleted} deleted\n`,
     );
   }
-  let res: SearchResponse;
-  try {
-    res = core.search(req);
-  } catch (err) {
-    const code = coreErrorCode(err);
-    if (code === "unavailable" || code === "bad-request") throw new CliError(errorMessage(err), 2);
-    throw err;
-  }
+  await readySemantic(core, ctx.store, mode, { noEmbed: Boolean(values["no-embed"]), quiet: json && !process.stderr.isTTY });
+  const res = runSearch(core, req);
   core.free();
+  if (res.notice) process.stderr.write(`strata: ${res.notice}\n`);
 
   if (json) {
-    process.stdout.write(JSON.stringify({ query, ...res }, null, 2) + "\n");
+    process.stdout.write(JSON.stringify({ query, queries, ...res }, null, 2) + "\n");
     return 0;
   }
   const tty = ttyOut();
@@ -84,10 +105,28 @@ export async function searchCommand(args: string[]): Promise<number> {
   res.hits.forEach((h, i) => {
     const where = h.headingPath ? ` › ${h.headingPath}` : "";
     const pathText = tty ? `\x1b[36m${h.path}\x1b[39m` : h.path;
-    out.push(`${String(i + 1).padStart(2)}. ${pathText}${where}  (lines ${h.startLine}–${h.endLine}, score ${h.score.toFixed(3)})`);
+    out.push(`${String(i + 1).padStart(2)}. ${pathText}${where}  (lines ${h.startLine}–${h.endLine}, ${breakdown(h, res.mode)})`);
     if (h.snippet && h.snippet.text.trim() !== "") out.push(`    ${renderSnippet(h.snippet, tty)}`);
   });
-  if (res.hits.length > 0) out.push(`${res.hits.length} results · ${res.mode} · ${ms(res.tookMs)}`);
+  if (res.hits.length > 0) out.push(footer(res));
   process.stdout.write(out.join("\n") + "\n");
   return 0;
+}
+
+/** The short score breakdown of a hit: the final score, then its lexical and vector parts. */
+export function breakdown(h: Hit, mode: SearchMode): string {
+  if (mode === "lexical") return `score ${h.score.toFixed(3)}`;
+  const parts = [`score ${h.finalScore.toFixed(4)}`];
+  if (mode === "hybrid") parts.push(h.lexScore > 0 ? `lex ${h.lexNorm.toFixed(2)} (bm25 ${h.lexScore.toFixed(2)})` : "lex —");
+  parts.push(h.vecScore !== 0 ? `vec ${h.vecScore.toFixed(3)}` : "vec —");
+  return parts.join(" · ");
+}
+
+function footer(res: SearchResponse): string {
+  const bits = [`${res.hits.length} results`, res.mode];
+  if (res.weights) bits.push(`${res.weights.method} lex ${res.weights.lex.toFixed(2)} / vec ${res.weights.vec.toFixed(2)} (${res.weights.reason})`);
+  if (res.semanticCoverage != null && res.semanticCoverage < 1) bits.push(`${Math.round(res.semanticCoverage * 100)}% embedded`);
+  if (res.strongSignal) bits.push("strong lexical signal");
+  bits.push(ms(res.tookMs));
+  return bits.join(" · ");
 }

@@ -1,6 +1,6 @@
 // Terminal output helpers: progress bar, highlights, sizes and durations, tables.
 
-import type { Snippet } from "../core/api.ts";
+import type { EmbedProgress, Snippet } from "../core/api.ts";
 
 const ttyErr = (): boolean => Boolean(process.stderr.isTTY) && !process.env.NO_COLOR && process.env.TERM !== "dumb";
 export const ttyOut = (): boolean => Boolean(process.stdout.isTTY) && !process.env.NO_COLOR && process.env.TERM !== "dumb";
@@ -41,6 +41,58 @@ export class Progress {
   end(): void {
     if (this.shown) process.stderr.write("\r\x1b[2K");
   }
+}
+
+/**
+ * Embedding progress on stderr: done/total chunks, rate and ETA. On a terminal a bar redrawn
+ * in place (after 300 ms); otherwise a plain line per 10% step for runs of 100+ chunks.
+ */
+export class EmbedBar {
+  private readonly start = performance.now();
+  private shown = false;
+  private lastDraw = 0;
+  private lastStep = -1;
+  private startDone = -1;
+
+  constructor(private readonly label = "embedding") {}
+
+  update(p: EmbedProgress): void {
+    if (this.startDone < 0) this.startDone = p.done;
+    const elapsed = performance.now() - this.start;
+    const pending = p.total - this.startDone;
+    const rate = p.rate > 0 ? `${p.rate.toFixed(1)} chunks/s` : "";
+    const eta = p.etaSeconds != null && p.done < p.total ? `ETA ${duration(p.etaSeconds)}` : "";
+    const tail = [rate, eta].filter(Boolean).join(" · ");
+    if (ttyErr()) {
+      const now = performance.now();
+      if (elapsed < 300 || (now - this.lastDraw < 100 && p.done < p.total)) return;
+      this.lastDraw = now;
+      this.shown = true;
+      const width = 30;
+      const frac = p.total > 0 ? Math.min(1, p.done / p.total) : 0;
+      const fill = Math.round(frac * width);
+      process.stderr.write(`\r\x1b[2K${this.label} ${"█".repeat(fill)}${"░".repeat(width - fill)} ${p.done}/${p.total} chunks ${tail}`);
+    } else if (pending >= 100 && p.total > 0) {
+      const step = Math.floor(((p.done - this.startDone) / pending) * 10);
+      if (step > this.lastStep) {
+        this.lastStep = step;
+        process.stderr.write(`${this.label}: ${p.done}/${p.total} chunks (${Math.round((p.done / p.total) * 100)}%)${tail ? ` · ${tail}` : ""} · ${seconds(elapsed)}\n`);
+      }
+    }
+  }
+
+  end(): void {
+    if (this.shown) process.stderr.write("\r\x1b[2K");
+  }
+}
+
+/** "42 s", "3 min 20 s", "1 h 05 min". */
+export function duration(secs: number): string {
+  if (!Number.isFinite(secs)) return "?";
+  const s = Math.max(0, Math.round(secs));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
+  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")} min`;
 }
 
 export function seconds(ms: number): string {

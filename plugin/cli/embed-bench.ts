@@ -1,0 +1,279 @@
+// The embedding half of `strata bench`: our embedder (tract-onnx compiled into the wasm core,
+// timed through embedStep) against onnxruntime-web (npm, its wasm backend, one thread) on the
+// same model file and the same chunk texts, each engine in its own process.
+//
+// onnxruntime-web has no tokenizer and the core exposes none, so the competitor's harness
+// tokenizes with @huggingface/tokenizers (a pure-JS reader of the same tokenizer.json),
+// truncates to the model's 256 tokens keeping [SEP], pads per batch and mean-pools over the
+// attention mask: the pipeline our core runs. The harness checks itself against the reference
+// vectors (tests/fixtures/embeddings/reference.json, computed with onnxruntime in Python)
+// and reports the lowest cosine. Timing covers the whole pipeline on both sides (tokenize,
+// run, pool, normalise; our side also stores the vector).
+
+import { existsSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import * as path from "node:path";
+
+import type { CoreConfig, NoteInfo, SectionInfo, StrataCoreApi } from "../core/api.ts";
+import { loadCore, loadModelFiles, NodeVault } from "../core/node.ts";
+import { CliError, repoRoot } from "./common.ts";
+import { round } from "./metrics.ts";
+
+const CONFIG: CoreConfig = { configDir: ".obsidian" };
+/** Chunks per timed step, on both sides (our embedStep(16) runs two model batches of 8). */
+export const STEP_CHUNKS = 16;
+/** Steps left out of the steady-state rate (plan building, JIT warm-up). */
+const WARMUP_STEPS = 2;
+const MAX_TOKENS = 256;
+
+export interface EmbedEngineResult {
+  engine: string;
+  chunks: number;
+  loadMs: number;
+  /** Whole run, first step included. */
+  totalMs: number;
+  chunksPerSec: number;
+  /** Without the first WARMUP_STEPS steps. */
+  steadyChunksPerSec: number;
+  firstStepMs: number;
+  tokens?: number;
+  batch?: number;
+  /** Harness self-check: lowest cosine against the reference vectors (null without the fixture). */
+  referenceMinCosine?: number | null;
+}
+
+/** Picks notes spread over the vault (deterministic shuffle) until they hold `target` leaf sections. */
+export function sampleNotes(core: StrataCoreApi, target: number): string[] {
+  const paths = [...core.paths()].sort();
+  let seed = 0x9e3779b9;
+  const rand = () => {
+    seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
+    return seed / 2 ** 32;
+  };
+  for (let i = paths.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [paths[i], paths[j]] = [paths[j], paths[i]];
+  }
+  const out: string[] = [];
+  let leaves = 0;
+  for (const p of paths) {
+    if (leaves >= target) break;
+    const note = core.note(p);
+    if (!note) continue;
+    const n = leafSections(note).length;
+    if (n === 0) continue;
+    out.push(p);
+    leaves += n;
+  }
+  return out.sort();
+}
+
+/** Sections without children: the ones the core embeds. */
+export function leafSections(note: NoteInfo): SectionInfo[] {
+  const parents = new Set(note.sections.map((s) => s.parentId).filter((x): x is string => x != null));
+  return note.sections.filter((s) => !parents.has(s.id)).sort((a, b) => a.order - b.order);
+}
+
+/** The first line after a YAML frontmatter block (1 when there is none). */
+function bodyStartLine(lines: string[]): number {
+  if (lines[0]?.replace(/\r$/, "") !== "---") return 1;
+  for (let i = 1; i < lines.length; i++) {
+    const l = lines[i].replace(/\r$/, "").trimEnd();
+    if (l === "---" || l === "...") return i + 2;
+  }
+  return 1;
+}
+
+/**
+ * The text the core embeds for each leaf (crate/src/sections.rs `embed_text`): the heading
+ * path, a blank line, then the section's lines without the frontmatter, trimmed.
+ */
+export function embedTexts(noteText: string, note: NoteInfo): string[] {
+  const lines = noteText.split("\n");
+  const body = bodyStartLine(lines);
+  return leafSections(note).map((s) => {
+    const start = Math.max(s.startLine, body);
+    const text = start > s.endLine ? "" : lines.slice(start - 1, s.endLine).join("\n").trim();
+    return s.headingPath ? `${s.headingPath}\n\n${text}` : text;
+  });
+}
+
+async function sampleInputs(vaultDir: string, sampleFile: string) {
+  const paths: string[] = JSON.parse(await readFile(sampleFile, "utf8"));
+  const vault = new NodeVault(vaultDir);
+  const notes = await Promise.all(paths.map(async (p) => ({ path: p, bytes: await vault.read(p) })));
+  return notes;
+}
+
+async function modelFiles() {
+  const files = await loadModelFiles();
+  if (!files) throw new CliError("no embedding model: run scripts/fetch-model.sh", 2);
+  return files;
+}
+
+function summarize(engine: string, steps: { n: number; ms: number }[], loadMs: number, extra: Partial<EmbedEngineResult> = {}): EmbedEngineResult {
+  const chunks = steps.reduce((a, s) => a + s.n, 0);
+  const totalMs = steps.reduce((a, s) => a + s.ms, 0);
+  const steady = steps.length > WARMUP_STEPS ? steps.slice(WARMUP_STEPS) : steps;
+  const sN = steady.reduce((a, s) => a + s.n, 0);
+  const sMs = steady.reduce((a, s) => a + s.ms, 0);
+  return {
+    engine,
+    chunks,
+    loadMs: round(loadMs, 1),
+    totalMs: round(totalMs, 1),
+    chunksPerSec: round(chunks / (totalMs / 1000), 2),
+    steadyChunksPerSec: round(sN / (sMs / 1000), 2),
+    firstStepMs: round(steps[0]?.ms ?? 0, 1),
+    ...extra,
+  };
+}
+
+/** Worker: our embedder, through the core's embedding queue (embedStep), on the sample notes. */
+export async function embedTractWorker(vaultDir: string, sampleFile: string): Promise<EmbedEngineResult> {
+  const notes = await sampleInputs(vaultDir, sampleFile);
+  const core = loadCore().create(CONFIG);
+  // mtime 0 for all: the queue then takes notes in path order, sections in order (as the harness).
+  core.update({ upserts: notes.map((n) => ({ path: n.path, bytes: n.bytes, mtime: 0 })) });
+  const files = await modelFiles();
+  let t = performance.now();
+  core.loadModel(files.model, files.tokenizer, null);
+  const loadMs = performance.now() - t;
+  const steps: { n: number; ms: number }[] = [];
+  for (;;) {
+    t = performance.now();
+    const p = core.embedStep(STEP_CHUNKS);
+    const ms = performance.now() - t;
+    if (p.embedded === 0) break;
+    steps.push({ n: p.embedded, ms });
+    if (p.done >= p.total) break;
+  }
+  const p = core.embedProgress();
+  if (p.done !== p.total) throw new Error(`embedding stopped at ${p.done}/${p.total}`);
+  core.free();
+  return summarize("tract-onnx (Strata core, wasm)", steps, loadMs);
+}
+
+/* The little of onnxruntime-web's and @huggingface/tokenizers' APIs the harness uses. */
+interface OrtTensor {
+  data: Float32Array;
+  dims: readonly number[];
+}
+interface OrtSession {
+  inputNames: readonly string[];
+  outputNames: readonly string[];
+  run(feeds: Record<string, unknown>): Promise<Record<string, OrtTensor>>;
+}
+interface OrtModule {
+  env: { wasm: { numThreads?: number; simd?: boolean } };
+  Tensor: new (type: string, data: BigInt64Array, dims: number[]) => unknown;
+  InferenceSession: { create(model: Uint8Array, opts: object): Promise<OrtSession> };
+}
+interface JsTokenizer {
+  encode(text: string): { ids: number[] };
+}
+
+/** Loads the competitor's packages; null with a reason when they are not installed. */
+export async function loadOrt(): Promise<{ ort: OrtModule; Tokenizer: new (json: object, config: object) => JsTokenizer } | string> {
+  try {
+    const ort = (await import("onnxruntime-web")) as unknown as OrtModule;
+    const { Tokenizer } = (await import("@huggingface/tokenizers")) as unknown as { Tokenizer: new (json: object, config: object) => JsTokenizer };
+    return { ort, Tokenizer };
+  } catch (err) {
+    return `onnxruntime-web or @huggingface/tokenizers is not installed (npm ci): ${(err as Error).message}`;
+  }
+}
+
+/** Worker: onnxruntime-web (wasm backend, one thread) on the same chunk texts, `batch` texts per run. */
+export async function embedOrtWorker(vaultDir: string, sampleFile: string, batch: number): Promise<EmbedEngineResult> {
+  const libs = await loadOrt();
+  if (typeof libs === "string") throw new CliError(libs, 2);
+  const { ort, Tokenizer } = libs;
+  const notes = await sampleInputs(vaultDir, sampleFile);
+  // Chunk texts, in the order the core's queue takes them, duplicates once (vectors are keyed by text).
+  const core = loadCore().create(CONFIG);
+  core.update({ upserts: notes.map((n) => ({ path: n.path, bytes: n.bytes, mtime: 0 })) });
+  const dec = new TextDecoder();
+  const seen = new Set<string>();
+  const texts: string[] = [];
+  for (const n of [...notes].sort((a, b) => (a.path < b.path ? -1 : 1))) {
+    const info = core.note(n.path);
+    if (!info) continue;
+    for (const t of embedTexts(dec.decode(n.bytes), info)) {
+      if (!seen.has(t)) {
+        seen.add(t);
+        texts.push(t);
+      }
+    }
+  }
+  core.free();
+
+  const files = await modelFiles();
+  const tokenizer = new Tokenizer(JSON.parse(dec.decode(files.tokenizer)), {});
+  const sepId = tokenizer.encode("").ids.at(-1) ?? 102;
+  const tokenize = (text: string): number[] => {
+    const ids = tokenizer.encode(text).ids;
+    return ids.length > MAX_TOKENS ? [...ids.slice(0, MAX_TOKENS - 1), sepId] : ids;
+  };
+  ort.env.wasm.numThreads = 1;
+  let t = performance.now();
+  const session = await ort.InferenceSession.create(files.model, { executionProviders: ["wasm"], graphOptimizationLevel: "all" });
+  const loadMs = performance.now() - t;
+  const hasTypeIds = session.inputNames.includes("token_type_ids");
+
+  const embedBatch = async (idsList: number[][]): Promise<Float32Array[]> => {
+    const n = idsList.length;
+    const len = Math.max(...idsList.map((x) => x.length));
+    const ids = new BigInt64Array(n * len);
+    const mask = new BigInt64Array(n * len);
+    idsList.forEach((x, i) => x.forEach((id, j) => ((ids[i * len + j] = BigInt(id)), (mask[i * len + j] = 1n))));
+    const feeds: Record<string, unknown> = {
+      input_ids: new ort.Tensor("int64", ids, [n, len]),
+      attention_mask: new ort.Tensor("int64", mask, [n, len]),
+    };
+    if (hasTypeIds) feeds.token_type_ids = new ort.Tensor("int64", new BigInt64Array(n * len), [n, len]);
+    const out = (await session.run(feeds))[session.outputNames[0]];
+    const dim = out.dims[2];
+    const data = out.data;
+    return idsList.map((x, i) => {
+      const v = new Float32Array(dim);
+      for (let j = 0; j < x.length; j++) {
+        const off = (i * len + j) * dim;
+        for (let d = 0; d < dim; d++) v[d] += data[off + d];
+      }
+      let norm = 0;
+      for (let d = 0; d < dim; d++) norm += (v[d] /= x.length) ** 2;
+      norm = Math.sqrt(norm) || 1;
+      for (let d = 0; d < dim; d++) v[d] /= norm;
+      return v;
+    });
+  };
+
+  // Self-check against the reference vectors.
+  let referenceMinCosine: number | null = null;
+  const refFile = path.join(repoRoot() ?? process.cwd(), "tests", "fixtures", "embeddings", "reference.json");
+  if (existsSync(refFile)) {
+    const ref = JSON.parse(readFileSync(refFile, "utf8")) as { sentences: { text: string; vector: number[] }[] };
+    referenceMinCosine = 1;
+    for (const s of ref.sentences) {
+      const [v] = await embedBatch([tokenize(s.text)]);
+      const cos = s.vector.reduce((a, x, d) => a + x * v[d], 0) / Math.hypot(...s.vector);
+      referenceMinCosine = Math.min(referenceMinCosine, cos);
+    }
+    referenceMinCosine = round(referenceMinCosine, 5);
+  }
+
+  const steps: { n: number; ms: number }[] = [];
+  let tokens = 0;
+  for (let i = 0; i < texts.length; i += STEP_CHUNKS) {
+    const step = texts.slice(i, i + STEP_CHUNKS);
+    t = performance.now();
+    for (let b = 0; b < step.length; b += batch) {
+      const idsList = step.slice(b, b + batch).map(tokenize);
+      tokens += idsList.reduce((a, x) => a + x.length, 0);
+      await embedBatch(idsList);
+    }
+    steps.push({ n: step.length, ms: performance.now() - t });
+  }
+  return summarize(`onnxruntime-web (wasm, 1 thread, batch ${batch})`, steps, loadMs, { tokens, batch, referenceMinCosine });
+}
