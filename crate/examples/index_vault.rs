@@ -49,5 +49,31 @@ fn main() {
     let t = Instant::now();
     let out = engine.flush().unwrap();
     println!("flush: {:.2} s, {:.1} MB written in {} files", t.elapsed().as_secs_f64(), out.bytes_written as f64 / 1e6, out.writes.len());
+    if let Some(dir) = args.get(3) {
+        // Write the index folder, then time a cold open + first query from it.
+        for w in &out.writes {
+            let p = Path::new(dir).join(&w.name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, &w.bytes).unwrap();
+        }
+        let t = Instant::now();
+        let mut files = Vec::new();
+        for sub in ["", "lex", "cat", "vec"] {
+            let Ok(rd) = std::fs::read_dir(Path::new(dir).join(sub)) else { continue };
+            for e in rd.flatten() {
+                if e.file_type().map(|t| t.is_file()).unwrap_or(false) {
+                    let name = if sub.is_empty() { e.file_name().to_string_lossy().to_string() } else { format!("{sub}/{}", e.file_name().to_string_lossy()) };
+                    files.push(strata_core::api::IndexFile { name, bytes: std::fs::read(e.path()).unwrap() });
+                }
+            }
+        }
+        let read = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let mut e2 = Engine::open(CoreConfig::default(), files);
+        let open = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let r = e2.search(&strata_core::api::SearchRequest { query: "sync settings".into(), ..Default::default() }).unwrap();
+        println!("cold open: read {:.0} ms, open {:.0} ms, first query {:.1} ms ({} hits), rebuilt={}", read * 1e3, open * 1e3, t.elapsed().as_secs_f64() * 1e3, r.hits.len(), e2.open_report().rebuilt);
+    }
     println!("{:?}, {} notes", engine.status(), n);
 }

@@ -297,6 +297,32 @@ pub fn analyzer() -> TextAnalyzer {
         .build()
 }
 
+thread_local! {
+    /// One analyzer per thread, so its stem cache stays warm from note to note.
+    static ANALYZER: std::cell::RefCell<TextAnalyzer> = std::cell::RefCell::new(analyzer());
+}
+
+/// Analyzes `text` once into tokens (offsets into `text`), for pre-tokenized fields:
+/// a note is tokenized once and each of its sections takes its slice.
+pub fn analyze(text: &str) -> Vec<Token> {
+    ANALYZER.with(|a| {
+        let mut a = a.borrow_mut();
+        let mut stream = a.token_stream(text);
+        let mut out = Vec::new();
+        while stream.advance() {
+            out.push(stream.token().clone());
+        }
+        out
+    })
+}
+
+/// The tokens of `tokens` (sorted by offset) that lie inside `range`.
+pub fn tokens_in(tokens: &[Token], range: std::ops::Range<usize>) -> &[Token] {
+    let from = tokens.partition_point(|t| t.offset_from < range.start);
+    let to = tokens.partition_point(|t| t.offset_to <= range.end);
+    &tokens[from..to.max(from)]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,6 +340,16 @@ mod tests {
     #[test]
     fn latin_words_are_lowercased_folded_and_stemmed() {
         assert_eq!(terms("Searching Café notes"), vec!["search", "cafe", "note"]);
+    }
+
+    #[test]
+    fn analyze_once_then_slice_matches_analyzing_the_slice() {
+        let text = "Intro words\n## 同步设置\nsyncing devices quickly";
+        let all = analyze(text);
+        let start = text.find("## ").unwrap();
+        let slice = tokens_in(&all, start..text.len());
+        let direct: Vec<String> = terms(&text[start..]);
+        assert_eq!(slice.iter().map(|t| t.text.clone()).collect::<Vec<_>>(), direct);
     }
 
     #[test]

@@ -389,10 +389,13 @@ impl Engine {
             .iter()
             .map(|s| section_headings(&parsed.headings, s))
             .collect();
+        // Tokenize the note once; each section indexes its slice of the tokens.
+        let tokens = crate::cjk::analyze(text);
         let docs: Vec<SectionDoc> = sections
             .iter()
             .zip(&heading_texts)
             .map(|(s, headings)| SectionDoc {
+                body_tokens: Some(crate::cjk::tokens_in(&tokens, lines.byte_range(text, s.start_line, s.end_line))),
                 path,
                 order: s.order,
                 depth: s.depth,

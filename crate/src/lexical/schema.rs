@@ -63,6 +63,9 @@ pub struct SectionDoc<'a> {
     pub tags: &'a [String],
     pub props: &'a [String],
     pub body: &'a str,
+    /// The body's tokens, when the caller analyzed the whole note once (see
+    /// `cjk::analyze`); otherwise the field's analyzer tokenizes `body`.
+    pub body_tokens: Option<&'a [tantivy::tokenizer::Token]>,
     /// The whole note, for the depth-0 document.
     pub stored_text: Option<&'a str>,
 }
@@ -109,7 +112,13 @@ impl Fields {
         for p in d.props {
             doc.add_text(self.prop, p);
         }
-        doc.add_text(self.body, d.body);
+        match d.body_tokens {
+            Some(tokens) => doc.add_pre_tokenized_text(
+                self.body,
+                tantivy::tokenizer::PreTokenizedString { text: String::new(), tokens: tokens.to_vec() },
+            ),
+            None => doc.add_text(self.body, d.body),
+        }
         if let Some(t) = d.stored_text {
             doc.add_text(self.text, t);
         }
