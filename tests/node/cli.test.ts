@@ -7,15 +7,27 @@ import { writeFile } from "node:fs/promises";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 
-import { cleanupTemps, copyFixture, FIXTURE, FIXTURE_NOTES, hashTree, indexDirOf, ROOT, tempDir } from "./helpers.ts";
+import { cleanupTemps, copyFixture, FIXTURE, FIXTURE_NOTES, hashTree, indexDirOf, MODEL, NEEDS_MODEL, ROOT, tempDir } from "./helpers.ts";
 
 after(cleanupTemps);
 
 const CLI = path.join(ROOT, "dist", "strata.js");
+/** A model folder that holds no model: the CLI runs as on a machine without one. */
+const NO_MODEL_DIR = path.join(ROOT, "tests", "fixtures", "no-such-model");
 
-function strata(...args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" }, timeout: 120_000 });
+function run(env: Record<string, string>, args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ...env }, timeout: 300_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** The CLI without the embedding model (lexical behaviour, fast). */
+function strata(...args: string[]) {
+  return run({ STRATA_MODEL_DIR: NO_MODEL_DIR }, args);
+}
+
+/** The CLI with the real model (tests that use it need NEEDS_MODEL). */
+function strataModel(...args: string[]) {
+  return run({ STRATA_MODEL_DIR: MODEL?.dir ?? NO_MODEL_DIR }, args);
 }
 
 describe("strata CLI", () => {
@@ -60,6 +72,10 @@ describe("strata CLI", () => {
     assert.equal(first.code, 0, first.err);
     const j = JSON.parse(first.out);
     assert.equal(j.added, FIXTURE_NOTES.length);
+    // No model: lexical only, and the user is told once how to get the model.
+    assert.equal(j.embedding.modelLoaded, false);
+    assert.equal(j.embedding.vectors, 0);
+    assert.equal(first.err.match(/fetch-model\.sh/g)?.length, 1, first.err);
     assert.equal(j.fresh, true);
     assert.ok(j.bytesWritten > 0 && j.indexBytes > 0);
     assert.equal(j.indexDir, indexDirOf(vault));
@@ -68,6 +84,7 @@ describe("strata CLI", () => {
     const again = strata("index", vault);
     assert.equal(again.code, 0, again.err);
     assert.match(again.out, /added 0 · updated 0 · unchanged 14 · moved 0 · deleted 0/);
+    assert.match(again.out, /semantic search off/);
 
     const hits = strata("search", vault, "levain");
     assert.equal(hits.code, 0, hits.err);
@@ -80,7 +97,10 @@ describe("strata CLI", () => {
     const res = JSON.parse(ja.out);
     assert.equal(res.hits[0].path, "日本語/登山計画.md");
     assert.ok(res.hits.length <= 3);
+    // hybrid (the default) without a model answers lexically, with the core's notice on stderr.
     assert.equal(res.mode, "lexical");
+    assert.ok(res.notice && /fetch-model/.test(res.notice));
+    assert.match(ja.err, /fetch-model/);
 
     const folder = JSON.parse(strata("search", vault, "collimation", "--folder", "Astronomy", "--json").out);
     assert.ok(folder.hits.length > 0 && folder.hits.every((h: { path: string }) => h.path.startsWith("Astronomy/")));
@@ -108,13 +128,24 @@ describe("strata CLI", () => {
     assert.equal(fresh.hits[0].path, "Inbox/New.md");
   });
 
-  test("semantic mode is unavailable for now: exit 2 with the core's message", async () => {
+  test("without a model: semantic search and similar exit 2 with the fetch-model hint", async () => {
     const vault = await copyFixture();
     const r = strata("search", vault, "bread", "--mode", "semantic");
     assert.equal(r.code, 2);
     assert.match(r.err, /\[unavailable\]/);
+    assert.match(r.err, /scripts\/fetch-model\.sh/);
+    const sim = strata("similar", vault, "Cooking/Sourdough starter.md");
+    assert.equal(sim.code, 2);
+    assert.match(sim.err, /\[unavailable\].*fetch-model/);
+    const hybrid = strata("search", vault, "sourdough", "--mode", "hybrid");
+    assert.equal(hybrid.code, 0, hybrid.err);
+    assert.match(hybrid.out, /Cooking\/Sourdough starter\.md/);
+    assert.match(hybrid.err, /fetch-model/);
     const bad = strata("search", vault, "bread", "--mode", "fuzzy");
     assert.equal(bad.code, 2);
+    const badFusion = strata("search", vault, "bread", "--fusion", "max");
+    assert.equal(badFusion.code, 2);
+    assert.match(badFusion.err, /--fusion/);
   });
 
   test("--index-dir keeps the index outside the vault", async () => {
@@ -153,7 +184,7 @@ describe("strata CLI", () => {
   test("bench runs both engines on the fixture vault and writes nothing into it", async () => {
     const vault = await copyFixture();
     const before_ = await hashTree(vault);
-    const r = strata("bench", vault, "--edits", "3", "--no-eval", "--json");
+    const r = strata("bench", vault, "--edits", "3", "--no-eval", "--embed-chunks", "0", "--json");
     assert.equal(r.code, 0, r.err);
     const j = JSON.parse(r.out);
     assert.equal(j.notes, FIXTURE_NOTES.length);
@@ -162,7 +193,117 @@ describe("strata CLI", () => {
       assert.ok(engine.queryP95Ms >= engine.queryP50Ms);
     }
     assert.equal(j.strata.editFound, 3);
+    assert.equal(j.embedding, null);
     assert.ok(j.strata.editBytesWritten > 0 && j.strata.editBytesWritten < j.strata.indexBytes);
     assert.deepEqual(await hashTree(vault), before_);
+  });
+});
+
+describe("strata CLI with the embedding model", NEEDS_MODEL, () => {
+  let vault: string;
+
+  test("index embeds every chunk; a second run embeds nothing; --no-embed skips", async () => {
+    vault = await copyFixture();
+    const first = strataModel("index", vault, "--json");
+    assert.equal(first.code, 0, first.err);
+    const j = JSON.parse(first.out);
+    assert.equal(j.embedding.modelLoaded, true);
+    assert.equal(j.embedding.model, "all-MiniLM-L6-v2");
+    assert.ok(j.embedding.total > FIXTURE_NOTES.length, JSON.stringify(j.embedding));
+    assert.equal(j.embedding.done, j.embedding.total);
+    assert.equal(j.embedding.embedded, j.embedding.total);
+    assert.equal(j.embedding.vectors, j.embedding.total);
+    assert.ok(j.embedding.rate > 0);
+
+    const again = strataModel("index", vault);
+    assert.equal(again.code, 0, again.err);
+    assert.match(again.out, /embedded 0 chunks .* (\d+)\/\1 chunks have a vector/);
+
+    const other = await copyFixture();
+    const skipped = strataModel("index", other, "--no-embed", "--json");
+    assert.equal(skipped.code, 0, skipped.err);
+    const s = JSON.parse(skipped.out);
+    assert.equal(s.embedding.skipped, true);
+    assert.equal(s.embedding.vectors, 0);
+  });
+
+  test("search: semantic and hybrid with the score breakdown, --queries, --fusion", () => {
+    const q = "looking after the optics of my stargazing instrument";
+    const sem = strataModel("search", vault, q, "--mode", "semantic", "--json");
+    assert.equal(sem.code, 0, sem.err);
+    const s = JSON.parse(sem.out);
+    assert.equal(s.mode, "semantic");
+    assert.equal(s.hits[0].path, "Astronomy/Telescope care.md");
+    assert.ok(s.hits[0].vecScore > 0.3);
+    for (const key of ["finalScore", "lexNorm", "vecScore", "vecNorm", "rrfScore", "explain"]) assert.ok(key in s.hits[0], key);
+
+    const human = strataModel("search", vault, "how do I keep a sourdough starter alive");
+    assert.equal(human.code, 0, human.err);
+    assert.match(human.out.split("\n")[0], /^ 1\. Cooking\/Sourdough starter\.md/);
+    assert.match(human.out, /score \d\.\d+ · lex \d\.\d\d \(bm25 [\d.]+\) · vec \d\.\d{3}/);
+    assert.match(human.out, /results · hybrid · rrf lex/);
+
+    const multi = JSON.parse(strataModel("search", vault, "collimation", "--queries", "levain", "--k", "3", "--json").out);
+    assert.deepEqual(multi.queries, ["levain"]);
+    assert.ok(multi.hits.some((h: { path: string }) => h.path === "Cooking/Sourdough starter.md"));
+    const linear = JSON.parse(strataModel("search", vault, "sourdough", "--fusion", "linear", "--json").out);
+    assert.equal(linear.weights.method, "linear");
+  });
+
+  test("similar: nearest notes with their sections", () => {
+    const r = strataModel("similar", vault, "Cooking/Sourdough starter.md", "--k", "3", "--json");
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    assert.equal(j.note, "Cooking/Sourdough starter.md");
+    assert.equal(j.hits.length, 3);
+    assert.equal(j.hits[0].path, "Cooking/Fermented hot sauce.md");
+    const human = strataModel("similar", vault, path.join(vault, "Cooking/Sourdough starter.md"));
+    assert.equal(human.code, 0, human.err);
+    assert.match(human.out, /^Notes similar to Cooking\/Sourdough starter\.md:\n 1\. Cooking\/Fermented hot sauce\.md {2}\(cosine 0\.\d{3}\)/);
+    const missing = strataModel("similar", vault, "Nope.md");
+    assert.equal(missing.code, 2);
+    assert.match(missing.err, /not in the index/);
+  });
+
+  test("similar embeds first when the index has no vectors yet", async () => {
+    const fresh = await copyFixture();
+    assert.equal(strataModel("index", fresh, "--no-embed").code, 0);
+    const r = strataModel("similar", fresh, "Garden/Drip irrigation.md", "--json");
+    assert.equal(r.code, 0, r.err);
+    assert.ok(JSON.parse(r.out).hits.length > 0);
+  });
+
+  test("eval embeds its temporary index: hybrid is at least as good as lexical", async () => {
+    const fresh = await copyFixture();
+    const evalFile = path.join(ROOT, "tests/fixtures/eval.jsonl");
+    const lex = JSON.parse(strataModel("eval", fresh, evalFile, "--mode", "lexical", "--json").out);
+    const hyb = strataModel("eval", fresh, evalFile, "--json");
+    assert.equal(hyb.code, 0, hyb.err);
+    const h = JSON.parse(hyb.out);
+    assert.equal(h.mode, "hybrid");
+    assert.equal(h.answeredMode, "hybrid");
+    assert.ok(h.recall10 >= lex.recall10 && h.mrr10 >= lex.mrr10, `hybrid ${h.recall10}/${h.mrr10} lexical ${lex.recall10}/${lex.mrr10}`);
+    const sem = JSON.parse(strataModel("eval", fresh, evalFile, "--mode", "semantic", "--json").out);
+    assert.equal(sem.answeredMode, "semantic");
+    assert.ok(!existsSync(path.join(fresh, ".obsidian")), "eval wrote into the vault");
+  });
+
+  test("bench compares our embedder with onnxruntime-web on the same chunks", async () => {
+    const fresh = await copyFixture();
+    const r = strataModel("bench", fresh, "--edits", "2", "--no-eval", "--embed-chunks", "1000", "--json");
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    const e = j.embedding;
+    assert.ok(e, `embedding comparison missing: ${j.embedSkipped}`);
+    // The whole fixture vault (fewer leaves than asked for): every leaf section, once.
+    assert.equal(e.notes, FIXTURE_NOTES.length);
+    assert.ok(e.tract.chunks > FIXTURE_NOTES.length, `chunks ${e.tract.chunks}`);
+    assert.equal(e.ort.length, 2);
+    for (const o of e.ort) {
+      assert.equal(o.chunks, e.tract.chunks, "both engines embed the same chunks");
+      assert.ok(o.steadyChunksPerSec > 0);
+      assert.ok(o.referenceMinCosine >= 0.999, `onnxruntime-web harness vs reference: ${o.referenceMinCosine}`);
+    }
+    assert.ok(e.tract.steadyChunksPerSec > 0 && e.ratio > 0);
   });
 });

@@ -146,10 +146,40 @@ describe("index and search the fixture vault", () => {
     assert.ok(whole.text.length > r.text.length);
   });
 
-  test("semantic and hybrid modes say they are unavailable", () => {
-    for (const mode of ["semantic", "hybrid"] as const) {
-      assert.throws(() => core.search({ query: "bread", mode }), (err: unknown) => coreErrorCode(err) === "unavailable");
+  test("without a model: hybrid (the default) answers lexically with a notice; semantic is unavailable", () => {
+    const lexical = core.search({ query: "levain", mode: "lexical" });
+    for (const req of [{ query: "levain" }, { query: "levain", mode: "hybrid" as const }]) {
+      const res = core.search(req);
+      assert.equal(res.mode, "lexical");
+      assert.ok(res.notice && /fetch-model/.test(res.notice), `notice: ${res.notice}`);
+      assert.deepEqual(res.hits.map((h) => [h.path, h.sectionId]), lexical.hits.map((h) => [h.path, h.sectionId]));
+      assert.equal(res.hits[0].path, "Cooking/Sourdough starter.md");
     }
+    assert.equal(lexical.notice ?? null, null);
+    assert.throws(
+      () => core.search({ query: "bread", mode: "semantic" }),
+      (err: unknown) => coreErrorCode(err) === "unavailable" && /fetch-model/.test((err as Error).message),
+    );
+    const st = core.status();
+    assert.equal(st.modelLoaded, false);
+    assert.equal(st.vectors, 0);
+    const p = core.embedProgress();
+    assert.equal(p.modelLoaded, false);
+    assert.equal(p.done, 0);
+    assert.throws(() => core.embedStep(8), (err: unknown) => coreErrorCode(err) === "unavailable");
+  });
+
+  test("lexical hits carry the score breakdown fields", () => {
+    const res = core.search({ query: "collimation", mode: "lexical", k: 5 });
+    assert.equal(res.mode, "lexical");
+    for (const h of res.hits) {
+      assert.equal(h.finalScore, h.score);
+      assert.ok(h.lexScore > 0);
+      assert.ok(h.lexNorm > 0 && h.lexNorm <= 1 + 1e-6, `lexNorm ${h.lexNorm}`);
+      assert.equal(h.vecScore, 0);
+      assert.equal(typeof h.explain, "string");
+    }
+    assert.ok(Math.abs(res.hits[0].lexNorm - 1) < 1e-6);
   });
 
   test("a stray quote in a query does not throw", () => {

@@ -8,12 +8,26 @@ import { fileURLToPath } from "node:url";
 
 import type { CoreConfig, StrataCoreApi } from "../../plugin/core/api.ts";
 import { defaultIndexDir, openIndex, reconcile, type IndexStore } from "../../plugin/core/client.ts";
-import { FsIndexStore, loadCore, NodeVault } from "../../plugin/core/node.ts";
+import { FsIndexStore, loadCore, loadModelFiles, NodeVault, type ModelFiles } from "../../plugin/core/node.ts";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const FIXTURE = path.join(ROOT, "tests", "fixtures", "vault");
 export const CONFIG: CoreConfig = { configDir: ".obsidian" };
 export const Core = loadCore();
+
+/** The embedding model (scripts/fetch-model.sh), or null: the tests that need it skip then. */
+export const MODEL: ModelFiles | null = await loadModelFiles();
+/** `{ skip: reason }` for tests that need the model; `{}` when it is there. */
+export const NEEDS_MODEL: { skip?: string } = MODEL
+  ? {}
+  : { skip: "no embedding model in models/all-MiniLM-L6-v2 (run scripts/fetch-model.sh, or set STRATA_MODEL_DIR)" };
+if (!MODEL) process.stderr.write(`# ${NEEDS_MODEL.skip}: the semantic tests are skipped\n`);
+
+/** Loads the model into `core` (the caller checked MODEL). */
+export function loadModelInto(core: StrataCoreApi) {
+  if (!MODEL) throw new Error("no model");
+  return core.loadModel(MODEL.model, MODEL.tokenizer, null);
+}
 
 /** Every note of the shipped fixture vault. */
 export const FIXTURE_NOTES = [
