@@ -21,7 +21,7 @@ import { evaluate, loadQueries, percentile, round, type EvalResult } from "./met
 import { buildOmni, loadOmni, omniDoc, omniSearch } from "./omnisearch.ts";
 import { bytes, ms, table } from "./ui.ts";
 
-export const BENCH_USAGE = `strata bench [vault] [--index-dir DIR] [--edits 20] [--embed-chunks 320] [--eval DIR] [--eval-vaults DIR] [--no-eval] [--json]
+export const BENCH_USAGE = `strata bench [vault] [--index-dir DIR] [--edits 20] [--embed-chunks 200] [--eval DIR] [--eval-vaults DIR] [--no-eval] [--json]
               (default vault: ../shared/vaults/obsidian-help beside the repository, else the fixture vault;
               --embed-chunks 0 skips the embedder comparison)`;
 
@@ -197,7 +197,7 @@ export async function benchCommand(args: string[]): Promise<number> {
     }
   }
   const edits = intOption(values.edits, "edits", 1) ?? 20;
-  const embedChunks = intOption(values["embed-chunks"], "embed-chunks", 0) ?? 320;
+  const embedChunks = intOption(values["embed-chunks"], "embed-chunks", 0) ?? 200;
   const modelPresent = (await loadModelFiles()) !== null;
   if (!modelPresent) log(`strata bench: ${findModelDir()} holds no embedding model (scripts/fetch-model.sh): embedder and semantic parts skipped`);
   const work = values["index-dir"] ? path.resolve(values["index-dir"]) : await mkdtemp(path.join(os.tmpdir(), "strata-bench-"));
