@@ -103,7 +103,7 @@ export async function benchWorker(args: string[]): Promise<number> {
       break;
     }
     case "embed-tract":
-      res = { ...(await embedTractWorker(a, b)) };
+      res = { ...(await embedTractWorker(a, b, Number(args[3] ?? 8))) };
       break;
     case "embed-ort":
       res = { ...(await embedOrtWorker(a, b, Number(args[3] ?? 8))) };
@@ -160,10 +160,11 @@ interface QualityRow {
 interface EmbedComparison {
   vault: string;
   notes: number;
-  tract: EmbedEngineResult;
-  /** onnxruntime-web, batch 8 and batch 1 (no padding): the faster is the reference. */
+  /** Ours, batch 8 (the default) and batch 1 (no padding). */
+  tract: EmbedEngineResult[];
+  /** onnxruntime-web, batch 8 and batch 1. */
   ort: EmbedEngineResult[];
-  /** Steady-state chunks/s, ours over the faster onnxruntime-web configuration. */
+  /** Steady-state chunks/s, our faster configuration over onnxruntime-web's faster one. */
   ratio: number;
   target: number;
 }
@@ -267,15 +268,16 @@ export async function benchCommand(args: string[]): Promise<number> {
         const sample = sampleNotes(core, embedChunks);
         const sampleFile = path.join(work, "embed-sample.json");
         await writeFile(sampleFile, JSON.stringify(sample));
-        log(`  embedding: strata (tract-onnx in wasm), ${sample.length} notes…`);
-        const tract = (await runWorker(["embed-tract", vaultDir, sampleFile])) as unknown as EmbedEngineResult;
+        const tract: EmbedEngineResult[] = [];
         const ort: EmbedEngineResult[] = [];
         for (const batch of [8, 1]) {
+          log(`  embedding: strata (tract-onnx in wasm), batch ${batch}, ${sample.length} notes…`);
+          tract.push((await runWorker(["embed-tract", vaultDir, sampleFile, String(batch)])) as unknown as EmbedEngineResult);
           log(`  embedding: onnxruntime-web, batch ${batch}…`);
           ort.push((await runWorker(["embed-ort", vaultDir, sampleFile, String(batch)])) as unknown as EmbedEngineResult);
         }
-        const best = Math.max(...ort.map((o) => o.steadyChunksPerSec));
-        embedding = { vault: vaultDir, notes: sample.length, tract, ort, ratio: round(tract.steadyChunksPerSec / best, 3), target: 1.2 };
+        const best = (xs: EmbedEngineResult[]) => Math.max(...xs.map((o) => o.steadyChunksPerSec));
+        embedding = { vault: vaultDir, notes: sample.length, tract, ort, ratio: round(best(tract) / best(ort), 3), target: 1.2 };
       }
     }
     if (embedSkipped) log(`  embedding comparison skipped: ${embedSkipped}`);
@@ -476,7 +478,7 @@ function render(r: BenchResult): string {
   if (r.embedding) {
     const e = r.embedding;
     const rows2 = [["embedder", "chunks", "model load", "first step", "chunks/s (all)", "chunks/s (steady)"]];
-    for (const x of [e.tract, ...e.ort]) {
+    for (const x of [...e.tract, ...e.ort]) {
       rows2.push([x.engine, String(x.chunks), ms(x.loadMs), ms(x.firstStepMs), x.chunksPerSec.toFixed(1), x.steadyChunksPerSec.toFixed(1)]);
     }
     const refCos = e.ort.map((o) => o.referenceMinCosine).find((c) => c != null);
@@ -484,7 +486,7 @@ function render(r: BenchResult): string {
       "",
       `Embedding ${e.notes} notes of ${e.vault}, same model.onnx, same chunk texts, one thread each, each engine in its own process; steps of 16 chunks, steady = without the first 2 steps.`,
       table(rows2, ["l", "r", "r", "r", "r", "r"]),
-      `Strata / onnxruntime-web (faster configuration), steady: ${e.ratio.toFixed(2)}× (target ≥ ${e.target}× ${check(e.ratio >= e.target)})` +
+      `Strata / onnxruntime-web (the faster configuration of each), steady: ${e.ratio.toFixed(2)}× (target ≥ ${e.target}× ${check(e.ratio >= e.target)})` +
         (refCos != null ? ` · onnxruntime-web harness vs the Python reference vectors: min cosine ${refCos.toFixed(4)}` : ""),
     );
   } else if (r.embedSkipped) {

@@ -129,15 +129,18 @@ function summarize(engine: string, steps: { n: number; ms: number }[], loadMs: n
   };
 }
 
-/** Worker: our embedder, through the core's embedding queue (embedStep), on the sample notes. */
-export async function embedTractWorker(vaultDir: string, sampleFile: string): Promise<EmbedEngineResult> {
+/**
+ * Worker: our embedder, through the core's embedding queue (embedStep), on the sample notes,
+ * `batch` texts per model run (the model config's batch_size; not part of the vector space).
+ */
+export async function embedTractWorker(vaultDir: string, sampleFile: string, batch: number): Promise<EmbedEngineResult> {
   const notes = await sampleInputs(vaultDir, sampleFile);
   const core = loadCore().create(CONFIG);
   // mtime 0 for all: the queue then takes notes in path order, sections in order (as the harness).
   core.update({ upserts: notes.map((n) => ({ path: n.path, bytes: n.bytes, mtime: 0 })) });
   const files = await modelFiles();
   let t = performance.now();
-  core.loadModel(files.model, files.tokenizer, null);
+  core.loadModel(files.model, files.tokenizer, { batch_size: batch });
   const loadMs = performance.now() - t;
   const steps: { n: number; ms: number }[] = [];
   for (;;) {
@@ -151,7 +154,7 @@ export async function embedTractWorker(vaultDir: string, sampleFile: string): Pr
   const p = core.embedProgress();
   if (p.done !== p.total) throw new Error(`embedding stopped at ${p.done}/${p.total}`);
   core.free();
-  return summarize("tract-onnx (Strata core, wasm)", steps, loadMs);
+  return summarize(`tract-onnx (Strata core, wasm, batch ${batch})`, steps, loadMs, { batch });
 }
 
 /* The little of onnxruntime-web's and @huggingface/tokenizers' APIs the harness uses. */
