@@ -84,18 +84,25 @@ function bodyStartLine(lines: string[]): number {
   return 1;
 }
 
+/** The text of a note's title vector (crate/src/catalog.rs `title_text`): "Folder > Sub > Title". */
+export function titleText(note: NoteInfo): string {
+  const slash = note.path.lastIndexOf("/");
+  return slash < 0 ? note.title : `${note.path.slice(0, slash).split("/").join(" > ")} > ${note.title}`;
+}
+
 /**
- * The text the core embeds for each leaf (crate/src/sections.rs `embed_text`): the heading
- * path, a blank line, then the section's lines without the frontmatter, trimmed.
+ * The texts the core embeds for a note, in its queue's order: the title vector's text, then
+ * each leaf's (crate/src/sections.rs `embed_text`: the heading path, a blank line, then the
+ * section's lines without the frontmatter, trimmed).
  */
 export function embedTexts(noteText: string, note: NoteInfo): string[] {
   const lines = noteText.split("\n");
   const body = bodyStartLine(lines);
-  return leafSections(note).map((s) => {
+  return [titleText(note), ...leafSections(note).map((s) => {
     const start = Math.max(s.startLine, body);
     const text = start > s.endLine ? "" : lines.slice(start - 1, s.endLine).join("\n").trim();
     return s.headingPath ? `${s.headingPath}\n\n${text}` : text;
-  });
+  })];
 }
 
 async function sampleInputs(vaultDir: string, sampleFile: string) {
