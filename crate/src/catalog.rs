@@ -29,6 +29,30 @@ pub struct NoteEntry {
     pub line_count: u32,
     /// First line after the frontmatter.
     pub body_start_line: u32,
+    /// Key of the note's title vector ([`title_text`]): many notes are named by their
+    /// file name only, and their sections never say what the note is about.
+    pub title_key: Option<[u8; 32]>,
+}
+
+/// The text of a note's title vector: its folders and title ("Linking notes > Aliases").
+/// It depends on the path, so a rename re-embeds this one short text, never a section.
+pub fn title_text(path: &str, title: &str) -> String {
+    let folder = crate::paths::folder(path);
+    if folder.is_empty() {
+        title.to_string()
+    } else {
+        format!("{} > {title}", folder.replace('/', " > "))
+    }
+}
+
+impl NoteEntry {
+    /// Every vector key of the note: the title's, then its leaves'.
+    pub fn vector_keys(&self) -> impl Iterator<Item = (Option<u32>, [u8; 32])> + '_ {
+        self.title_key
+            .map(|k| (None, k))
+            .into_iter()
+            .chain(self.sections.iter().filter_map(|s| s.embed_key.map(|k| (Some(s.order), k))))
+    }
 }
 
 impl NoteEntry {
@@ -210,6 +234,7 @@ mod tests {
             sections: vec![],
             line_count: 1,
             body_start_line: 1,
+            title_key: None,
         }
     }
 

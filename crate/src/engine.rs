@@ -415,6 +415,7 @@ impl Engine {
         self.lex.add_note(path, &docs)?;
         report.sections += docs.len();
         let frontmatter = serde_json::to_string(&parsed.frontmatter).unwrap_or_else(|_| "{}".into());
+        let title_key = crate::sections::embed_key(&crate::catalog::title_text(path, &parsed.title));
         self.catalog.insert(NoteEntry {
             path: path.to_string(),
             hash,
@@ -428,6 +429,7 @@ impl Engine {
             sections,
             line_count: parsed.line_count,
             body_start_line: parsed.body_start_line,
+            title_key: Some(title_key),
         });
         Ok(parsed.frontmatter_error)
     }
@@ -678,10 +680,9 @@ impl Engine {
         if self.key_map.is_none() {
             let mut m: HashMap<Key, Vec<(String, u32)>> = HashMap::new();
             for n in self.catalog.entries() {
-                for s in &n.sections {
-                    if let Some(k) = s.embed_key {
-                        m.entry(k).or_default().push((n.path.clone(), s.order));
-                    }
+                // A title vector stands for the whole note (section 0).
+                for (order, k) in n.vector_keys() {
+                    m.entry(k).or_default().push((n.path.clone(), order.unwrap_or(0)));
                 }
             }
             self.key_map = Some(m);
@@ -772,7 +773,8 @@ impl Engine {
                 (fusion::Weights { lex: 0.0, vec: 1.0 }, "semantic only")
             } else {
                 let ov = fusion::overlap(&lex_keys, &vec_keys, 10);
-                fusion::dynamic_weights(q, &lex_notes.iter().map(|x| x.2).collect::<Vec<_>>(), ov)
+                let multilingual = self.semantic.spec().is_some_and(|s| s.multilingual);
+                fusion::dynamic_weights(q, &lex_notes.iter().map(|x| x.2).collect::<Vec<_>>(), ov, multilingual)
             };
             if qi == 0 {
                 weights_used = Some(FusionWeights { lex: w.lex, vec: w.vec, reason: why.to_string(), method });

@@ -3,8 +3,9 @@
 //! - Reciprocal Rank Fusion: score = Σ weight / (k + rank + 1), k = 60, plus a top-rank
 //!   bonus (+0.05 for rank 1, +0.02 for ranks 2–3 of either list).
 //! - Linear fusion (option): per-query max normalisation, 0.7 × BM25 + 0.3 × vector.
-//! - Dynamic weights: exact-term queries (quoted phrases, IDs, `#tags`, `field:`) lean
-//!   lexical; long natural-language questions lean semantic; weak lexical evidence
+//! - Dynamic weights (lexical/vector): exact-term queries (quoted phrases, IDs, `#tags`,
+//!   `field:`) lean lexical 0.85/0.15; long natural-language questions lean semantic
+//!   0.4/0.6; weak lexical evidence
 //!   (top-1 close to top-10) or little overlap between the two lists shifts to vectors.
 //! - Strong signal: a saturated BM25 top score ≥ 0.85 with a gap ≥ 0.15 to the second —
 //!   reported so clients can skip query expansion.
@@ -20,8 +21,10 @@ pub const LINEAR_VEC: f32 = 0.3;
 /// Weights (lexical, vector) by query shape.
 pub const WEIGHTS_DEFAULT: (f32, f32) = (1.0, 1.0);
 pub const WEIGHTS_EXACT: (f32, f32) = (0.85, 0.15);
-pub const WEIGHTS_QUESTION: (f32, f32) = (0.6, 0.4);
-pub const WEIGHTS_WEAK_LEXICAL: (f32, f32) = (0.4, 0.6);
+pub const WEIGHTS_QUESTION: (f32, f32) = (0.4, 0.6);
+pub const WEIGHTS_WEAK_LEXICAL: (f32, f32) = (0.3, 0.7);
+/// A CJK query with an English-only embedding model: the bigram index carries it.
+pub const WEIGHTS_CJK_ENGLISH_MODEL: (f32, f32) = (0.85, 0.15);
 /// A natural-language question has at least this many words.
 pub const QUESTION_MIN_WORDS: usize = 6;
 /// BM25 saturation for the strong-signal test: norm = s / (s + LEX_HALF).
@@ -80,8 +83,12 @@ pub fn strong_signal(lex_scores: &[f32]) -> bool {
 
 /// Chooses fusion weights for a query from its shape and the evidence of both lists.
 /// Returns the weights and a short reason for the explain string.
-pub fn dynamic_weights(query: &str, lex_scores: &[f32], overlap: f32) -> (Weights, &'static str) {
+pub fn dynamic_weights(query: &str, lex_scores: &[f32], overlap: f32, multilingual_model: bool) -> (Weights, &'static str) {
     let w = |(lex, vec): (f32, f32)| Weights { lex, vec };
+    let cjk = query.chars().filter(|c| crate::cjk::is_cjk(*c)).count();
+    if !multilingual_model && cjk * 2 >= query.chars().filter(|c| !c.is_whitespace()).count().max(1) {
+        return (w(WEIGHTS_CJK_ENGLISH_MODEL), "CJK query, English-only model");
+    }
     if is_exact_query(query) {
         return (w(WEIGHTS_EXACT), "exact-term query");
     }
@@ -163,17 +170,19 @@ mod tests {
 
     #[test]
     fn weights_follow_query_shape() {
-        assert_eq!(dynamic_weights("\"exact phrase\"", &[10.0, 1.0], 0.5).0, Weights { lex: 0.85, vec: 0.15 });
-        assert_eq!(dynamic_weights("#project/alpha", &[10.0], 0.5).1, "exact-term query");
-        assert_eq!(dynamic_weights("ERR_42 crash", &[10.0], 0.5).1, "exact-term query");
+        assert_eq!(dynamic_weights("\"exact phrase\"", &[10.0, 1.0], 0.5, false).0, Weights { lex: 0.85, vec: 0.15 });
+        assert_eq!(dynamic_weights("#project/alpha", &[10.0], 0.5, false).1, "exact-term query");
+        assert_eq!(dynamic_weights("ERR_42 crash", &[10.0], 0.5, false).1, "exact-term query");
         let scores: Vec<f32> = (0..10).map(|i| 10.0 - i as f32).collect();
         assert_eq!(
-            dynamic_weights("how do I keep my notes in sync across devices", &scores, 0.3).1,
+            dynamic_weights("how do I keep my notes in sync across devices", &scores, 0.3, false).1,
             "natural-language question"
         );
         let flat = vec![5.0f32; 10];
-        assert_eq!(dynamic_weights("sync devices", &flat, 0.5).1, "weak lexical evidence");
-        assert_eq!(dynamic_weights("sync devices", &scores, 0.5).1, "balanced");
+        assert_eq!(dynamic_weights("sync devices", &flat, 0.5, false).1, "weak lexical evidence");
+        assert_eq!(dynamic_weights("sync devices", &scores, 0.5, false).1, "balanced");
+        assert_eq!(dynamic_weights("给笔记设置别名", &scores, 0.5, false).1, "CJK query, English-only model");
+        assert_eq!(dynamic_weights("给笔记设置别名", &scores, 0.5, true).1, "balanced");
     }
 
     #[test]

@@ -28,6 +28,8 @@ pub struct ModelSpec {
     pub pooling: String,
     pub query_prefix: String,
     pub passage_prefix: String,
+    #[serde(default)]
+    pub multilingual: bool,
 }
 
 impl ModelSpec {
@@ -42,6 +44,7 @@ impl ModelSpec {
             },
             query_prefix: c.query_prefix.clone(),
             passage_prefix: c.passage_prefix.clone(),
+            multilingual: c.multilingual,
         }
     }
 
@@ -54,9 +57,9 @@ impl ModelSpec {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EmbedProgress {
-    /// Leaf sections with a vector.
+    /// Texts with a vector (leaf sections and note titles).
     pub done: usize,
-    /// Leaf sections in the index (distinct texts).
+    /// Texts to embed in the index (distinct leaf sections and note titles).
     pub total: usize,
     /// Embedded by this call.
     pub embedded: usize,
@@ -72,7 +75,8 @@ pub struct EmbedProgress {
 #[derive(Debug, Clone)]
 struct Pending {
     path: String,
-    order: u32,
+    /// Section order, or None for the note's title vector.
+    order: Option<u32>,
     key: Key,
 }
 
@@ -178,13 +182,12 @@ impl Semantic {
         let mut queue = Vec::new();
         for (_, path) in notes {
             let note = catalog.get(path).expect("listed");
-            for s in &note.sections {
-                let Some(key) = s.embed_key else { continue };
+            for (order, key) in note.vector_keys() {
                 if !seen.insert(key) {
                     continue;
                 }
                 if !vectors.contains(&key) {
-                    queue.push(Pending { path: path.to_string(), order: s.order, key });
+                    queue.push(Pending { path: path.to_string(), order, key });
                 }
             }
         }
@@ -230,7 +233,12 @@ impl Semantic {
         let mut keys: Vec<Key> = Vec::with_capacity(batch.len());
         for p in &batch {
             let Some(note) = catalog.get(&p.path) else { continue };
-            let Some(sec) = note.section(p.order) else { continue };
+            let Some(order) = p.order else {
+                texts.push(crate::catalog::title_text(&note.path, &note.title));
+                keys.push(p.key);
+                continue;
+            };
+            let Some(sec) = note.section(order) else { continue };
             let text = note_texts
                 .entry(p.path.clone())
                 .or_insert_with(|| lex.note_text(&p.path).ok().flatten());
@@ -287,10 +295,7 @@ impl Semantic {
         }
         self.gc_due = false;
         let Some(vectors) = self.vectors.as_mut() else { return };
-        let live: HashSet<Key> = catalog
-            .entries()
-            .flat_map(|n| n.sections.iter().filter_map(|s| s.embed_key))
-            .collect();
+        let live: HashSet<Key> = catalog.entries().flat_map(|n| n.vector_keys().map(|(_, k)| k)).collect();
         vectors.retain(|k| live.contains(k));
         if vectors.needs_compaction() {
             vectors.compact();

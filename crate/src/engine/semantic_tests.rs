@@ -47,7 +47,7 @@ fn ready() -> Option<Engine> {
     e.update(UpdateBatch { upserts: vault(), ..Default::default() }).unwrap();
     e.load_model(&m, &t, None).unwrap();
     let p = embed_all(&mut e);
-    assert_eq!((p.done, p.total), (5, 5));
+    assert_eq!((p.done, p.total), (10, 10), "5 leaves and 5 title vectors");
     Some(e)
 }
 
@@ -96,7 +96,7 @@ fn rename_edit_and_reopen_never_reembed_unchanged_text() {
     })
     .unwrap();
     let p = e.embed_step(8).unwrap();
-    assert_eq!((p.embedded, p.done, p.total), (0, 5, 5), "a move re-embeds nothing");
+    assert_eq!((p.embedded, p.done, p.total), (1, 10, 10), "a move re-embeds its title only, no section");
 
     // Edit one note: exactly one new chunk.
     e.update(UpdateBatch { upserts: vec![note("Health/Running.md", "# Running plan\n\nRun five kilometres on Sundays.\n")], ..Default::default() }).unwrap();
@@ -112,10 +112,10 @@ fn rename_edit_and_reopen_never_reembed_unchanged_text() {
     let files: Vec<IndexFile> = folder.iter().map(|(n, b)| IndexFile { name: n.clone(), bytes: b.clone() }).collect();
     let mut e2 = Engine::open(CoreConfig::default(), files);
     assert!(!e2.open_report().rebuilt, "{:?}", e2.open_report().reason);
-    assert_eq!(e2.status().vectors, 5);
+    assert_eq!(e2.status().vectors, 10);
     e2.load_model(&m, &t, None).unwrap();
     let p = e2.embed_step(8).unwrap();
-    assert_eq!((p.embedded, p.done), (0, 5));
+    assert_eq!((p.embedded, p.done), (0, 10));
     assert_eq!(first(&mut e2, "how do I bake a loaf", SearchMode::Semantic).hits[0].path, "Cooking/Bread.md");
 
     // Another model spec re-embeds everything.
