@@ -5,7 +5,7 @@
 //! - Linear fusion (option): per-query max normalisation, 0.7 × BM25 + 0.3 × vector.
 //! - Dynamic weights (lexical/vector): exact-term queries (quoted phrases, IDs, `#tags`,
 //!   `field:`) lean lexical 0.85/0.15; long natural-language questions lean semantic
-//!   0.4/0.6; weak lexical evidence
+//!   0.3/0.7; weak lexical evidence
 //!   (top-1 close to top-10) or little overlap between the two lists shifts to vectors.
 //! - Strong signal: a saturated BM25 top score ≥ 0.85 with a gap ≥ 0.15 to the second —
 //!   reported so clients can skip query expansion.
@@ -21,7 +21,7 @@ pub const LINEAR_VEC: f32 = 0.3;
 /// Weights (lexical, vector) by query shape.
 pub const WEIGHTS_DEFAULT: (f32, f32) = (1.0, 1.0);
 pub const WEIGHTS_EXACT: (f32, f32) = (0.85, 0.15);
-pub const WEIGHTS_QUESTION: (f32, f32) = (0.4, 0.6);
+pub const WEIGHTS_QUESTION: (f32, f32) = (0.3, 0.7);
 pub const WEIGHTS_WEAK_LEXICAL: (f32, f32) = (0.3, 0.7);
 /// A CJK query with an English-only embedding model: the bigram index carries it.
 pub const WEIGHTS_CJK_ENGLISH_MODEL: (f32, f32) = (0.85, 0.15);
