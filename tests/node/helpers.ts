@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 
 import type { CoreConfig, StrataCoreApi } from "../../plugin/core/api.ts";
 import { defaultIndexDir, openIndex, reconcile, type IndexStore } from "../../plugin/core/client.ts";
-import { FsIndexStore, loadCore, loadModelFiles, NodeVault, type ModelFiles } from "../../plugin/core/node.ts";
+import { findModelDir, FsIndexStore, loadCore, loadModelFiles, NodeVault, type ModelFiles } from "../../plugin/core/node.ts";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const FIXTURE = path.join(ROOT, "tests", "fixtures", "vault");
@@ -20,7 +20,7 @@ export const MODEL: ModelFiles | null = await loadModelFiles();
 /** `{ skip: reason }` for tests that need the model; `{}` when it is there. */
 export const NEEDS_MODEL: { skip?: string } = MODEL
   ? {}
-  : { skip: "no embedding model in models/all-MiniLM-L6-v2 (run scripts/fetch-model.sh, or set STRATA_MODEL_DIR)" };
+  : { skip: `no embedding model in ${findModelDir()} (run scripts/fetch-model.sh, or set STRATA_MODEL_DIR)` };
 if (!MODEL) process.stderr.write(`# ${NEEDS_MODEL.skip}: the semantic tests are skipped\n`);
 
 /** Loads the model into `core` (the caller checked MODEL). */
