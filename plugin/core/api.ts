@@ -199,6 +199,8 @@ export interface ModelConfig {
 }
 
 export interface EmbedProgress {
+  /** Texts with a vector: leaf sections and note titles ("folders > title"; a rename
+   *  re-embeds only that title text, never a section). */
   done: number;
   total: number;
   /** Embedded by this call. */
