@@ -172,19 +172,24 @@ impl Catalog {
         };
         let bytes = postcard::to_allocvec(&file)
             .map_err(|e| CoreError::Internal(format!("catalog encode: {e}")))?;
-        if want_base {
-            self.base_bytes = bytes.len() as u64;
-            self.delta_bytes = 0;
-            self.deltas = 0;
-        } else {
-            self.delta_bytes += bytes.len() as u64;
-            self.deltas += 1;
-        }
+        self.account(bytes.len(), want_base);
         self.dirty.clear();
         Ok(Some(CatalogWrite {
             bytes,
             is_base: want_base,
         }))
+    }
+
+    /// Tracks the persisted sizes that decide when the next write is a new base.
+    fn account(&mut self, bytes: usize, base: bool) {
+        if base {
+            self.base_bytes = bytes as u64;
+            self.delta_bytes = 0;
+            self.deltas = 0;
+        } else {
+            self.delta_bytes += bytes as u64;
+            self.deltas += 1;
+        }
     }
 
     /// Rebuilds the catalog from a base file and its deltas, in order.
@@ -198,13 +203,8 @@ impl Catalog {
             }
             if f.base {
                 c.notes.clear();
-                c.base_bytes = bytes.len() as u64;
-                c.delta_bytes = 0;
-                c.deltas = 0;
-            } else {
-                c.delta_bytes += bytes.len() as u64;
-                c.deltas += 1;
             }
+            c.account(bytes.len(), f.base);
             for p in f.removes {
                 c.notes.remove(&p);
             }

@@ -698,7 +698,8 @@ impl Engine {
             .search(&qv, limit * 2 + 20, None)
             .map_err(|e| CoreError::Internal(format!("vector search: {e}")))?;
         let raw: Vec<(Key, f32)> = raw;
-        let map = self.key_map().clone();
+        self.key_map(); // built once per catalog change, borrowed (not cloned) per query
+        let map = self.key_map.as_ref().expect("built");
         let mut out = Vec::new();
         for (key, score) in raw {
             for (path, order) in map.get(&key).into_iter().flatten() {
@@ -955,7 +956,8 @@ impl Engine {
         let raw = vectors
             .search(&sum, k * 8 + 20, None)
             .map_err(|e| CoreError::Internal(format!("vector search: {e}")))?;
-        let map = self.key_map().clone();
+        self.key_map(); // built once per catalog change, borrowed (not cloned) per query
+        let map = self.key_map.as_ref().expect("built");
         let mut by_note: Vec<(String, f32, Vec<(u32, f32)>)> = Vec::new();
         for (key, score) in raw {
             for (p, order) in map.get(&key).into_iter().flatten() {
