@@ -159,6 +159,10 @@ export interface Hit {
   /** How the score was made (for the score breakdown on hover). */
   explain: string;
   snippet?: Snippet | null;
+  /** The folder context inherited by this note: the `context` frontmatter property of the
+   *  folder notes above it ("Projects/Projects.md" or "Projects.md" for "Projects/"), nearest
+   *  first, joined by "\n". Null when none. */
+  context?: string | null;
 }
 
 export interface FusionWeights {
@@ -292,6 +296,40 @@ export interface Status {
   formatVersion: number;
 }
 
+export interface ListRequest {
+  folder?: string; // folder prefix on whole segments
+  tag?: string; // nested tags match their children
+  property?: { key: string; value: string };
+  /** "path" (default) or "mtime" (newest first). */
+  sort?: "path" | "mtime";
+  offset?: number;
+  limit?: number; // default 100, max 1000
+}
+
+export interface AccessInfo {
+  /** Times the note was returned by a retrieval that called recordAccess(). */
+  count: number;
+  /** ms since epoch of the last such retrieval. */
+  last: number;
+}
+
+export interface ListEntry {
+  path: string;
+  title: string;
+  tags: string[];
+  mtime: number;
+  size: number;
+  frontmatter: Record<string, unknown>;
+  access: AccessInfo | null;
+  context: string | null;
+}
+
+export interface ListResponse {
+  /** Notes matching the filters (before offset/limit). */
+  total: number;
+  entries: ListEntry[];
+}
+
 /** The wasm class, as wasm-bindgen exports it. */
 export interface StrataCoreApi {
   openReport(): OpenReport;
@@ -316,6 +354,11 @@ export interface StrataCoreApi {
   /** Moves notes to the front of the embedding queue (opened/edited notes). */
   prioritize(paths: string[]): void;
   similar(req: SimilarRequest): SimilarResponse;
+  /** Notes by folder/tag/property, with their usage. */
+  list(req: ListRequest): ListResponse;
+  /** Counts a retrieval of these notes (usage count, last access) in the catalog, not in
+   *  the notes. Persisted by the next flush(). `now` in ms since epoch. */
+  recordAccess(paths: string[], now: number): void;
   free(): void;
 }
 // Constructors: `StrataCore.create(config)` (empty index) and
