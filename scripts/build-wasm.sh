@@ -6,6 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 out=build/wasm
+mkdir -p "$out"
+# One build at a time (tests, helpers and developers may call this concurrently).
+exec 9>"$out/.lock"
+flock 9
 stamp=$out/strata_core_bg.wasm
 if [ -f "$stamp" ] && [ -f "$out/strata_core.js" ] && [ "${STRATA_FORCE_BUILD:-0}" != 1 ]; then
   newer=$(find crate Cargo.toml Cargo.lock .cargo -type f -newer "$stamp" -print -quit 2>/dev/null || true)
