@@ -209,6 +209,8 @@ pub struct Hit {
     /// How the score was made, for the score breakdown on hover.
     pub explain: String,
     pub snippet: Option<Snippet>,
+    /// The folder context the note inherits (see [`crate::engine::Engine::folder_context`]).
+    pub context: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -327,6 +329,53 @@ pub struct NoteInfo {
     pub links: Vec<crate::markdown::Link>,
     pub frontmatter: serde_json::Value,
     pub sections: Vec<SectionInfo>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ListRequest {
+    pub folder: Option<String>,
+    pub tag: Option<String>,
+    pub property: Option<PropertyFilter>,
+    pub sort: ListSort,
+    pub offset: usize,
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ListSort {
+    #[default]
+    Path,
+    Mtime,
+}
+
+/// Retrieval usage of a note, kept in the catalog (never in the note).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AccessInfo {
+    pub count: u32,
+    pub last: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListEntry {
+    pub path: String,
+    pub title: String,
+    pub tags: Vec<String>,
+    pub mtime: f64,
+    pub size: u64,
+    pub frontmatter: serde_json::Value,
+    pub access: Option<AccessInfo>,
+    pub context: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListResponse {
+    pub total: usize,
+    pub entries: Vec<ListEntry>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
+use crate::api::AccessInfo;
 use crate::error::{CoreError, Result};
 use crate::markdown::Link;
 use crate::sections::Section;
@@ -66,13 +67,19 @@ struct CatalogFile {
     base: bool,
     upserts: Vec<NoteEntry>,
     removes: Vec<String>,
+    /// Retrieval usage (memory notes): all of it in a base, the changed entries in a delta.
+    access: Vec<(String, AccessInfo)>,
 }
 
 #[derive(Default)]
 pub struct Catalog {
     notes: BTreeMap<String, NoteEntry>,
+    /// Retrieval usage per indexed note (dropped with the note, moved with a rename).
+    access: BTreeMap<String, AccessInfo>,
     /// Paths changed or removed since the last flush.
     dirty: BTreeSet<String>,
+    /// Paths whose usage changed since the last flush.
+    access_dirty: BTreeSet<String>,
     /// Bytes of the current base file and of the deltas written on top of it.
     base_bytes: u64,
     delta_bytes: u64,
@@ -127,8 +134,35 @@ impl Catalog {
         let e = self.notes.remove(path);
         if e.is_some() {
             self.dirty.insert(path.to_string());
+            self.access.remove(path);
+            self.access_dirty.remove(path);
         }
         e
+    }
+
+    pub fn access(&self, path: &str) -> Option<AccessInfo> {
+        self.access.get(path).copied()
+    }
+
+    /// Counts one retrieval of an indexed note at `now` (ms since epoch).
+    pub fn record_access(&mut self, path: &str, now: f64) -> bool {
+        if !self.notes.contains_key(path) {
+            return false;
+        }
+        let a = self.access.entry(path.to_string()).or_default();
+        a.count = a.count.saturating_add(1);
+        a.last = a.last.max(now);
+        self.access_dirty.insert(path.to_string());
+        true
+    }
+
+    /// Carries a note's usage over to its new path (the caller re-inserts the entry).
+    pub fn move_access(&mut self, from: &str, to: &str, usage: Option<AccessInfo>) {
+        self.access.remove(from);
+        if let Some(a) = usage {
+            self.access.insert(to.to_string(), a);
+            self.access_dirty.insert(to.to_string());
+        }
     }
 
     /// Paths by content hash (for detecting moves).
@@ -141,13 +175,13 @@ impl Catalog {
     }
 
     pub fn is_dirty(&self) -> bool {
-        !self.dirty.is_empty()
+        !self.dirty.is_empty() || !self.access_dirty.is_empty()
     }
 
     /// Serialises what changed since the last call: a delta, or a new base when the
     /// deltas have grown too large (or `force_base`).
     pub fn take_write(&mut self, force_base: bool) -> Result<Option<CatalogWrite>> {
-        if self.dirty.is_empty() && !force_base {
+        if !self.is_dirty() && !force_base {
             return Ok(None);
         }
         let want_base = force_base
@@ -159,6 +193,7 @@ impl Catalog {
                 base: true,
                 upserts: self.notes.values().cloned().collect(),
                 removes: Vec::new(),
+                access: self.access.iter().map(|(p, a)| (p.clone(), *a)).collect(),
             }
         } else {
             let mut f = CatalogFile::default();
@@ -168,12 +203,19 @@ impl Catalog {
                     None => f.removes.push(p.clone()),
                 }
             }
+            f.access = self
+                .access_dirty
+                .iter()
+                .chain(self.dirty.iter())
+                .filter_map(|p| self.access.get(p).map(|a| (p.clone(), *a)))
+                .collect();
             f
         };
         let bytes = postcard::to_allocvec(&file)
             .map_err(|e| CoreError::Internal(format!("catalog encode: {e}")))?;
         self.account(bytes.len(), want_base);
         self.dirty.clear();
+        self.access_dirty.clear();
         Ok(Some(CatalogWrite {
             bytes,
             is_base: want_base,
@@ -203,13 +245,20 @@ impl Catalog {
             }
             if f.base {
                 c.notes.clear();
+                c.access.clear();
             }
             c.account(bytes.len(), f.base);
             for p in f.removes {
                 c.notes.remove(&p);
+                c.access.remove(&p);
             }
             for e in f.upserts {
                 c.notes.insert(e.path.clone(), e);
+            }
+            for (p, a) in f.access {
+                if c.notes.contains_key(&p) {
+                    c.access.insert(p, a);
+                }
             }
         }
         Ok(c)
@@ -256,6 +305,35 @@ mod tests {
         assert_eq!(loaded.len(), 99);
         assert_eq!(loaded.get("n2.md").unwrap().hash, "h2");
         assert!(loaded.get("n1.md").is_none());
+    }
+
+    #[test]
+    fn usage_persists_in_deltas_moves_with_renames_and_drops_with_the_note() {
+        let mut c = Catalog::default();
+        for p in ["a.md", "b.md", "c.md"] {
+            c.insert(entry(p, "h"));
+        }
+        assert!(c.record_access("a.md", 10.0));
+        assert!(!c.record_access("missing.md", 10.0), "only indexed notes have usage");
+        let base = c.take_write(false).unwrap().unwrap();
+        assert!(c.take_write(false).unwrap().is_none());
+        c.record_access("a.md", 20.0);
+        c.record_access("b.md", 30.0);
+        let d1 = c.take_write(false).unwrap().unwrap();
+        assert!(!d1.is_base, "a retrieval writes a small delta");
+        // b.md is renamed to b2.md, c.md gets usage and is then deleted.
+        let usage = c.access("b.md");
+        let e = c.remove("b.md").unwrap();
+        c.insert(NoteEntry { path: "b2.md".into(), ..e });
+        c.move_access("b.md", "b2.md", usage);
+        c.record_access("c.md", 40.0);
+        c.remove("c.md");
+        let d2 = c.take_write(false).unwrap().unwrap();
+        let loaded = Catalog::load(&[&base.bytes, &d1.bytes, &d2.bytes]).unwrap();
+        assert_eq!(loaded.access("a.md"), Some(AccessInfo { count: 2, last: 20.0 }));
+        assert_eq!(loaded.access("b2.md"), Some(AccessInfo { count: 1, last: 30.0 }));
+        assert_eq!(loaded.access("b.md"), None);
+        assert_eq!(loaded.access("c.md"), None);
     }
 
     #[test]

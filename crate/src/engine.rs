@@ -344,6 +344,7 @@ impl Engine {
             return Ok(());
         }
         let text = self.lex.note_text(&from)?.unwrap_or_default();
+        let usage = self.catalog.access(&from);
         self.catalog.remove(&from);
         self.lex.delete_note(&from)?;
         if paths::exclusion_reason(&to, &self.config).is_some() {
@@ -353,6 +354,7 @@ impl Engine {
         }
         let existed = self.catalog.get(&to).is_some();
         self.index_text(&to, &text, old.hash, old.size, old.mtime, existed, report)?;
+        self.catalog.move_access(&from, &to, usage);
         report.moved += 1;
         Ok(())
     }
@@ -671,6 +673,7 @@ impl Engine {
                 rrf_score: sc.rrf_score,
                 explain: sc.explain,
                 snippet,
+                context: self.folder_context(&note.path),
             });
         }
         Ok(hits)
@@ -1120,6 +1123,72 @@ impl Engine {
         self.catalog.paths().cloned().collect()
     }
 
+    /// Notes by folder, tag and property, by path or newest first, with their usage.
+    pub fn list(&self, req: &ListRequest) -> Result<ListResponse> {
+        let limit = req.limit.unwrap_or(LIST_DEFAULT_LIMIT).min(LIST_MAX_LIMIT);
+        let filters = SearchFilters {
+            folder: req.folder.clone(),
+            tag: req.tag.clone(),
+            property: req.property.clone(),
+            ..Default::default()
+        };
+        let mut matching: Vec<&NoteEntry> = self
+            .catalog
+            .entries()
+            .filter(|n| n.sections.first().is_some_and(|s| note_matches(n, s, &filters)))
+            .collect();
+        if req.sort == ListSort::Mtime {
+            matching.sort_by(|a, b| b.mtime.total_cmp(&a.mtime).then_with(|| a.path.cmp(&b.path)));
+        }
+        let entries = matching
+            .iter()
+            .skip(req.offset)
+            .take(limit)
+            .map(|n| ListEntry {
+                path: n.path.clone(),
+                title: n.title.clone(),
+                tags: n.tags.clone(),
+                mtime: n.mtime,
+                size: n.size,
+                frontmatter: serde_json::from_str(&n.frontmatter).unwrap_or(serde_json::Value::Null),
+                access: self.catalog.access(&n.path),
+                context: self.folder_context(&n.path),
+            })
+            .collect();
+        Ok(ListResponse { total: matching.len(), entries })
+    }
+
+    /// Counts a retrieval of each indexed note among `paths` (usage of memory notes); the
+    /// next flush persists it in a small catalog delta. Unknown paths are ignored.
+    pub fn record_access(&mut self, paths: &[String], now: f64) -> usize {
+        paths
+            .iter()
+            .filter_map(|p| paths::normalize(p).ok())
+            .filter(|p| self.catalog.record_access(p, now))
+            .count()
+    }
+
+    /// The context a note inherits from the folders above it: the `context` frontmatter
+    /// property of each folder's folder note (`A/B/B.md` inside the folder, or `A/B.md`
+    /// beside it), nearest folder first, one per line. A folder note does not inherit its
+    /// own context twice.
+    pub fn folder_context(&self, path: &str) -> Option<String> {
+        let mut parts: Vec<String> = Vec::new();
+        for folder in paths::folder_prefixes(path).iter().rev() {
+            let name = paths::file_name(folder);
+            let inside = format!("{folder}/{name}.md");
+            let beside = format!("{folder}.md");
+            let ctx = [inside, beside]
+                .iter()
+                .filter_map(|p| self.catalog.get(p))
+                .find_map(|n| context_property(&n.frontmatter));
+            if let Some(c) = ctx {
+                parts.push(c);
+            }
+        }
+        (!parts.is_empty()).then(|| parts.join("\n"))
+    }
+
     pub fn status(&self) -> Status {
         Status {
             vectors: self.semantic.vector_count(),
@@ -1134,6 +1203,29 @@ impl Engine {
             format_version: store::FORMAT_VERSION,
         }
     }
+}
+
+/// `list` page sizes.
+pub const LIST_DEFAULT_LIMIT: usize = 100;
+pub const LIST_MAX_LIMIT: usize = 1000;
+
+/// The `context` property of a folder note's frontmatter JSON (a string, or a list of them).
+fn context_property(frontmatter: &str) -> Option<String> {
+    if !frontmatter.contains("\"context\"") {
+        return None;
+    }
+    let fm: serde_json::Map<String, serde_json::Value> = serde_json::from_str(frontmatter).ok()?;
+    let text = match fm.get("context")? {
+        serde_json::Value::String(s) => s.trim().to_string(),
+        serde_json::Value::Array(items) => items
+            .iter()
+            .filter_map(|v| v.as_str())
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => return None,
+    };
+    (!text.is_empty()).then_some(text)
 }
 
 /// Query weights in multi-query search.

@@ -132,6 +132,19 @@ impl StrataCore {
         Ok(())
     }
 
+    /// Notes by folder/tag/property with their usage.
+    pub fn list(&self, req: JsValue) -> Result<JsValue, JsError> {
+        let req: ListRequest = if req.is_undefined() || req.is_null() { ListRequest::default() } else { from_js(req, "list request")? };
+        to_js(&self.engine.list(&req).map_err(err)?)
+    }
+
+    /// Counts a retrieval of these notes in the catalog (persisted by the next flush).
+    #[wasm_bindgen(js_name = recordAccess)]
+    pub fn record_access(&mut self, paths: JsValue, now: f64) -> Result<usize, JsError> {
+        let paths: Vec<String> = from_js(paths, "paths")?;
+        Ok(self.engine.record_access(&paths, now))
+    }
+
     pub fn similar(&mut self, req: JsValue) -> Result<JsValue, JsError> {
         let req: SimilarRequest = from_js(req, "similar request")?;
         to_js(&self.engine.similar(&req).map_err(err)?)

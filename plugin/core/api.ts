@@ -357,8 +357,9 @@ export interface StrataCoreApi {
   /** Notes by folder/tag/property, with their usage. */
   list(req: ListRequest): ListResponse;
   /** Counts a retrieval of these notes (usage count, last access) in the catalog, not in
-   *  the notes. Persisted by the next flush(). `now` in ms since epoch. */
-  recordAccess(paths: string[], now: number): void;
+   *  the notes. Persisted by the next flush(). `now` in ms since epoch. Returns how many
+   *  of the paths were indexed notes. */
+  recordAccess(paths: string[], now: number): number;
   free(): void;
 }
 // Constructors: `StrataCore.create(config)` (empty index) and

@@ -375,3 +375,79 @@ fn plan_reads_only_changed_files() {
     assert_eq!(plan.delete, vec!["Daily/2024-01-01.md"]);
     assert_eq!(plan.unchanged, 3);
 }
+
+#[test]
+fn list_filters_sorts_and_pages() {
+    let mut e = Engine::create(cfg()).unwrap();
+    let mut notes = sample();
+    notes[0].mtime = 5000.0;
+    upsert(&mut e, notes);
+    let all = e.list(&ListRequest::default()).unwrap();
+    assert_eq!(all.total, 5);
+    assert_eq!(all.entries[0].path, "Daily/2024-01-01.md", "by path");
+    let guides = e.list(&ListRequest { folder: Some("Guides".into()), ..Default::default() }).unwrap();
+    assert_eq!(guides.entries.iter().map(|n| n.path.as_str()).collect::<Vec<_>>(), ["Guides/Search.md", "Guides/Sync.md"]);
+    let tagged = e.list(&ListRequest { tag: Some("#tools".into()), ..Default::default() }).unwrap();
+    assert_eq!(tagged.total, 1, "nested tag tools/search matches tools");
+    let done = e
+        .list(&ListRequest {
+            property: Some(PropertyFilter { key: "status".into(), value: "done".into() }),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(done.entries[0].path, "Daily/2024-01-01.md");
+    assert_eq!(done.entries[0].frontmatter["status"], "done");
+    let newest = e.list(&ListRequest { sort: ListSort::Mtime, limit: Some(1), ..Default::default() }).unwrap();
+    assert_eq!((newest.total, newest.entries.len()), (5, 1));
+    assert_eq!(newest.entries[0].path, "Guides/Sync.md");
+    let page = e.list(&ListRequest { offset: 4, limit: Some(10), ..Default::default() }).unwrap();
+    assert_eq!(page.entries.len(), 1);
+}
+
+#[test]
+fn usage_is_recorded_persisted_and_follows_a_rename() {
+    let mut e = Engine::create(cfg()).unwrap();
+    upsert(&mut e, sample());
+    let mut folder = Folder::default();
+    folder.apply(&e.flush().unwrap());
+    let n = e.record_access(&["Guides/Search.md".into(), "nope.md".into(), "../x.md".into()], 1234.0);
+    assert_eq!(n, 1);
+    e.record_access(&["Guides/Search.md".into()], 2000.0);
+    let out = e.flush().unwrap();
+    assert!(out.bytes_written < 4096, "usage writes a small delta, not the catalog: {}", out.bytes_written);
+    folder.apply(&out);
+    let mut e = Engine::open(cfg(), folder.files());
+    assert!(!e.open_report().rebuilt);
+    let usage = |e: &Engine, p: &str| e.list(&ListRequest::default()).unwrap().entries.into_iter().find(|n| n.path == p).and_then(|n| n.access);
+    assert_eq!(usage(&e, "Guides/Search.md"), Some(AccessInfo { count: 2, last: 2000.0 }));
+    assert_eq!(usage(&e, "Guides/Sync.md"), None);
+    e.update(UpdateBatch {
+        renames: vec![Rename { from: "Guides/Search.md".into(), to: "Tools/Search.md".into() }],
+        ..Default::default()
+    })
+    .unwrap();
+    assert_eq!(usage(&e, "Tools/Search.md").map(|a| a.count), Some(2));
+}
+
+#[test]
+fn folder_context_is_inherited_nearest_first() {
+    let mut e = Engine::create(cfg()).unwrap();
+    upsert(
+        &mut e,
+        vec![
+            note("Projects/Projects.md", "---\ncontext: Work projects of the Acme team\n---\n# Projects\n"),
+            note("Projects/Strata.md", "---\ncontext: [\"The search plugin, in Rust\"]\n---\nfolder note beside its folder\n"),
+            note("Projects/Strata/Design.md", "# Design\n\nhybrid ranking notes\n"),
+            note("Other/Note.md", "# Other\n\nhybrid ranking elsewhere\n"),
+        ],
+    );
+    assert_eq!(
+        e.folder_context("Projects/Strata/Design.md").as_deref(),
+        Some("The search plugin, in Rust\nWork projects of the Acme team")
+    );
+    assert_eq!(e.folder_context("Other/Note.md"), None);
+    let hits = search(&mut e, "hybrid ranking");
+    let design = hits.iter().find(|h| h.path == "Projects/Strata/Design.md").unwrap();
+    assert!(design.context.as_deref().unwrap().starts_with("The search plugin"));
+    assert_eq!(hits.iter().find(|h| h.path == "Other/Note.md").unwrap().context, None);
+}
