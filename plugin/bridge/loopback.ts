@@ -1,0 +1,217 @@
+// The plugin's loopback endpoint (desktop only): an HTTP server on 127.0.0.1 that runs the
+// MCP tools (tools.ts) over the plugin's VaultBackend, so the stdio bridge Claude starts can
+// forward every call to the running Obsidian. It refuses requests without the token, with a
+// Host header that is not loopback (DNS rebinding) and with any Origin header (a web page).
+// The protocol is described in protocol.ts.
+
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import * as fs from "node:fs/promises";
+import * as http from "node:http";
+import * as path from "node:path";
+
+import type { VaultBackend } from "../core/backend.ts";
+import { BRIDGE_INFO_FILE, type BridgeInfo, CALL_PATH, MAX_BODY_BYTES, PING_PATH, PROTOCOL_VERSION } from "./protocol.ts";
+import { callTool } from "./tools.ts";
+
+export interface LoopbackOptions {
+  backend: VaultBackend;
+  /** The shared secret the bridge sends as `Authorization: Bearer <token>`. */
+  token: string;
+  /** 0 (default) = a random free port. */
+  port?: number;
+  /** Largest accepted request body. Default MAX_BODY_BYTES (1 MB). */
+  maxBodyBytes?: number;
+}
+
+export interface LoopbackServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** A random token for bridge.json (256 bits, hex). */
+export function newBridgeToken(): string {
+  return randomBytes(32).toString("hex");
+}
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/** True when the Host header names this loopback server (any port form the client used). */
+function loopbackHost(host: string | undefined, port: number): boolean {
+  if (!host) return false;
+  const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(host.trim().toLowerCase());
+  if (!m) return false;
+  if (!LOOPBACK_HOSTS.has(m[1])) return false;
+  return m[2] === undefined || Number(m[2]) === port;
+}
+
+function tokenMatches(header: string | undefined, token: string): boolean {
+  if (!header) return false;
+  const m = /^Bearer\s+(\S+)$/i.exec(header.trim());
+  if (!m) return false;
+  const got = Buffer.from(m[1]);
+  const want = Buffer.from(token);
+  return got.length === want.length && timingSafeEqual(got, want);
+}
+
+function send(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+    "cache-control": "no-store",
+  });
+  res.end(text);
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: http.IncomingMessage, max: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers["content-length"] ?? "0");
+    if (declared > max) {
+      reject(new BodyTooLarge());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        reject(new BodyTooLarge());
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+/**
+ * Starts the endpoint on 127.0.0.1 (never another interface). Resolves once it listens, with
+ * the port it got; `close()` stops it and ends open connections.
+ */
+export async function startLoopbackServer(opts: LoopbackOptions): Promise<LoopbackServer> {
+  const { backend, token } = opts;
+  if (typeof token !== "string" || token.length < 16) throw new Error("the loopback token must be a string of at least 16 characters");
+  const maxBody = opts.maxBodyBytes ?? MAX_BODY_BYTES;
+  let port = opts.port ?? 0;
+
+  const server = http.createServer((req, res) => {
+    void handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) send(res, 500, { error: `internal error: ${err instanceof Error ? err.message : String(err)}` });
+      else res.destroy();
+    });
+  });
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    // Order matters: a web page (Origin) or a rebound name (Host) learns nothing, not even
+    // whether its token guess was right.
+    if (req.headers.origin !== undefined) {
+      send(res, 403, { error: "requests with an Origin header are refused (the Strata bridge does not serve web pages)" });
+      return;
+    }
+    if (!loopbackHost(req.headers.host, port)) {
+      send(res, 403, { error: "the Host header must name the loopback address" });
+      return;
+    }
+    if (!tokenMatches(req.headers.authorization, token)) {
+      send(res, 401, { error: "missing or wrong token (see bridge.json in the plugin folder)" });
+      return;
+    }
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (url.pathname === PING_PATH) {
+      if (req.method !== "GET") {
+        send(res, 405, { error: "use GET" });
+        return;
+      }
+      const st = await backend.status();
+      send(res, 200, { server: "strata", protocol: PROTOCOL_VERSION, mode: st.mode, vault: st.vault });
+      return;
+    }
+    if (url.pathname !== CALL_PATH) {
+      send(res, 404, { error: `unknown path ${url.pathname}` });
+      return;
+    }
+    if (req.method !== "POST") {
+      send(res, 405, { error: "use POST" });
+      return;
+    }
+    let raw: string;
+    try {
+      raw = await readBody(req, maxBody);
+    } catch (err) {
+      if (err instanceof BodyTooLarge) {
+        send(res, 413, { error: `request body larger than ${maxBody} bytes` });
+        return;
+      }
+      throw err;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      send(res, 400, { error: "the body is not JSON" });
+      return;
+    }
+    if (!body || typeof body !== "object" || typeof (body as { name?: unknown }).name !== "string") {
+      send(res, 400, { error: 'the body must be {"name": string, "arguments": object}' });
+      return;
+    }
+    const { name, arguments: args } = body as { name: string; arguments?: unknown };
+    const result = await callTool(backend, name, args ?? {});
+    send(res, 200, { result });
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const addr = server.address();
+  if (!addr || typeof addr === "string") throw new Error("the loopback server has no port");
+  port = addr.port;
+  return {
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/**
+ * Writes `bridge.json` (port, token, pid, vault) into the plugin folder, readable by the user
+ * only (mode 0600, also when the file existed with wider permissions). Atomic: temp + rename.
+ * Returns the file's path.
+ */
+export async function writeBridgeInfo(pluginDirAbsolute: string, info: BridgeInfo): Promise<string> {
+  await fs.mkdir(pluginDirAbsolute, { recursive: true });
+  const file = path.join(pluginDirAbsolute, BRIDGE_INFO_FILE);
+  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
+  const text = JSON.stringify({ protocol: PROTOCOL_VERSION, ...info }, null, 2) + "\n";
+  await fs.writeFile(tmp, text, { mode: 0o600, flag: "wx" });
+  try {
+    await fs.chmod(tmp, 0o600);
+    await fs.rename(tmp, file);
+  } catch (err) {
+    await fs.rm(tmp, { force: true });
+    throw err;
+  }
+  return file;
+}
+
+/** Removes bridge.json when it still names this process (the plugin calls it on unload). */
+export async function removeBridgeInfo(pluginDirAbsolute: string, pid = process.pid): Promise<void> {
+  const file = path.join(pluginDirAbsolute, BRIDGE_INFO_FILE);
+  try {
+    const info = JSON.parse(await fs.readFile(file, "utf8")) as Partial<BridgeInfo>;
+    if (info.pid === pid) await fs.rm(file, { force: true });
+  } catch {
+    // absent or unreadable: nothing to remove
+  }
+}
