@@ -8,6 +8,9 @@ import { errorMessage } from "../core/client.ts";
 import type { VaultBackend } from "../core/backend.ts";
 import { argsObject, ToolInputError } from "./args.ts";
 import type { ToolResult } from "./protocol.ts";
+import { memorySaveTool, memorySearchTool } from "./memory.ts";
+import { applyPatchTool } from "./patch.ts";
+import { sessionCompactTool, sessionSaveTool } from "./sessions.ts";
 import { listTool, MAX_LIST, MAX_READ_CHARS, MAX_SECTION_IDS, MAX_TOP_K, readTool, searchTool, similarTool, statusTool } from "./read-tools.ts";
 
 export interface ToolAnnotations {
@@ -181,6 +184,142 @@ const DEFS: ToolDef[] = [
     annotations: { title: "Index status", ...READ_ONLY },
     write: false,
     run: (backend) => statusTool(backend),
+  },
+  {
+    name: "apply_patch",
+    title: "Edit a note",
+    description:
+      "Edit one note of the vault, only if it is unchanged since you read it: expected_hash is the content_hash `read` returned. " +
+      "edit is either {type: \"replace_section\", heading, content} (the section's text below its heading line is replaced; the heading stays) " +
+      "or {type: \"unified_diff\", diff} (a unified diff of this one file, made against the text you read). Give a short reason: the user sees " +
+      "it in CHANGELOG.md and the audit log. Off unless the user enabled write tools; refused when the note changed (read it again).",
+    inputSchema: {
+      type: "object",
+      properties: {
+        path: pathProp("The note to edit (a .md note)."),
+        expected_hash: { type: "string", description: "The content_hash from your latest read of this note (64 hex characters)." },
+        edit: {
+          type: "object",
+          description: "What to change.",
+          properties: {
+            type: { type: "string", enum: ["replace_section", "unified_diff"] },
+            heading: { type: "string", description: 'replace_section: the heading text or path ("Plan > Risks").' },
+            content: { type: "string", description: "replace_section: the new text of the section, without its heading line." },
+            diff: { type: "string", description: "unified_diff: the diff (---/+++ headers optional, @@ hunks with context lines)." },
+          },
+          required: ["type"],
+          additionalProperties: false,
+        },
+        reason: { type: "string", description: "Why, in one sentence (shown to the user)." },
+      },
+      required: ["path", "expected_hash", "edit", "reason"],
+      additionalProperties: false,
+    },
+    annotations: { title: "Edit a note", readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    write: true,
+    run: applyPatchTool,
+  },
+  {
+    name: "session_save",
+    title: "Save a session summary",
+    description:
+      "At the end of substantial work (or at a milestone), save what happened as a session note in the vault: a short overview, " +
+      "decisions, outcomes, open items and the sources (note paths) you used. Without session_id it starts a new session note and " +
+      "returns its id; with session_id it appends an entry to that session. status \"closed\" marks the session finished. Off unless the user enabled write tools.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        session_id: { type: "string", description: "The id a previous session_save returned; omit to start a new session." },
+        overview: { type: "string", description: "What was done and why, in a few sentences." },
+        decisions: { type: "array", items: { type: "string" }, maxItems: 50, description: "Decisions taken." },
+        outcomes: { type: "array", items: { type: "string" }, maxItems: 50, description: "Results, artefacts, answers." },
+        open_items: { type: "array", items: { type: "string" }, maxItems: 50, description: "What is left to do." },
+        tags: { type: "array", items: { type: "string" }, maxItems: 20, description: "Tags for the session note (no spaces)." },
+        sources: { type: "array", items: { type: "string" }, maxItems: 50, description: "Vault paths (or URLs) the work relied on." },
+        status: { type: "string", enum: ["active", "closed"], description: "active (default) or closed." },
+      },
+      required: ["overview"],
+      additionalProperties: false,
+    },
+    annotations: { title: "Save a session summary", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    write: true,
+    run: sessionSaveTool,
+  },
+  {
+    name: "session_compact",
+    title: "Compact a session",
+    description:
+      "Fold a session's older entries into its rolling summary (keeping the newest keep_last entries as they are). Decisions, outcomes, " +
+      "open items and every source reference are kept in the summary. Give summary to write the rolling summary text yourself " +
+      "(recommended: a few sentences covering the folded entries and the previous summary); open_items replaces the summary's open items. Off unless the user enabled write tools.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        session_id: { type: "string", description: "The session to compact." },
+        keep_last: { type: "integer", minimum: 0, maximum: 50, description: "Entries to keep unfolded (default 1)." },
+        summary: { type: "string", description: "The new rolling summary text (optional)." },
+        open_items: { type: "array", items: { type: "string" }, maxItems: 50, description: "The open items still open (optional)." },
+      },
+      required: ["session_id"],
+      additionalProperties: false,
+    },
+    annotations: { title: "Compact a session", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    write: true,
+    run: sessionCompactTool,
+  },
+  {
+    name: "memory_save",
+    title: "Remember something",
+    description:
+      "Save a durable memory as a note: a fact, preference, convention or finding worth recalling in later sessions. level is project " +
+      "(holds for the whole project), task, or subtask; parent_id links a task to its project memory or a subtask to its task. ttl_days " +
+      "makes it expire (it is then left out of searches and listed for review, never deleted); confidence 0–1 says how sure you are; " +
+      "promoted_from names a lower-level memory this one generalises. Off unless the user enabled write tools.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        level: { type: "string", enum: ["project", "task", "subtask"] },
+        text: { type: "string", description: "The memory itself, self-contained (it is read without its context)." },
+        parent_id: { type: "string", description: "The id of the parent memory (a project for a task, a task for a subtask)." },
+        metadata: { type: "object", description: "Extra key → string/number/boolean values.", additionalProperties: { type: ["string", "number", "boolean"] } },
+        ttl_days: { type: "number", exclusiveMinimum: 0, maximum: 36500, description: "Days until it expires (omit: never)." },
+        confidence: { type: "number", minimum: 0, maximum: 1 },
+        tags: { type: "array", items: { type: "string" }, maxItems: 20 },
+        promoted_from: { type: "string", description: "The id of a lower-level memory this one promotes." },
+      },
+      required: ["level", "text"],
+      additionalProperties: false,
+    },
+    annotations: { title: "Remember something", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    write: true,
+    run: memorySaveTool,
+  },
+  {
+    name: "memory_search",
+    title: "Recall memories",
+    description:
+      "Find saved memories, by meaning and words (query) or newest first (no query), filtered by level and parent_id. Expired memories " +
+      "are left out and listed for review (include_expired: true shows them). Each retrieval counts as a use of the memory.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        query: { type: "string", description: "What to recall (omit to list the newest)." },
+        level: {
+          description: "One level or a list of levels.",
+          anyOf: [
+            { type: "string", enum: ["project", "task", "subtask"] },
+            { type: "array", items: { type: "string", enum: ["project", "task", "subtask"] }, minItems: 1, maxItems: 3 },
+          ],
+        },
+        parent_id: { type: "string", description: "Only the memories directly under this one." },
+        top_k: { type: "integer", minimum: 1, maximum: 50, description: "How many (default 10)." },
+        include_expired: { type: "boolean", description: "Also return expired memories (default false)." },
+      },
+      additionalProperties: false,
+    },
+    annotations: { title: "Recall memories", readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    write: false,
+    run: memorySearchTool,
   },
 ];
 

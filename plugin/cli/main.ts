@@ -4,6 +4,7 @@ import { benchCommand, benchWorker, BENCH_USAGE } from "./bench.ts";
 import { CliError } from "./common.ts";
 import { evalCommand, EVAL_USAGE } from "./eval-cmd.ts";
 import { indexCommand, INDEX_USAGE } from "./index-cmd.ts";
+import { mcpCommand, MCP_USAGE } from "./mcp-cmd.ts";
 import { searchCommand, SEARCH_USAGE } from "./search-cmd.ts";
 import { similarCommand, SIMILAR_USAGE } from "./similar-cmd.ts";
 
@@ -15,6 +16,7 @@ usage:
   ${SIMILAR_USAGE}
   ${EVAL_USAGE}
   ${BENCH_USAGE}
+  ${MCP_USAGE}
 
 The index lives in <vault>/<config-dir>/plugins/strata-search/index/ unless --index-dir is given.
 Semantic and hybrid search need the embedding model in models/all-MiniLM-L6-v2 (scripts/fetch-model.sh
@@ -36,6 +38,8 @@ async function main(argv: string[]): Promise<number> {
       return evalCommand(args);
     case "bench":
       return benchCommand(args);
+    case "mcp":
+      return mcpCommand(args);
     case "__bench-worker":
       return benchWorker(args);
     case undefined:

@@ -1,0 +1,373 @@
+// The headless VaultBackend: what the MCP bridge (and `strata mcp`) serve when Obsidian is
+// not running. It loads the wasm core and the persisted index itself, brings the index up
+// to date for notes changed on disk (at start and, throttled, before each call), loads the
+// embedding model when present and embeds pending chunks in the background, and writes
+// notes atomically (temp file + rename, never through a symlink), updating and persisting
+// the index after each write.
+
+import { constants } from "node:fs";
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+
+import type { ListRequest, ListResponse, NoteInfo, ReadRequest, ReadResult, SearchRequest, SearchResponse, SimilarRequest, SimilarResponse, StrataCoreApi } from "../core/api.ts";
+import type { BackendStatus, ToolSettings, VaultBackend } from "../core/backend.ts";
+import { defaultIndexDir, errorMessage, openIndex, persist, reconcile } from "../core/client.ts";
+import { findModelDir, FsIndexStore, loadCore, loadModelFiles, NodeVault } from "../core/node.ts";
+import { pluginDirOf } from "./protocol.ts";
+import { checkVaultPath } from "./vault-paths.ts";
+
+export const DEFAULT_SETTINGS: ToolSettings = {
+  writeToolsEnabled: false,
+  sessionsFolder: "Strata/Sessions",
+  memoryFolder: "Strata/Memory",
+  changelogFolder: "Strata",
+};
+
+export interface HeadlessOptions {
+  vaultDir: string;
+  /** Default ".obsidian". */
+  configDir?: string;
+  /** Default <vault>/<configDir>/plugins/strata-search/index. */
+  indexDir?: string;
+  /** Overrides over the plugin's saved settings (data.json) and the defaults. */
+  settings?: Partial<ToolSettings>;
+  /** The embedding model's folder (default: findModelDir()); null = no model. */
+  modelDir?: string | null;
+  /** Embed pending chunks in the background (default true). */
+  embed?: boolean;
+  /** At most one disk check for changed notes per this many ms (default 2000). */
+  refreshIntervalMs?: number;
+  /** Diagnostics (stderr in the bridge). */
+  log?: (msg: string) => void;
+}
+
+/** The plugin's saved settings (data.json in the plugin folder), the keys the tools use. */
+export async function readPluginSettings(vaultDir: string, configDir: string): Promise<Partial<ToolSettings>> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await fs.readFile(path.join(vaultDir, pluginDirOf(configDir), "data.json"), "utf8"));
+  } catch {
+    return {};
+  }
+  if (!raw || typeof raw !== "object") return {};
+  const r = raw as Record<string, unknown>;
+  const out: Partial<ToolSettings> = {};
+  if (typeof r.writeToolsEnabled === "boolean") out.writeToolsEnabled = r.writeToolsEnabled;
+  for (const k of ["sessionsFolder", "memoryFolder", "changelogFolder"] as const) {
+    if (typeof r[k] === "string" && (r[k] as string).trim()) out[k] = (r[k] as string).trim().replace(/\/+$/, "");
+  }
+  return out;
+}
+
+/** Runs async sections one at a time (index updates, persists, embedding steps). */
+class Mutex {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(fn: () => Promise<T> | T): Promise<T> {
+    const next = this.tail.then(fn, fn);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+let tmpCounter = 0;
+
+export class HeadlessBackend implements VaultBackend {
+  private readonly mutex = new Mutex();
+  private lastRefresh = 0;
+  private refreshCost = 0;
+  private refreshing: Promise<void> | null = null;
+  private lastUpdate: number | null = null;
+  private embedding: Promise<void> | null = null;
+  private closed = false;
+  private readonly notices: string[] = [];
+  private toolSettings: ToolSettings;
+
+  private constructor(
+    readonly vaultDir: string,
+    readonly configDir: string,
+    private readonly core: StrataCoreApi,
+    private readonly store: FsIndexStore,
+    private readonly vault: NodeVault,
+    private readonly opts: HeadlessOptions,
+    private modelLoaded: boolean,
+    settings: ToolSettings,
+  ) {
+    this.toolSettings = settings;
+  }
+
+  /** Opens the vault's index (creating it when absent), brings it up to date and loads the model. */
+  static async open(opts: HeadlessOptions): Promise<HeadlessBackend> {
+    const vaultDir = await fs.realpath(path.resolve(opts.vaultDir)).catch(() => {
+      throw new Error(`vault not found: ${opts.vaultDir}`);
+    });
+    if (!(await fs.stat(vaultDir)).isDirectory()) throw new Error(`not a folder: ${vaultDir} (a vault is a folder of notes)`);
+    const configDir = opts.configDir ?? ".obsidian";
+    const store = new FsIndexStore(path.resolve(opts.indexDir ?? path.join(vaultDir, defaultIndexDir(configDir))));
+    const vault = new NodeVault(vaultDir, { configDir });
+    const { core, report } = await openIndex(loadCore(), store, { configDir });
+    const settings = { ...DEFAULT_SETTINGS, ...(await readPluginSettings(vaultDir, configDir)), ...opts.settings };
+    const b = new HeadlessBackend(vaultDir, configDir, core, store, vault, opts, false, settings);
+    if (report.rebuilt) b.notices.push(`the index was unusable (${report.reason ?? "unknown reason"}) and was rebuilt`);
+    await b.refresh(true);
+    if (opts.modelDir !== null) {
+      const dir = opts.modelDir ?? findModelDir();
+      try {
+        const files = await loadModelFiles(dir);
+        if (files) {
+          core.loadModel(files.model, files.tokenizer, null);
+          b.modelLoaded = true;
+        } else {
+          b.notices.push(`semantic search is off: no embedding model in ${dir} (lexical search works)`);
+        }
+      } catch (err) {
+        b.notices.push(`semantic search is off: the model in ${dir} could not be loaded: ${errorMessage(err)}`);
+      }
+    } else {
+      b.notices.push("semantic search is off (no model configured); lexical search works");
+    }
+    b.kickEmbedding();
+    return b;
+  }
+
+  private log(msg: string) {
+    this.opts.log?.(msg);
+  }
+
+  /** Brings the index up to date with the disk (throttled unless `force`). */
+  async refresh(force = false): Promise<void> {
+    if (this.closed) return;
+    const interval = Math.max(this.opts.refreshIntervalMs ?? 2000, this.refreshCost * 5);
+    if (!force && Date.now() - this.lastRefresh < interval) return;
+    if (this.refreshing) return this.refreshing;
+    this.refreshing = this.mutex
+      .run(async () => {
+        const t0 = Date.now();
+        const sum = await reconcile(this.core, this.vault, { store: this.store });
+        this.refreshCost = Date.now() - t0;
+        this.toolSettings = { ...DEFAULT_SETTINGS, ...(await readPluginSettings(this.vaultDir, this.configDir)), ...this.opts.settings };
+        if (sum.added + sum.updated + sum.moved + sum.deleted > 0) {
+          this.lastUpdate = Date.now();
+          this.log(`index updated: ${sum.added} added, ${sum.updated} updated, ${sum.moved} moved, ${sum.deleted} deleted`);
+        }
+      })
+      .finally(() => {
+        this.lastRefresh = Date.now();
+        this.refreshing = null;
+      });
+    await this.refreshing;
+    this.kickEmbedding();
+  }
+
+  /** Starts the background embedding loop when the model is loaded and chunks are pending. */
+  private kickEmbedding(): void {
+    if (this.closed || !this.modelLoaded || this.embedding || this.opts.embed === false) return;
+    const p = this.core.embedProgress();
+    if (p.done >= p.total) return;
+    this.embedding = this.embedLoop()
+      .catch((err) => this.log(`embedding stopped: ${errorMessage(err)}`))
+      .finally(() => {
+        this.embedding = null;
+      });
+  }
+
+  private async embedLoop(): Promise<void> {
+    let lastPersist = Date.now();
+    let unpersisted = 0;
+    for (;;) {
+      if (this.closed) break;
+      const p = await this.mutex.run(() => this.core.embedStep(16));
+      unpersisted += p.embedded;
+      const done = p.done >= p.total || p.embedded === 0;
+      if (unpersisted > 0 && (done || Date.now() - lastPersist > 8000)) {
+        await this.mutex.run(() => persist(this.core, this.store));
+        unpersisted = 0;
+        lastPersist = Date.now();
+      }
+      if (done) break;
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  /** Resolves when the background embedding (if any) has finished. */
+  async whenEmbedded(): Promise<void> {
+    while (this.embedding) await this.embedding;
+  }
+
+  /** Stops embedding and persists what is pending. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.embedding;
+    await this.mutex.run(() => persist(this.core, this.store)).catch((err) => this.log(`persist on close failed: ${errorMessage(err)}`));
+    this.core.free();
+  }
+
+  /** Closes without persisting (another process, the plugin, now owns the index). */
+  async abandon(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.embedding;
+  }
+
+  // ---- path safety (second line: the tools check first) ----
+
+  /** Checks a vault-relative path and that no existing component of it is a symlink. */
+  private async safePath(rel: string): Promise<string> {
+    checkVaultPath(rel, this.configDir);
+    const segs = rel.split("/");
+    let cur = this.vaultDir;
+    for (let i = 0; i < segs.length; i++) {
+      cur = path.join(cur, segs[i]);
+      let st;
+      try {
+        st = await fs.lstat(cur);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") break;
+        throw err;
+      }
+      if (st.isSymbolicLink()) {
+        throw new Error(`refused: ${segs.slice(0, i + 1).join("/")} is a symbolic link; Strata does not follow links (they may leave the vault)`);
+      }
+    }
+    return path.join(this.vaultDir, ...segs);
+  }
+
+  // ---- VaultBackend ----
+
+  settings(): ToolSettings {
+    return { ...this.toolSettings };
+  }
+
+  async status(): Promise<BackendStatus> {
+    await this.refresh();
+    const embedding = this.modelLoaded ? this.core.embedProgress() : null;
+    const notices = [...this.notices];
+    if (embedding && embedding.done < embedding.total) notices.push(`embedding in progress: ${embedding.done}/${embedding.total}`);
+    return {
+      mode: "headless",
+      vault: path.basename(this.vaultDir),
+      configDir: this.configDir,
+      index: this.core.status(),
+      embedding,
+      pendingNotes: 0,
+      lastUpdate: this.lastUpdate,
+      notices,
+    };
+  }
+
+  async search(req: SearchRequest): Promise<SearchResponse> {
+    await this.refresh();
+    return this.core.search(req);
+  }
+
+  async read(req: ReadRequest): Promise<ReadResult> {
+    await this.safePath(req.path);
+    await this.refresh();
+    return this.core.read(req);
+  }
+
+  async similar(req: SimilarRequest): Promise<SimilarResponse> {
+    if (req.path) await this.safePath(req.path);
+    await this.refresh();
+    return this.core.similar(req);
+  }
+
+  async list(req: ListRequest): Promise<ListResponse> {
+    await this.refresh();
+    return this.core.list(req);
+  }
+
+  async note(p: string): Promise<NoteInfo | null> {
+    await this.safePath(p);
+    await this.refresh();
+    return this.core.note(p) ?? null;
+  }
+
+  async recordAccess(paths: string[]): Promise<void> {
+    if (paths.length === 0) return;
+    await this.mutex.run(async () => {
+      this.core.recordAccess(paths, Date.now());
+      await persist(this.core, this.store);
+    });
+  }
+
+  async readText(p: string): Promise<string | null> {
+    const full = await this.safePath(p);
+    let fh;
+    try {
+      fh = await fs.open(full, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return null;
+      if (code === "ELOOP") throw new Error(`refused: ${p} is a symbolic link`);
+      throw err;
+    }
+    try {
+      if (!(await fh.stat()).isFile()) throw new Error(`${p} is not a file`);
+      return new TextDecoder("utf-8", { ignoreBOM: true }).decode(await fh.readFile());
+    } finally {
+      await fh.close();
+    }
+  }
+
+  async writeText(p: string, text: string): Promise<void> {
+    const full = await this.safePath(p);
+    // Create missing folders one level at a time, re-checking that none is a symlink.
+    const segs = p.split("/");
+    let dir = this.vaultDir;
+    for (const seg of segs.slice(0, -1)) {
+      dir = path.join(dir, seg);
+      try {
+        await fs.mkdir(dir);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      }
+      const st = await fs.lstat(dir);
+      if (st.isSymbolicLink() || !st.isDirectory()) throw new Error(`refused: ${path.relative(this.vaultDir, dir)} is not a plain folder`);
+    }
+    const real = await fs.realpath(dir);
+    if (real !== this.vaultDir && !real.startsWith(this.vaultDir + path.sep)) throw new Error(`refused: ${p} would be written outside the vault`);
+    try {
+      const st = await fs.lstat(full);
+      if (!st.isFile()) throw new Error(`refused: ${p} exists and is not a regular file`);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    }
+    const bytes = new TextEncoder().encode(text);
+    const tmp = path.join(dir, `.${path.basename(full)}.strata-tmp-${process.pid}-${++tmpCounter}`);
+    const fh = await fs.open(tmp, "wx", 0o644);
+    try {
+      await fh.writeFile(bytes);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    try {
+      await fs.rename(tmp, full);
+    } catch (err) {
+      await fs.rm(tmp, { force: true });
+      throw err;
+    }
+    const mtime = Math.trunc((await fs.lstat(full)).mtimeMs);
+    await this.mutex.run(async () => {
+      this.core.update({ upserts: [{ path: p, bytes, mtime }] });
+      await persist(this.core, this.store);
+    });
+    this.lastUpdate = Date.now();
+    if (this.modelLoaded) this.core.prioritize([p]);
+    this.kickEmbedding();
+  }
+
+  async appendPluginFile(name: string, text: string): Promise<void> {
+    if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith(".")) throw new Error(`refused: plugin file name ${JSON.stringify(name)}`);
+    const dir = path.join(this.vaultDir, pluginDirOf(this.configDir));
+    await fs.mkdir(dir, { recursive: true });
+    const file = path.join(dir, name);
+    const fh = await fs.open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o600);
+    try {
+      await fh.appendFile(text);
+    } finally {
+      await fh.close();
+    }
+  }
+}

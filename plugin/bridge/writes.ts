@@ -1,0 +1,66 @@
+// Every note the tools write goes through here: the write itself (through the backend:
+// app.vault in the plugin, an atomic write headless), then one JSON line in the audit log
+// (plugin folder: time, tool, path, old and new hash, reason) and one readable line in
+// CHANGELOG.md (in the user's changelog folder).
+
+import type { VaultBackend } from "../core/backend.ts";
+import { errorMessage } from "../core/client.ts";
+import { sha256Hex } from "./format.ts";
+import { AUDIT_LOG_FILE } from "./protocol.ts";
+import { checkVaultFolder } from "./vault-paths.ts";
+
+export interface WriteRecord {
+  tool: string;
+  path: string;
+  /** The note's text before the write, null when it is created. */
+  oldText: string | null;
+  newText: string;
+  reason: string;
+}
+
+export interface WriteOutcome {
+  oldHash: string | null;
+  newHash: string;
+  /** Set when the note was written but the audit log or changelog could not be. */
+  warning?: string;
+}
+
+const CHANGELOG_HEADER =
+  "# Strata changelog\n\nNotes written by Claude through Strata's tools (newest last). The audit log with content hashes is audit.jsonl in the plugin folder.\n\n";
+
+function oneLine(s: string, max = 300): string {
+  const t = s.replace(/\s+/g, " ").trim();
+  return t.length > max ? t.slice(0, max) + "…" : t;
+}
+
+export async function auditedWrite(backend: VaultBackend, rec: WriteRecord): Promise<WriteOutcome> {
+  const oldHash = rec.oldText === null ? null : await sha256Hex(rec.oldText);
+  const newHash = await sha256Hex(rec.newText);
+  await backend.writeText(rec.path, rec.newText);
+  const time = new Date().toISOString();
+  const problems: string[] = [];
+  try {
+    await backend.appendPluginFile(
+      AUDIT_LOG_FILE,
+      JSON.stringify({ time, tool: rec.tool, path: rec.path, old_hash: oldHash, new_hash: newHash, reason: rec.reason }) + "\n",
+    );
+  } catch (err) {
+    problems.push(`the audit log could not be written: ${errorMessage(err)}`);
+  }
+  try {
+    const s = backend.settings();
+    const folder = checkVaultFolder(s.changelogFolder, (await backend.status()).configDir, "changelog folder");
+    const file = folder ? `${folder}/CHANGELOG.md` : "CHANGELOG.md";
+    if (file !== rec.path) {
+      const before = (await backend.readText(file)) ?? CHANGELOG_HEADER;
+      const link = rec.path.replace(/\.md$/i, "");
+      const line =
+        `- ${time.slice(0, 16).replace("T", " ")} UTC · ${rec.tool} · [[${link}]] · ${oneLine(rec.reason) || "(no reason given)"}` +
+        ` (${oldHash ? oldHash.slice(0, 8) : "new"} → ${newHash.slice(0, 8)})\n`;
+      await backend.writeText(file, before.endsWith("\n") || before === "" ? before + line : before + "\n" + line);
+    }
+  } catch (err) {
+    problems.push(`CHANGELOG.md could not be updated: ${errorMessage(err)}`);
+  }
+  return { oldHash, newHash, ...(problems.length ? { warning: problems.join("; ") } : {}) };
+}

@@ -1,0 +1,62 @@
+// The MCP bridge without Obsidian: the SDK's Client spawns dist/mcp-bridge.js over stdio; the
+// bridge opens the persisted index, catches up with notes changed on disk, and serves the tools.
+
+import assert from "node:assert/strict";
+import { appendFile, readFile, writeFile } from "node:fs/promises";
+import * as path from "node:path";
+import { after, test } from "node:test";
+
+import { ok, spawnBridge } from "./bridge-helpers.ts";
+import { exerciseTools } from "./bridge-scenario.ts";
+import { cleanupTemps, copyFixture, indexVault, ROOT } from "./helpers.ts";
+
+after(cleanupTemps);
+
+test("headless bridge: catches up with the disk and serves every tool", async (t) => {
+  const vault = await copyFixture();
+  const { core } = await indexVault(vault);
+  core.free();
+  // Changed after the index was persisted: the bridge must notice.
+  await appendFile(path.join(vault, "Welcome.md"), "\nA note about the platypuslantern festival.\n");
+  const bridge = await spawnBridge([vault, "--write-tools"]);
+  try {
+    await t.test("a note changed on disk since the last index is found", async () => {
+      const r = await ok(bridge.client, "search", { queries: ["platypuslantern"], mode: "lexical" });
+      assert.equal(r.data.results[0]?.path, "Welcome.md");
+      const st = await ok(bridge.client, "status");
+      assert.equal(st.data.mode, "headless");
+    });
+    await exerciseTools(t, bridge.client, vault);
+    await t.test("a note written on disk while the bridge runs is found", async () => {
+      await writeFile(path.join(vault, "Inbox/New idea.md"), "# New idea\n\nThe echidnaviolin concept.\n");
+      await new Promise((r) => setTimeout(r, 2100)); // the disk check is throttled to one per 2 s
+      const r = await ok(bridge.client, "search", { queries: ["echidnaviolin"], mode: "lexical" });
+      assert.equal(r.data.results[0]?.path, "Inbox/New idea.md");
+    });
+  } finally {
+    await bridge.close();
+  }
+  // The index was persisted on exit: the edits are in it.
+  const again = await indexVault(vault);
+  assert.equal(again.summary.added + again.summary.updated, 0, "nothing left to index after the bridge persisted");
+  again.core.free();
+});
+
+test("strata mcp <vault> serves the same tools (CLI)", async () => {
+  const vault = await copyFixture();
+  const bridge = await spawnBridge(["mcp", vault, "--no-model"], {}, path.join(ROOT, "dist", "strata.js"));
+  try {
+    const { tools } = await bridge.client.listTools();
+    assert.equal(tools.length, 10);
+    const r = await ok(bridge.client, "search", { queries: ["telescope collimation"] });
+    assert.ok(r.data.results.length > 0);
+    // Write tools are off unless turned on.
+    const before = await readFile(path.join(vault, "Welcome.md"), "utf8");
+    const res = await bridge.client.callTool({ name: "session_save", arguments: { overview: "x" } });
+    assert.equal(res.isError, true);
+    assert.match((res.content as any)[0].text, /turned off/);
+    assert.equal(await readFile(path.join(vault, "Welcome.md"), "utf8"), before);
+  } finally {
+    await bridge.close();
+  }
+});
