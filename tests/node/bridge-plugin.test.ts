@@ -1,0 +1,71 @@
+// The MCP bridge while "Obsidian is running": the test process plays the plugin (the loopback
+// endpoint of plugin/bridge/loopback.ts over a VaultBackend, bridge.json in the plugin folder);
+// the SDK's Client spawns the bridge, which must discover the plugin and forward every call
+// over HTTP (token and all) — then fall back to headless when the plugin goes away.
+
+import assert from "node:assert/strict";
+import * as path from "node:path";
+import { after, test } from "node:test";
+
+import type { BackendStatus, VaultBackend } from "../../plugin/core/backend.ts";
+import { HeadlessBackend } from "../../plugin/bridge/headless.ts";
+import { newBridgeToken, startLoopbackServer, writeBridgeInfo } from "../../plugin/bridge/loopback.ts";
+import { ok, spawnBridge } from "./bridge-helpers.ts";
+import { exerciseTools } from "./bridge-scenario.ts";
+import { cleanupTemps, copyFixture } from "./helpers.ts";
+
+after(cleanupTemps);
+
+/** The in-process backend, reporting itself as the plugin (what the bridge forwards to). */
+function asPlugin(b: HeadlessBackend): VaultBackend {
+  return {
+    status: async (): Promise<BackendStatus> => ({ ...(await b.status()), mode: "plugin" }),
+    settings: () => b.settings(),
+    search: (r) => b.search(r),
+    read: (r) => b.read(r),
+    similar: (r) => b.similar(r),
+    list: (r) => b.list(r),
+    note: (p) => b.note(p),
+    recordAccess: (p) => b.recordAccess(p),
+    readText: (p) => b.readText(p),
+    writeText: (p, t) => b.writeText(p, t),
+    appendPluginFile: (n, t) => b.appendPluginFile(n, t),
+  };
+}
+
+test("plugin running: the bridge forwards every tool call to the loopback endpoint", async (t) => {
+  const vault = await copyFixture();
+  const backend = await HeadlessBackend.open({ vaultDir: vault, settings: { writeToolsEnabled: true } });
+  const token = newBridgeToken();
+  const server = await startLoopbackServer({ backend: asPlugin(backend), token, port: 0 });
+  await writeBridgeInfo(path.join(vault, ".obsidian/plugins/strata-search"), { port: server.port, token, pid: process.pid, vault: "vault" });
+  // No --write-tools: the plugin's settings (write tools on) decide.
+  const bridge = await spawnBridge([vault]);
+  let closed = false;
+  try {
+    await t.test("status answers from the plugin", async () => {
+      const st = await ok(bridge.client, "status");
+      assert.equal(st.data.mode, "plugin");
+      assert.match(bridge.stderr(), /forwarding to the Strata plugin in Obsidian/);
+      assert.doesNotMatch(bridge.stderr(), /opening the index/);
+    });
+    await exerciseTools(t, bridge.client, vault);
+    await t.test("when the plugin goes away, the bridge serves headless", async () => {
+      await server.close();
+      closed = true;
+      await backend.close();
+      const r = await ok(bridge.client, "search", { queries: ["sourdough"], mode: "lexical" });
+      assert.equal(r.data.results[0]?.path, "Cooking/Sourdough starter.md");
+      const st = await ok(bridge.client, "status");
+      assert.equal(st.data.mode, "headless");
+      // Headless, the write tools follow the bridge's own settings: off here.
+      assert.equal(st.data.write_tools_enabled, false);
+    });
+  } finally {
+    await bridge.close();
+    if (!closed) {
+      await server.close();
+      await backend.close();
+    }
+  }
+});
