@@ -9,7 +9,7 @@ import type { TestContext } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { createPatch } from "diff";
 
-import { call, fileHash, ok, refused, sha256, TOOL_NAMES, waitEmbedded } from "./bridge-helpers.ts";
+import { fileHash, ok, refused, sha256, TOOL_NAMES, waitEmbedded } from "./bridge-helpers.ts";
 import { MODEL, NEEDS_MODEL } from "./helpers.ts";
 
 const PLUGIN_DIR = ".obsidian/plugins/strata-search";
