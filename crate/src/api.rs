@@ -22,6 +22,19 @@ pub struct OpenReport {
     pub generation: u64,
     pub notes: usize,
     pub orphans: Vec<String>,
+    /// Where the open spent its time (ms), for the bench and the status view.
+    pub timings: OpenTimings,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenTimings {
+    /// Manifest choice and the checksum of every file.
+    pub verify_ms: f64,
+    pub lexical_ms: f64,
+    pub catalog_ms: f64,
+    pub vectors_ms: f64,
+    pub total_ms: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

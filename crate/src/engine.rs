@@ -113,9 +113,9 @@ impl Engine {
     /// gives an empty engine (`fresh`), a corrupt, partial or foreign one an empty engine
     /// with `rebuilt` and the reason; the caller then indexes the vault.
     pub fn open(config: CoreConfig, files: Vec<IndexFile>) -> Engine {
-        let files: HashMap<String, Vec<u8>> = files.into_iter().map(|f| (f.name, f.bytes)).collect();
+        let mut files: HashMap<String, Vec<u8>> = files.into_iter().map(|f| (f.name, f.bytes)).collect();
         let names: HashSet<String> = files.keys().cloned().collect();
-        match Engine::try_open(config.clone(), &files) {
+        match Engine::try_open(config.clone(), &mut files) {
             Ok(Some(engine)) => engine,
             Ok(None) => {
                 let mut e = Engine::create(config).expect("empty index");
@@ -136,7 +136,9 @@ impl Engine {
         }
     }
 
-    fn try_open(config: CoreConfig, files: &HashMap<String, Vec<u8>>) -> Result<Option<Engine>> {
+    fn try_open(config: CoreConfig, files: &mut HashMap<String, Vec<u8>>) -> Result<Option<Engine>> {
+        let all_names: Vec<String> = files.keys().cloned().collect();
+        let t0 = now_ms();
         let Some(chosen) = store::choose(files, &config.fingerprint())? else {
             return Ok(None);
         };
@@ -144,25 +146,33 @@ impl Engine {
         let lex_files: Vec<(String, Vec<u8>)> = m
             .files
             .iter()
-            .filter_map(|f| f.name.strip_prefix(LEX_DIR).map(|n| (n.to_string(), files[&f.name].clone())))
+            .filter_map(|f| {
+                let name = f.name.strip_prefix(LEX_DIR)?.to_string();
+                // Moved, not copied: the segment files are most of the index's bytes.
+                Some((name, files.remove(&f.name).unwrap_or_default()))
+            })
             .collect();
+        let t1 = now_ms();
         let lex = Lexical::open(&m.lexical_meta, lex_files)?;
+        let t2 = now_ms();
         let cat_files: Vec<&[u8]> = m.catalog.iter().map(|c| files[c].as_slice()).collect();
         let catalog = Catalog::load(&cat_files)?;
         let vec_files: Vec<(String, &[u8])> = m.vectors.iter().map(|v| (v.clone(), files[v].as_slice())).collect();
+        let t3 = now_ms();
         let semantic = Semantic::restore(m.model.clone(), vec_files)?;
+        let t4 = now_ms();
         let mut keep: HashSet<String> = m.names();
         let previous = chosen.other.as_ref().map(|o| o.names()).unwrap_or_default();
         keep.extend(previous.iter().cloned());
         keep.extend(SLOTS.iter().map(|s| s.to_string()));
-        let orphans: Vec<String> = sorted(files.keys().filter(|n| !keep.contains(*n)).cloned().collect::<Vec<_>>());
+        let orphans: Vec<String> = sorted(all_names.iter().filter(|n| !keep.contains(*n)).cloned().collect::<Vec<_>>());
         let persisted = Persisted {
             generation: m.generation,
             slot: chosen.slot,
             current: m.files.iter().map(|f| (f.name.clone(), f.clone())).collect(),
             previous,
             catalog: m.catalog.clone(),
-            on_disk: files.keys().filter(|n| !orphans.contains(n)).cloned().collect(),
+            on_disk: all_names.into_iter().filter(|n| !orphans.contains(n)).collect(),
         };
         let report = OpenReport {
             fresh: false,
@@ -171,6 +181,13 @@ impl Engine {
             generation: m.generation,
             notes: catalog.len(),
             orphans,
+            timings: OpenTimings {
+                verify_ms: t1 - t0,
+                lexical_ms: t2 - t1,
+                catalog_ms: t3 - t2,
+                vectors_ms: t4 - t3,
+                total_ms: t4 - t0,
+            },
         };
         Ok(Some(Engine {
             config,
@@ -1113,7 +1130,7 @@ impl Engine {
                     start_line: s.start_line,
                     end_line: s.end_line,
                     tokens: s.tokens,
-                    hash: s.hash.clone(),
+                    hash: hex::encode(s.hash),
                 })
                 .collect(),
         })

@@ -7,6 +7,12 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
+/// SHA-256 as raw bytes: what the catalog stores per section (half the size of hex, and
+/// no string to allocate when the catalog is decoded on open).
+pub fn sha256(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
 /// Checksum of an index file: fast enough to verify every file on a cold open.
 pub fn checksum(bytes: &[u8]) -> String {
     format!("{:016x}", xxhash_rust::xxh3::xxh3_64(bytes))

@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::hash::sha256_hex;
+use crate::hash::sha256;
 use crate::markdown::{Heading, LineIndex};
 use crate::tokens::estimate_tokens;
 
@@ -27,7 +27,8 @@ pub struct Section {
     pub start_line: u32,
     pub end_line: u32,
     pub tokens: u32,
-    pub hash: String,
+    /// SHA-256 of the section's text (hex in the API).
+    pub hash: [u8; 32],
     /// SHA-256 of the text that is embedded for this section ([`embed_text`]); only
     /// leaves (sections without children) are embedded. Vectors are keyed by it, so
     /// unchanged text is never embedded twice, whatever the note's path.
@@ -138,7 +139,7 @@ impl Ctx<'_> {
             start_line: part.start,
             end_line: part.end,
             tokens: tokens as u32,
-            hash: sha256_hex(text.as_bytes()),
+            hash: sha256(text.as_bytes()),
             embed_key: None,
         };
         self.out.push(section);
@@ -317,7 +318,7 @@ mod tests {
         assert_eq!(s.len(), 1);
         assert_eq!(s[0].depth, 0);
         assert_eq!((s[0].start_line, s[0].end_line), (1, 3));
-        assert_eq!(s[0].hash, sha256_hex(b"# Title\n\nshort text"));
+        assert_eq!(s[0].hash, sha256(b"# Title\n\nshort text"));
         assert_eq!(s[0].embed_key, Some(embed_key("# Title\n\nshort text")));
     }
 

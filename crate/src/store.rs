@@ -20,8 +20,8 @@ use crate::error::{CoreError, Result};
 use crate::hash::checksum;
 
 pub const FORMAT_NAME: &str = "strata-index";
-/// 2: the catalog carries retrieval usage (AccessInfo).
-pub const FORMAT_VERSION: u32 = 2;
+/// 2: the catalog carries retrieval usage (AccessInfo). 3: section hashes as raw bytes.
+pub const FORMAT_VERSION: u32 = 3;
 pub const SLOTS: [&str; 2] = ["manifest-a.json", "manifest-b.json"];
 pub const LEX_DIR: &str = "lex/";
 pub const CAT_DIR: &str = "cat/";

@@ -39,6 +39,8 @@ export interface OpenReport {
   /** Files in the index folder that no manifest references (leftovers of a crash, sync
    *  conflict copies): the caller may delete them. */
   orphans: string[];
+  /** Where opening the persisted index spent its time (ms); zeros for a fresh index. */
+  timings: { verifyMs: number; lexicalMs: number; catalogMs: number; vectorsMs: number; totalMs: number };
 }
 
 export interface FileStat {

@@ -22,9 +22,10 @@ use tantivy::fastfield::write_alive_bitset;
 use tantivy::index::{IndexSettings, SegmentComponent, SegmentMeta};
 use tantivy::indexer::{merge_filtered_segments, AddOperation, SegmentWriter};
 use tantivy::schema::IndexRecordOption;
-use tantivy::{BitSet, DocSet, Index, IndexMeta, Segment, TantivyDocument, Term, TERMINATED};
+use tantivy::{BitSet, DocSet, Index, IndexMeta, Segment, Term, TERMINATED};
 
 use crate::error::{CoreError, Result};
+use super::schema::SectionDocument;
 
 /// Memory budget of one segment writer before it is finalised into a segment.
 pub const SEGMENT_MEMORY_BUDGET: usize = 48 * 1024 * 1024;
@@ -63,7 +64,7 @@ pub struct Committer<'a> {
 }
 
 impl Committer<'_> {
-    pub fn add(&self, staged: &mut Staged, opstamp: u64, doc: TantivyDocument) -> Result<()> {
+    pub fn add(&self, staged: &mut Staged, opstamp: u64, doc: SectionDocument) -> Result<()> {
         if staged.writer.is_none() {
             let segment = self.index.new_segment();
             let writer = SegmentWriter::for_segment(SEGMENT_MEMORY_BUDGET, segment.clone())?;
