@@ -1,7 +1,11 @@
 // Bundles Strata's TypeScript. Run with `node esbuild.config.mjs` (after scripts/build-wasm.sh,
 // whose output build/wasm/strata_core.js the bundles import).
 import { build } from "esbuild";
-import { chmod } from "node:fs/promises";
+import { chmod, readFile } from "node:fs/promises";
+import { pathToFileURL } from "node:url";
+import { gzipSync } from "node:zlib";
+
+import { buildBridge, ESM_REQUIRE_BANNER } from "./esbuild.bridge.mjs";
 
 const common = {
   bundle: true,
@@ -11,26 +15,87 @@ const common = {
   legalComments: "none",
 };
 
-// 1. The headless CLI: `strata index|search|eval|bench`.
-await build({
-  ...common,
-  entryPoints: ["plugin/cli/main.ts"],
-  outfile: "dist/strata.js",
-  platform: "node",
-  format: "esm",
-  banner: { js: "#!/usr/bin/env node" },
-  // The bench's competitor (onnxruntime-web, with its own .wasm files, and the JS tokenizer of
-  // its harness) is loaded from node_modules at run time, only by `strata bench`.
-  external: ["onnxruntime-web", "@huggingface/tokenizers"],
-});
-await chmod("dist/strata.js", 0o755);
+/** esbuild plugin: the virtual modules "strata:wasm" (gzip+base64 .wasm) and "strata:worker" (the worker bundle's text). */
+export function inlinePlugin() {
+  let workerText = null;
+  return {
+    name: "strata-inline",
+    setup(b) {
+      b.onResolve({ filter: /^strata:(wasm|worker)$/ }, (args) => ({ path: args.path, namespace: "strata-inline" }));
+      b.onLoad({ filter: /.*/, namespace: "strata-inline" }, async (args) => {
+        if (args.path === "strata:wasm") {
+          const wasm = await readFile("build/wasm/strata_core_bg.wasm");
+          return { contents: gzipSync(wasm, { level: 6 }).toString("base64"), loader: "text" };
+        }
+        if (workerText === null) {
+          const out = await build({
+            ...common,
+            entryPoints: ["plugin/obsidian/worker-entry.ts"],
+            platform: "browser",
+            format: "iife",
+            write: false,
+            // wasm-bindgen's default path (never used: the bytes are passed in).
+            define: { "import.meta.url": '"about:blank"' },
+            plugins: [inlinePlugin()],
+          });
+          workerText = out.outputFiles[0].text;
+        }
+        return { contents: workerText, loader: "text" };
+      });
+    },
+  };
+}
 
-// 2. The Obsidian plugin (`main.js`, CommonJS, `obsidian` external) lands with the plugin issue:
-// await build({
-//   ...common,
-//   entryPoints: ["plugin/obsidian/main.ts"],
-//   outfile: "main.js",
-//   platform: "browser",
-//   format: "cjs",
-//   external: ["obsidian", "electron", "@codemirror/*"],
-// });
+/** The plugin bundle's options (also used by the UI test harness with another entry). */
+export function pluginBuildOptions({ entry, outfile, alias = {}, format = "cjs" }) {
+  return {
+    ...common,
+    entryPoints: [entry],
+    outfile,
+    platform: "browser",
+    format,
+    alias,
+    external: [
+      "obsidian",
+      "electron",
+      "@codemirror/*",
+      "@lezer/*",
+      "node:*",
+      "crypto",
+      "fs",
+      "fs/promises",
+      "http",
+      "path",
+      "os",
+      "url",
+    ],
+    define: { "import.meta.url": '"about:blank"' },
+    plugins: [inlinePlugin()],
+  };
+}
+
+// Run directly (`node esbuild.config.mjs`): build the CLI and the plugin.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  // 1. The headless CLI: `strata index|search|eval|bench`.
+  await build({
+    ...common,
+    entryPoints: ["plugin/cli/main.ts"],
+    outfile: "dist/strata.js",
+    platform: "node",
+    format: "esm",
+    // `strata mcp` bundles CommonJS dependencies (yaml, ajv) that require Node's built-ins.
+    banner: { js: `#!/usr/bin/env node\n${ESM_REQUIRE_BANNER}` },
+    // The bench's competitor (onnxruntime-web, with its own .wasm files, and the JS tokenizer of
+    // its harness) is loaded from node_modules at run time, only by `strata bench`.
+    external: ["onnxruntime-web", "@huggingface/tokenizers"],
+  });
+  await chmod("dist/strata.js", 0o755);
+
+  // 2. The Obsidian plugin: `main.js` (CommonJS, `obsidian` external) with the search worker
+  // inlined as source text and the core's .wasm inlined into the worker (gzip + base64): the
+  // community installer ships main.js, manifest.json and styles.css only.
+  await build(pluginBuildOptions({ entry: "plugin/obsidian/main.ts", outfile: "main.js" }));
+
+  // 3. The MCP bridge (dist/mcp-bridge.js, and mcp-bridge.js to install beside main.js).
+  await buildBridge();
+}

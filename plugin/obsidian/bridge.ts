@@ -1,0 +1,36 @@
+// Starts and stops the MCP bridge's loopback endpoint (plugin/bridge/loopback.ts) on desktop.
+// The module is imported lazily, so mobile never evaluates node:http.
+
+import type StrataPlugin from "./plugin.ts";
+
+export interface BridgeHandle {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** The vault's folder on disk (desktop FileSystemAdapter), or null. */
+export function vaultBasePath(plugin: StrataPlugin): string | null {
+  const adapter = plugin.app.vault.adapter as unknown as { getBasePath?: () => string };
+  return typeof adapter.getBasePath === "function" ? adapter.getBasePath() : null;
+}
+
+export async function startBridge(plugin: StrataPlugin, token: string, port: number): Promise<BridgeHandle> {
+  const base = vaultBasePath(plugin);
+  if (!base) throw new Error("the vault is not a folder on disk");
+  const { startLoopbackServer, writeBridgeInfo, removeBridgeInfo } = await import("../bridge/loopback.ts");
+  const server = await startLoopbackServer({ backend: plugin.backend, token, port });
+  const pluginDirAbs = `${base.replace(/[\\/]+$/, "")}/${plugin.pluginDir}`;
+  try {
+    await writeBridgeInfo(pluginDirAbs, { port: server.port, token, pid: process.pid, vault: plugin.app.vault.getName() });
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
+  return {
+    port: server.port,
+    close: async () => {
+      await server.close();
+      await removeBridgeInfo(pluginDirAbs);
+    },
+  };
+}

@@ -1,0 +1,429 @@
+// The search worker's engine: owns the wasm core and serves WorkerApi over an Endpoint. Index
+// and note I/O go back to the UI thread (HostApi) through the shared client's IndexStore and
+// VaultSource, so open/persist/reconcile/embedAll are plugin/core/client.ts, unchanged.
+//
+// Writes to the index are serialised (one job at a time: open, reconcile, apply, persist,
+// rebuild, loadModel); background embedding pauses for them and resumes after. Reads (search,
+// read, similar, list, note, status) run between the jobs' awaits and never wait for them,
+// except for the open of the index, which they wait for.
+
+import init, { StrataCore } from "../../build/wasm/strata_core.js";
+import type { CoreConfig, EmbedProgress, NoteInput, StrataCoreApi } from "../core/api.ts";
+import {
+  asBytes,
+  embedAll,
+  errorMessage,
+  openIndex,
+  persist,
+  reconcile,
+  type IndexStore,
+  type ReconcileProgress,
+  type ReconcileSummary,
+  type StrataCoreStatic,
+  type VaultSource,
+} from "../core/client.ts";
+import { CancelledError, Endpoint, type Handlers, type PortLike } from "./rpc.ts";
+import type { ApplyResult, ChangeSet, EngineCounters, EngineState, HostApi, OpenResult, WorkerApi } from "./protocol.ts";
+
+const Core = StrataCore as unknown as StrataCoreStatic;
+
+/** Loads the wasm bytes (the worker bundle decodes its inlined copy; tests read build/wasm). */
+export type WasmLoader = () => Promise<ArrayBuffer | Uint8Array> | ArrayBuffer | Uint8Array;
+
+const PERSIST_AFTER_MS = 2000;
+
+export class Engine implements Handlers<WorkerApi> {
+  private readonly host: Endpoint<HostApi, WorkerApi>;
+  private core: StrataCoreApi | null = null;
+  private config: CoreConfig = {};
+  private wasmReady: Promise<void> | null = null;
+  private opened: Promise<void>;
+  private markOpened!: () => void;
+  private jobs: Promise<unknown> = Promise.resolve();
+  private jobDepth = 0;
+  private embedEnabled = false;
+  private embedChunks = 8;
+  private embedRun: Promise<void> | null = null;
+  private embedAbort: AbortController | null = null;
+  private embedStalled = false;
+  private idleWaiters: (() => void)[] = [];
+  private persistTimer: ReturnType<typeof setTimeout> | null = null;
+  private dirty = false;
+  private readonly st: EngineState = {
+    phase: "starting",
+    reconcile: null,
+    embedding: null,
+    embeddingActive: false,
+    pendingNotes: 0,
+    lastUpdate: null,
+    counters: { embedded: 0, notesRead: 0, reindexed: 0, persists: 0, bytesWritten: 0 },
+  };
+  readonly store: IndexStore;
+  readonly vault: VaultSource;
+
+  constructor(
+    port: PortLike,
+    private readonly loadWasm: WasmLoader | null,
+  ) {
+    this.opened = new Promise((resolve) => (this.markOpened = resolve));
+    this.host = new Endpoint<HostApi, WorkerApi>(port, this);
+    const host = this.host;
+    this.store = {
+      list: () => host.call("indexList", {}),
+      read: async (name) => new Uint8Array(await host.call("indexRead", { name })),
+      write: async (name, bytes) => {
+        // A copy whose buffer is moved to the UI thread: the caller's array stays intact, and
+        // the UI thread does not pay for a structured-clone copy.
+        const copy = asBytes(bytes).slice();
+        await host.call("indexWrite", { name, bytes: copy }, { transfer: [copy.buffer as ArrayBuffer] });
+      },
+      delete: (name) => host.call("indexDelete", { name }),
+    };
+    this.vault = {
+      list: async (shouldIndex) => {
+        const all = await host.call("vaultList", {});
+        const files = all.filter((f) => shouldIndex(f.path));
+        return { files, skipped: [], ignored: all.length - files.length };
+      },
+      read: async (path) => new Uint8Array(await host.call("vaultRead", { path })),
+    };
+  }
+
+  // ---- lifecycle -------------------------------------------------------------------------
+
+  async init(arg: { wasm?: ArrayBuffer | Uint8Array }): Promise<{ ms: number }> {
+    const t0 = performance.now();
+    if (!this.wasmReady) {
+      this.wasmReady = (async () => {
+        const bytes = arg.wasm ?? (this.loadWasm ? await this.loadWasm() : undefined);
+        if (!bytes) throw new Error("[unavailable] no wasm for the search core");
+        await init({ module_or_path: bytes });
+      })();
+    }
+    await this.wasmReady;
+    return { ms: performance.now() - t0 };
+  }
+
+  open(arg: { config: CoreConfig }): Promise<OpenResult> {
+    return this.exclusive(async () => {
+      const t0 = performance.now();
+      if (!this.wasmReady) throw new Error("[bad-request] init() first");
+      await this.wasmReady;
+      this.st.phase = "opening";
+      this.config = arg.config;
+      this.core?.free();
+      this.core = null;
+      let res: OpenResult;
+      try {
+        const opened = await openIndex(Core, this.store, this.config);
+        this.core = opened.core;
+        res = { ...opened.report, removedOrphans: opened.removedOrphans, tookMs: 0 };
+      } catch (err) {
+        // The index folder could not be read at all: start empty, the reconcile rebuilds.
+        this.core = Core.create(this.config);
+        res = { ...this.core.openReport(), rebuilt: true, reason: `index folder unreadable: ${errorMessage(err)}`, removedOrphans: [], tookMs: 0 };
+      }
+      this.st.phase = "idle";
+      this.markOpened();
+      res.tookMs = performance.now() - t0;
+      return res;
+    });
+  }
+
+  reconcile(arg: { batchNotes?: number }): Promise<ReconcileSummary> {
+    return this.exclusive(() => this.runReconcile(arg.batchNotes));
+  }
+
+  private async runReconcile(batchNotes?: number): Promise<ReconcileSummary> {
+    const core = this.need();
+    this.st.phase = "reconciling";
+    try {
+      const sum = await reconcile(core, this.vault, {
+        store: this.store,
+        batchNotes: batchNotes ?? 200,
+        onProgress: (p: ReconcileProgress) => {
+          this.st.reconcile = p;
+          this.st.pendingNotes = Math.max(0, p.total - p.done);
+          this.host.emit("reconcile", p);
+        },
+      });
+      this.st.counters.notesRead += this.st.reconcile?.total ?? 0;
+      this.st.counters.reindexed += sum.added + sum.updated;
+      this.st.counters.persists++;
+      this.st.counters.bytesWritten += sum.bytesWritten;
+      if (sum.added + sum.updated + sum.moved + sum.deleted > 0) this.st.lastUpdate = Date.now();
+      return sum;
+    } finally {
+      this.st.phase = "idle";
+      this.st.pendingNotes = 0;
+    }
+  }
+
+  apply(cs: ChangeSet): Promise<ApplyResult> {
+    return this.exclusive(async () => {
+      const core = this.need();
+      const renames: { from: string; to: string }[] = [];
+      const changed = new Map(cs.changed.map((f) => [f.path, f]));
+      for (const r of cs.renames) {
+        // A rename of a note the index does not hold (new, or a newly indexed extension) is a create.
+        if (core.note(r.from)) renames.push(r);
+        else if (!changed.has(r.to)) changed.set(r.to, { path: r.to, size: 0, mtime: Date.now() });
+      }
+      this.st.pendingNotes = changed.size;
+      const upserts: NoteInput[] = [];
+      const warnings: { path: string; message: string }[] = [];
+      await Promise.all(
+        [...changed.values()]
+          .filter((f) => core.shouldIndex(f.path))
+          .map(async (f) => {
+            try {
+              upserts.push({ path: f.path, bytes: await this.vault.read(f.path), mtime: f.mtime });
+            } catch (err) {
+              warnings.push({ path: f.path, message: `unreadable: ${errorMessage(err)}` });
+            }
+          }),
+      );
+      const rep = core.update({ upserts, deletes: cs.deleted, renames, commit: true });
+      this.st.counters.notesRead += upserts.length;
+      this.st.pendingNotes = 0;
+      if (rep.added + rep.updated + rep.moved + rep.deleted > 0) {
+        this.st.lastUpdate = Date.now();
+        this.dirty = true;
+        this.schedulePersist();
+      }
+      return { ...rep, warnings: [...rep.warnings, ...warnings], read: upserts.length };
+    });
+  }
+
+  persist(): Promise<number> {
+    return this.exclusive(() => this.persistNow());
+  }
+
+  private async persistNow(): Promise<number> {
+    if (!this.core) return 0;
+    if (this.persistTimer) clearTimeout(this.persistTimer);
+    this.persistTimer = null;
+    const bytes = await persist(this.core, this.store);
+    this.dirty = false;
+    if (bytes > 0) {
+      this.st.counters.persists++;
+      this.st.counters.bytesWritten += bytes;
+    }
+    return bytes;
+  }
+
+  private schedulePersist(): void {
+    if (this.persistTimer) clearTimeout(this.persistTimer);
+    this.persistTimer = setTimeout(() => {
+      this.persistTimer = null;
+      this.persist().catch((err) => this.host.emit("error", { message: errorMessage(err), where: "persist" }));
+    }, PERSIST_AFTER_MS);
+  }
+
+  rebuild(arg: { config: CoreConfig }): Promise<ReconcileSummary> {
+    return this.exclusive(async () => {
+      await this.wipe(arg.config);
+      return this.runReconcile();
+    });
+  }
+
+  clear(arg: { config: CoreConfig }): Promise<void> {
+    return this.exclusive(() => this.wipe(arg.config));
+  }
+
+  private async wipe(config: CoreConfig): Promise<void> {
+    if (this.persistTimer) clearTimeout(this.persistTimer);
+    this.persistTimer = null;
+    for (const name of await this.store.list()) await this.store.delete(name);
+    this.core?.free();
+    this.config = config;
+    this.core = Core.create(config);
+    this.markOpened();
+    this.dirty = false;
+  }
+
+  loadModel(arg: { model: ArrayBuffer; tokenizer: ArrayBuffer }): Promise<EmbedProgress> {
+    return this.exclusive(async () => {
+      const core = this.need();
+      const p = core.loadModel(new Uint8Array(arg.model), new Uint8Array(arg.tokenizer), null);
+      this.st.embedding = p;
+      return p;
+    });
+  }
+
+  setEmbedding(arg: { enabled: boolean; maxChunks?: number }): Promise<EmbedProgress | null> | EmbedProgress | null {
+    this.embedEnabled = arg.enabled;
+    if (arg.maxChunks) this.embedChunks = Math.max(1, arg.maxChunks);
+    if (!arg.enabled) return this.pauseEmbedding().then(() => this.core?.embedProgress() ?? null);
+    this.embedStalled = false;
+    this.kickEmbedding();
+    return this.core?.embedProgress() ?? null;
+  }
+
+  embedIdle(): Promise<EmbedProgress | null> {
+    if (!this.embedRun && this.jobDepth === 0 && (!this.embedEnabled || this.queueEmpty())) {
+      return Promise.resolve(this.core?.embedProgress() ?? null);
+    }
+    return new Promise((resolve) => this.idleWaiters.push(() => resolve(this.core?.embedProgress() ?? null)));
+  }
+
+  async close(): Promise<void> {
+    if (this.persistTimer) clearTimeout(this.persistTimer);
+    this.persistTimer = null;
+    this.embedEnabled = false;
+    await this.exclusive(async () => {
+      if (this.core && this.dirty) await this.persistNow();
+      this.core?.free();
+      this.core = null;
+    });
+    this.st.phase = "closed";
+    this.wakeIdle();
+    // After this call's answer is posted.
+    setTimeout(() => this.host.close(), 0);
+  }
+
+  // ---- reads -----------------------------------------------------------------------------
+
+  async search(req: Parameters<WorkerApi["search"]>[0], ctx: { signal: AbortSignal }) {
+    await this.opened;
+    // Let queued messages (a newer keystroke's cancel) arrive before the search runs.
+    await macrotask();
+    if (ctx.signal.aborted) throw new CancelledError();
+    return this.need().search(req);
+  }
+
+  async read(req: Parameters<WorkerApi["read"]>[0]) {
+    await this.opened;
+    return this.need().read(req);
+  }
+
+  async similar(req: Parameters<WorkerApi["similar"]>[0], ctx: { signal: AbortSignal }) {
+    await this.opened;
+    await macrotask();
+    if (ctx.signal.aborted) throw new CancelledError();
+    return this.need().similar(req);
+  }
+
+  async list(req: Parameters<WorkerApi["list"]>[0]) {
+    await this.opened;
+    return this.need().list(req);
+  }
+
+  async note(arg: { path: string }) {
+    await this.opened;
+    return this.need().note(arg.path);
+  }
+
+  async recordAccess(arg: { paths: string[] }) {
+    await this.opened;
+    this.need().recordAccess(arg.paths, Date.now());
+    this.dirty = true;
+    this.schedulePersist();
+  }
+
+  async prioritize(arg: { paths: string[] }) {
+    await this.opened;
+    this.need().prioritize(arg.paths);
+  }
+
+  async status() {
+    await this.opened;
+    return this.need().status();
+  }
+
+  state(): EngineState {
+    return {
+      ...this.st,
+      embedding: this.core ? this.core.embedProgress() : this.st.embedding,
+      embeddingActive: this.embedRun !== null,
+      counters: { ...this.st.counters } as EngineCounters,
+    };
+  }
+
+  // ---- internals -------------------------------------------------------------------------
+
+  private need(): StrataCoreApi {
+    if (!this.core) throw new Error("[unavailable] the index is not open");
+    return this.core;
+  }
+
+  /** Runs `fn` after every earlier job, with background embedding paused. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    this.jobDepth++;
+    const run = this.jobs.then(async () => {
+      await this.pauseEmbedding();
+      return fn();
+    });
+    this.jobs = run.catch(() => undefined);
+    return run.finally(() => {
+      this.jobDepth--;
+      if (this.jobDepth === 0) {
+        this.embedStalled = false;
+        this.kickEmbedding();
+      }
+    });
+  }
+
+  private queueEmpty(): boolean {
+    const p = this.core?.embedProgress();
+    return !p || !p.modelLoaded || p.done >= p.total || this.embedStalled;
+  }
+
+  private async pauseEmbedding(): Promise<void> {
+    this.embedAbort?.abort();
+    if (this.embedRun) await this.embedRun;
+  }
+
+  private kickEmbedding(): void {
+    if (!this.embedEnabled || !this.core || this.embedRun || this.jobDepth > 0) {
+      if (!this.embedRun && this.jobDepth === 0) this.wakeIdle();
+      return;
+    }
+    if (this.queueEmpty()) {
+      this.wakeIdle();
+      return;
+    }
+    const core = this.core;
+    const ctl = new AbortController();
+    this.embedAbort = ctl;
+    this.embedRun = embedAll(core, this.store, {
+      signal: ctl.signal,
+      maxChunks: this.embedChunks,
+      onProgress: (p) => {
+        this.st.embedding = p;
+        this.host.emit("embed", p);
+      },
+      onPersist: (bytes) => {
+        this.st.counters.persists++;
+        this.st.counters.bytesWritten += bytes;
+      },
+    })
+      .then((sum) => {
+        this.st.counters.embedded += sum.embedded;
+        if (!sum.aborted && sum.done < sum.total) this.embedStalled = true;
+      })
+      .catch((err) => {
+        this.embedStalled = true;
+        this.host.emit("error", { message: errorMessage(err), where: "embedding" });
+      })
+      .finally(() => {
+        this.embedRun = null;
+        this.embedAbort = null;
+        if (this.core) this.host.emit("embed", this.core.embedProgress());
+        if (!ctl.signal.aborted) this.kickEmbedding();
+      });
+  }
+
+  private wakeIdle(): void {
+    for (const w of this.idleWaiters.splice(0)) w();
+  }
+}
+
+function macrotask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/** Serves WorkerApi on `port` (a worker's global scope, or a MessagePort in tests). */
+export function serveEngine(port: PortLike, loadWasm: WasmLoader | null): Engine {
+  return new Engine(port, loadWasm);
+}

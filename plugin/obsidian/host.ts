@@ -1,0 +1,127 @@
+// The UI thread's side of the worker protocol: the file I/O the worker asks for (HostApi).
+// The index folder lives in <configDir>/plugins/strata-search/index/ and is read and written
+// through app.vault.adapter, so it works on desktop and mobile alike. Writes are plain
+// adapter writes: the core's files are immutable and named once, and the two checksummed
+// manifest slots make a torn write fall back to the previous generation.
+
+import type { App, DataAdapter } from "obsidian";
+import type { FileStat } from "../core/api.ts";
+import { transfer, type Handlers, type Transfer } from "./rpc.ts";
+import type { HostApi } from "./protocol.ts";
+
+/**
+ * Names that sync tools give to conflicting copies: Dropbox/Nextcloud "x (conflicted copy …)",
+ * Syncthing "x.sync-conflict-…", Obsidian Sync/Google Drive/iCloud/OneDrive "x (1).bin",
+ * "x 2.json". The core never writes a name with a space or "conflict". Other unreferenced
+ * files (a crash's leftovers, copies named otherwise) are the core's orphans, also removed.
+ */
+export function isConflictCopy(name: string): boolean {
+  const base = name.slice(name.lastIndexOf("/") + 1);
+  return /conflict/i.test(base) || /\s/.test(base);
+}
+
+export interface HostOptions {
+  app: App;
+  /** Vault-relative index folder. */
+  indexDir: string;
+  /** Extensions to list (without dot), lower case. */
+  extensions: () => string[];
+}
+
+export class HostIO implements Handlers<HostApi> {
+  /** Conflicted copies found (and deleted) in the index folder. */
+  conflictsRemoved: string[] = [];
+  private readonly adapter: DataAdapter;
+
+  constructor(private readonly opts: HostOptions) {
+    this.adapter = opts.app.vault.adapter;
+  }
+
+  get indexDir(): string {
+    return this.opts.indexDir;
+  }
+
+  async indexList(): Promise<string[]> {
+    const root = this.opts.indexDir;
+    if (!(await this.adapter.exists(root))) return [];
+    const out: string[] = [];
+    const walk = async (dir: string) => {
+      const listed = await this.adapter.list(dir);
+      for (const f of listed.files) {
+        const name = f.slice(root.length + 1);
+        if (isConflictCopy(name)) {
+          // A sync tool's copy of one of our files: never read, removed.
+          await this.adapter.remove(f).catch(() => undefined);
+          this.conflictsRemoved.push(name);
+        } else out.push(name);
+      }
+      for (const d of listed.folders) await walk(d);
+    };
+    await walk(root);
+    return out.sort();
+  }
+
+  async indexRead(arg: { name: string }): Promise<Transfer<ArrayBuffer>> {
+    const buf = await this.adapter.readBinary(this.full(arg.name));
+    return transfer(buf, [buf]);
+  }
+
+  async indexWrite(arg: { name: string; bytes: Uint8Array }): Promise<void> {
+    const path = this.full(arg.name);
+    await this.ensureFolder(path.slice(0, path.lastIndexOf("/")));
+    const b = arg.bytes;
+    const buf = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? (b.buffer as ArrayBuffer) : (b.slice().buffer as ArrayBuffer);
+    await this.adapter.writeBinary(path, buf);
+  }
+
+  async indexDelete(arg: { name: string }): Promise<void> {
+    const path = this.full(arg.name);
+    if (await this.adapter.exists(path)) await this.adapter.remove(path);
+  }
+
+  vaultList(): FileStat[] {
+    const exts = new Set(this.opts.extensions().map((e) => e.toLowerCase()));
+    const out: FileStat[] = [];
+    for (const f of this.opts.app.vault.getFiles()) {
+      if (exts.has(f.extension.toLowerCase())) out.push({ path: f.path, size: f.stat.size, mtime: f.stat.mtime });
+    }
+    return out;
+  }
+
+  async vaultRead(arg: { path: string }): Promise<Transfer<ArrayBuffer>> {
+    const buf = await this.adapter.readBinary(arg.path);
+    return transfer(buf, [buf]);
+  }
+
+  /** Total bytes of the index folder. */
+  async indexBytes(): Promise<number> {
+    let total = 0;
+    for (const name of await this.indexList()) {
+      const st = await this.adapter.stat(this.full(name));
+      total += st?.size ?? 0;
+    }
+    return total;
+  }
+
+  private full(name: string): string {
+    if (!name || name.startsWith("/") || name.split("/").some((s) => s === ".." || s === "" || s === ".")) {
+      throw new Error(`[bad-request] refusing an index file name outside the index folder: ${JSON.stringify(name)}`);
+    }
+    return `${this.opts.indexDir}/${name}`;
+  }
+
+  private readonly madeFolders = new Set<string>();
+  private async ensureFolder(dir: string): Promise<void> {
+    if (!dir || this.madeFolders.has(dir)) return;
+    if (!(await this.adapter.exists(dir))) {
+      await this.ensureFolder(dir.slice(0, Math.max(0, dir.lastIndexOf("/"))));
+      if (!(await this.adapter.exists(dir))) await this.adapter.mkdir(dir);
+    }
+    this.madeFolders.add(dir);
+  }
+
+  /** Forget cached folders (after the index folder was deleted). */
+  forgetFolders(): void {
+    this.madeFolders.clear();
+  }
+}

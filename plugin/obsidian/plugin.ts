@@ -1,0 +1,414 @@
+// The Obsidian plugin: starts the search worker after the layout is ready, opens the persisted
+// index (fast path), reconciles with the vault in the background, feeds it debounced vault
+// events, loads the embedding model from the plugin folder and embeds in the background.
+// The UI thread only moves bytes and renders; every core call happens in the worker.
+
+import { Notice, Platform, Plugin, TFile, TFolder, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
+import type { EmbedProgress, SearchRequest, SearchResponse, SimilarResponse, Status } from "../core/api.ts";
+import { defaultIndexDir, errorMessage, type ReconcileSummary } from "../core/client.ts";
+import { startBridge, type BridgeHandle } from "./bridge.ts";
+import { ObsidianBackend } from "./backend.ts";
+import { ChangeQueue } from "./events.ts";
+import { HostIO } from "./host.ts";
+import type { ApplyResult, ChangeSet, EngineState, HostApi, OpenResult, WorkerApi } from "./protocol.ts";
+import { Endpoint, type PortLike } from "./rpc.ts";
+import { SearchModal, SimilarModal } from "./search-modal.ts";
+import { StrataSettingTab } from "./settings-tab.ts";
+import { coreConfig, newToken, sanitizeSettings, type StrataSettings } from "./settings.ts";
+import { fmt, StatusBar } from "./status.ts";
+import { StrataView, VIEW_TYPE } from "./sidebar.ts";
+
+/** Where the worker runs: a Web Worker in Obsidian, a MessageChannel in Node tests. */
+export interface Transport {
+  port: PortLike;
+  terminate(): void;
+}
+export type TransportFactory = () => Transport;
+
+export const MODEL_NAME = "all-MiniLM-L6-v2";
+
+export type ModelState = "off" | "absent" | "loading" | "loaded" | "error";
+
+export default class StrataPlugin extends Plugin {
+  /** Set by the bundle's entry (main.ts: the inlined Web Worker) or by tests. */
+  static spawn: TransportFactory | null = null;
+
+  declare settings: StrataSettings;
+  worker: Endpoint<WorkerApi, HostApi> | null = null;
+  host!: HostIO;
+  statusBar: StatusBar | null = null;
+  queue: ChangeQueue | null = null;
+  openResult: OpenResult | null = null;
+  lastReconcile: ReconcileSummary | null = null;
+  modelState: ModelState = "off";
+  modelError: string | null = null;
+  bridge: BridgeHandle | null = null;
+  bridgeError: string | null = null;
+  /** Messages the user was shown (Notices) this session, newest last. */
+  readonly notices: string[] = [];
+  /** Resolves when the index is open (searches can be answered). */
+  ready!: Promise<void>;
+  /** Resolves when the start-up work (open, reconcile, model load) is done. */
+  indexed!: Promise<void>;
+  private markReady!: () => void;
+  private transport: Transport | null = null;
+  private stopped = false;
+  private embedProgress: EmbedProgress | null = null;
+  readonly backend = new ObsidianBackend(this);
+
+  get indexDir(): string {
+    return defaultIndexDir(this.app.vault.configDir);
+  }
+
+  get pluginDir(): string {
+    return this.manifest.dir ?? `${this.app.vault.configDir}/plugins/${this.manifest.id}`;
+  }
+
+  get modelDir(): string {
+    return `${this.pluginDir}/models/${MODEL_NAME}`;
+  }
+
+  get semanticEnabled(): boolean {
+    return this.settings.semantic ?? !Platform.isMobile;
+  }
+
+  override async onload(): Promise<void> {
+    this.stopped = false;
+    this.stopping = null;
+    this.ready = new Promise((resolve) => (this.markReady = resolve));
+    this.indexed = this.ready.then(() => undefined);
+    this.settings = sanitizeSettings(await this.loadData());
+    this.host = new HostIO({ app: this.app, indexDir: this.indexDir, extensions: () => this.settings.extensions });
+
+    this.registerView(VIEW_TYPE, (leaf: WorkspaceLeaf) => new StrataView(leaf, this));
+    this.addSettingTab(new StrataSettingTab(this.app, this));
+    const item = this.addStatusBarItem();
+    this.statusBar = new StatusBar(item);
+    this.statusBar.setIdle("Strata: starting…");
+    this.registerDomEvent(item, "click", () => void this.showStatus());
+
+    this.addCommand({ id: "search-vault", name: "Search vault", callback: () => new SearchModal(this.app, this).open() });
+    this.addCommand({ id: "open-search-sidebar", name: "Open search sidebar", callback: () => void this.activateView() });
+    this.addCommand({
+      id: "similar-notes",
+      name: "Find notes similar to the current note",
+      checkCallback: (checking: boolean) => {
+        const file = this.app.workspace.getActiveFile();
+        if (!file || file.extension !== "md") return false;
+        if (!checking) new SimilarModal(this.app, this, file.path).open();
+        return true;
+      },
+    });
+    this.addCommand({ id: "rebuild-index", name: "Rebuild index", callback: () => void this.rebuild() });
+    this.addCommand({ id: "show-index-status", name: "Show index status", callback: () => void this.showStatus() });
+
+    this.app.workspace.onLayoutReady(() => {
+      this.indexed = this.start();
+      this.indexed.catch(() => undefined);
+    });
+  }
+
+  override onunload(): void {
+    void this.shutdown();
+  }
+
+  /** Stops everything: events, the bridge, the worker (after it persisted). Idempotent. */
+  shutdown(): Promise<void> {
+    if (!this.stopping) this.stopping = this.stop();
+    return this.stopping;
+  }
+
+  private stopping: Promise<void> | null = null;
+
+  private async stop(): Promise<void> {
+    this.stopped = true;
+    this.queue?.close();
+    this.statusBar?.destroy();
+    const bridge = this.bridge;
+    this.bridge = null;
+    await bridge?.close().catch(() => undefined);
+    const worker = this.worker;
+    const transport = this.transport;
+    this.worker = null;
+    this.transport = null;
+    if (worker) {
+      try {
+        await this.queue?.flush();
+        await worker.call("close", {});
+      } catch {
+        // the worker already stopped
+      }
+      worker.close();
+    }
+    transport?.terminate();
+  }
+
+  // ---- start-up --------------------------------------------------------------------------
+
+  private async start(): Promise<void> {
+    const spawn = StrataPlugin.spawn;
+    if (!spawn) throw new Error("Strata: no worker transport");
+    this.transport = spawn();
+    const worker = new Endpoint<WorkerApi, HostApi>(this.transport.port, this.host);
+    this.worker = worker;
+    worker.on("reconcile", (p) => this.statusBar?.setReconcile(p as never));
+    worker.on("embed", (p) => {
+      this.embedProgress = p as EmbedProgress;
+      this.statusBar?.setEmbed(this.embedProgress);
+    });
+    worker.on("error", (e) => {
+      const { message, where } = e as { message: string; where: string };
+      this.notify(`Strata: ${where} failed: ${message}`);
+    });
+    try {
+      await worker.call("init", {});
+      const open = await worker.call("open", { config: coreConfig(this.settings, this.app.vault.configDir) });
+      this.openResult = open;
+      if (open.rebuilt) this.notify(`Strata: the search index could not be used and is being rebuilt (${open.reason ?? "unknown reason"}).`);
+    } catch (err) {
+      this.notify(`Strata: the search engine failed to start: ${errorMessage(err)}`);
+      this.statusBar?.setIdle("Strata: failed");
+      throw err;
+    }
+    this.markReady();
+    this.statusBar?.setIdle(`Strata: ${fmt(this.openResult?.notes ?? 0)} notes`);
+    this.registerVaultEvents();
+    if (this.settings.bridgeEnabled) void this.restartBridge();
+
+    // Background: bring the index up to date, then semantic indexing.
+    await this.reconcileNow();
+    await this.queue?.flush();
+    await this.loadModel();
+  }
+
+  async reconcileNow(): Promise<ReconcileSummary | null> {
+    const worker = this.worker;
+    if (!worker) return null;
+    try {
+      const sum = await worker.call("reconcile", { batchNotes: Platform.isMobile ? 50 : 200 });
+      this.lastReconcile = sum;
+      this.statusBar?.setReconcile(null);
+      await this.refreshIdleText();
+      return sum;
+    } catch (err) {
+      this.statusBar?.setReconcile(null);
+      if (!this.stopped) this.notify(`Strata: indexing failed: ${errorMessage(err)}`);
+      return null;
+    }
+  }
+
+  private registerVaultEvents(): void {
+    const queue = new ChangeQueue((cs) => this.applyChanges(cs), 500);
+    this.queue = queue;
+    const stat = (f: TFile) => ({ path: f.path, size: f.stat.size, mtime: f.stat.mtime });
+    const wanted = (f: TAbstractFile): f is TFile => f instanceof TFile && this.settings.extensions.includes(f.extension.toLowerCase());
+    const { vault } = this.app;
+    this.registerEvent(vault.on("create", (f) => wanted(f) && queue.upsert(stat(f))));
+    this.registerEvent(vault.on("modify", (f) => wanted(f) && queue.upsert(stat(f))));
+    this.registerEvent(
+      vault.on("delete", (f) => {
+        if (f instanceof TFolder) return; // its notes get their own events; the reconcile catches the rest
+        queue.remove(f.path);
+      }),
+    );
+    this.registerEvent(
+      vault.on("rename", (f, oldPath) => {
+        if (!(f instanceof TFile)) return; // a folder's notes get their own rename events
+        if (wanted(f)) queue.rename(oldPath, f.path, stat(f));
+        else queue.remove(oldPath); // renamed to an extension that is not indexed
+      }),
+    );
+    this.registerEvent(
+      this.app.workspace.on("file-open", (f) => {
+        if (f && this.worker) void this.worker.call("prioritize", { paths: [f.path] }).catch(() => undefined);
+      }),
+    );
+  }
+
+  /** Applies a change set in the worker (searchable when it resolves). */
+  async applyChanges(cs: ChangeSet): Promise<ApplyResult | null> {
+    await this.ready;
+    if (!this.worker) return null;
+    const res = await this.worker.call("apply", cs);
+    void this.refreshIdleText();
+    return res;
+  }
+
+  /** Loads the model from the plugin folder and starts background embedding (when enabled). */
+  async loadModel(): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    if (!this.semanticEnabled) {
+      this.modelState = "off";
+      await worker.call("setEmbedding", { enabled: false });
+      return;
+    }
+    const adapter = this.app.vault.adapter;
+    const modelPath = `${this.modelDir}/model.onnx`;
+    const tokPath = `${this.modelDir}/tokenizer.json`;
+    if (!(await adapter.exists(modelPath)) || !(await adapter.exists(tokPath))) {
+      this.modelState = "absent";
+      return;
+    }
+    this.modelState = "loading";
+    try {
+      const [model, tokenizer] = await Promise.all([adapter.readBinary(modelPath), adapter.readBinary(tokPath)]);
+      const p = await worker.call("loadModel", { model, tokenizer }, { transfer: [model, tokenizer] });
+      this.embedProgress = p;
+      this.modelState = "loaded";
+      this.modelError = null;
+      await worker.call("setEmbedding", { enabled: true, maxChunks: Platform.isMobile ? 4 : 8 });
+    } catch (err) {
+      this.modelState = "error";
+      this.modelError = errorMessage(err);
+      this.notify(`Strata: the embedding model could not be loaded (${this.modelError}); search stays lexical.`);
+    }
+  }
+
+  // ---- actions ---------------------------------------------------------------------------
+
+  async search(req: SearchRequest, signal?: AbortSignal): Promise<SearchResponse> {
+    await this.ready;
+    if (!this.worker) throw new Error("[unavailable] Strata is not running");
+    return this.worker.call("search", { fusion: this.settings.fusion, ...req }, { signal });
+  }
+
+  async similar(path: string, k: number, signal?: AbortSignal): Promise<SimilarResponse> {
+    await this.ready;
+    if (!this.worker) throw new Error("[unavailable] Strata is not running");
+    return this.worker.call("similar", { path, k }, { signal });
+  }
+
+  async indexStatus(): Promise<Status | null> {
+    await this.ready;
+    return this.worker ? this.worker.call("status", {}) : null;
+  }
+
+  async engineState(): Promise<EngineState | null> {
+    return this.worker ? this.worker.call("state", {}) : null;
+  }
+
+  /** Deletes the index and indexes the vault again (settings changes, the Rebuild command). */
+  async rebuild(): Promise<void> {
+    await this.ready;
+    const worker = this.worker;
+    if (!worker) return;
+    this.host.forgetFolders();
+    new Notice("Strata: rebuilding the index…");
+    try {
+      this.lastReconcile = await worker.call("rebuild", { config: coreConfig(this.settings, this.app.vault.configDir) });
+      this.statusBar?.setReconcile(null);
+      await this.refreshIdleText();
+      new Notice(`Strata: index rebuilt (${fmt(this.lastReconcile.added)} notes).`);
+      if (this.modelState === "loaded") await worker.call("setEmbedding", { enabled: true });
+    } catch (err) {
+      this.statusBar?.setReconcile(null);
+      this.notify(`Strata: rebuilding failed: ${errorMessage(err)}`);
+    }
+  }
+
+  /** Deletes the index files; the index stays empty until "Rebuild index" or the next start. */
+  async clearIndex(): Promise<void> {
+    await this.ready;
+    if (!this.worker) return;
+    this.host.forgetFolders();
+    await this.worker.call("clear", { config: coreConfig(this.settings, this.app.vault.configDir) });
+    await this.refreshIdleText();
+    new Notice("Strata: index cleared. Run “Rebuild index” to index the vault again.");
+  }
+
+  /** Settings that change the index (folders, extensions, chunk budget): reopen and reconcile. */
+  async reindexForSettings(): Promise<void> {
+    await this.ready;
+    const worker = this.worker;
+    if (!worker) return;
+    const open = await worker.call("open", { config: coreConfig(this.settings, this.app.vault.configDir) });
+    this.openResult = open;
+    await this.reconcileNow();
+    if (this.modelState === "loaded") await this.loadModel();
+  }
+
+  async showStatus(): Promise<void> {
+    const lines = await this.statusLines();
+    new Notice(lines.join("\n"), 10000);
+  }
+
+  async statusLines(): Promise<string[]> {
+    const st = await this.indexStatus().catch(() => null);
+    const state = await this.engineState().catch(() => null);
+    const lines = ["Strata"];
+    if (!st) return [...lines, "not running"];
+    lines.push(`${fmt(st.notes)} notes, ${fmt(st.sections)} sections, ${(st.indexBytes / 1048576).toFixed(1)} MB`);
+    const e = state?.embedding ?? this.embedProgress;
+    if (this.modelState === "loaded" && e) lines.push(`semantic: ${fmt(e.done)}/${fmt(e.total)} embedded (${e.model ?? MODEL_NAME})`);
+    else if (this.modelState === "absent") lines.push(`semantic: off — no model in ${this.modelDir} (see settings)`);
+    else if (this.modelState === "off") lines.push("semantic: off (settings)");
+    else if (this.modelState === "error") lines.push(`semantic: model failed to load: ${this.modelError}`);
+    else lines.push(`semantic: ${this.modelState}`);
+    if (state?.phase === "reconciling" && state.reconcile) lines.push(`indexing ${fmt(state.reconcile.done)}/${fmt(state.reconcile.total)}`);
+    lines.push(`index: ${this.indexDir}`);
+    if (this.bridge) lines.push(`bridge: 127.0.0.1:${this.bridge.port}`);
+    return lines;
+  }
+
+  async activateView(): Promise<void> {
+    const { workspace } = this.app;
+    let leaf = workspace.getLeavesOfType(VIEW_TYPE)[0];
+    if (!leaf) {
+      const right = workspace.getRightLeaf(false);
+      if (!right) return;
+      leaf = right;
+      await leaf.setViewState({ type: VIEW_TYPE, active: true });
+    }
+    await workspace.revealLeaf(leaf);
+  }
+
+  async saveSettings(): Promise<void> {
+    await this.saveData(this.settings);
+  }
+
+  // ---- bridge (desktop) ------------------------------------------------------------------
+
+  async restartBridge(): Promise<void> {
+    const old = this.bridge;
+    this.bridge = null;
+    await old?.close().catch(() => undefined);
+    this.bridgeError = null;
+    if (!this.settings.bridgeEnabled || this.stopped) return;
+    if (!Platform.isDesktopApp) {
+      this.bridgeError = "the MCP bridge needs Obsidian on a desktop";
+      return;
+    }
+    if (!this.settings.bridgeToken) {
+      this.settings.bridgeToken = newToken();
+      await this.saveSettings();
+    }
+    try {
+      this.bridge = await startBridge(this, this.settings.bridgeToken, this.settings.bridgePort);
+    } catch (err) {
+      this.bridgeError = errorMessage(err);
+      this.notify(`Strata: the MCP bridge could not start: ${this.bridgeError}`);
+    }
+  }
+
+  async regenerateToken(): Promise<void> {
+    this.settings.bridgeToken = newToken();
+    await this.saveSettings();
+    if (this.settings.bridgeEnabled) await this.restartBridge();
+  }
+
+  // ---- helpers ---------------------------------------------------------------------------
+
+  /** A Notice for something the user needs to know (recorded; identical messages not repeated). */
+  notify(message: string): void {
+    if (this.notices[this.notices.length - 1] === message) return;
+    this.notices.push(message);
+    new Notice(message, 8000);
+  }
+
+  private async refreshIdleText(): Promise<void> {
+    const st = await this.indexStatus().catch(() => null);
+    if (st) this.statusBar?.setIdle(`Strata: ${fmt(st.notes)} notes`);
+  }
+}
+

@@ -1,0 +1,114 @@
+// The typed protocol between the UI thread (plugin) and the search worker (engine.ts).
+// WorkerApi: what the UI thread asks of the worker. HostApi: the file I/O the worker asks of
+// the UI thread (the index folder and the notes, through app.vault's adapter).
+
+import type {
+  CoreConfig,
+  EmbedProgress,
+  FileStat,
+  ListRequest,
+  ListResponse,
+  NoteInfo,
+  OpenReport,
+  ReadRequest,
+  ReadResult,
+  SearchRequest,
+  SearchResponse,
+  SimilarRequest,
+  SimilarResponse,
+  Status,
+  UpdateReport,
+} from "../core/api.ts";
+import type { ReconcileProgress, ReconcileSummary } from "../core/client.ts";
+
+export interface OpenResult extends OpenReport {
+  /** Orphans (crash leftovers, sync-conflict copies) deleted from the index folder. */
+  removedOrphans: string[];
+  tookMs: number;
+}
+
+/** Vault changes collected from events (debounced): the worker reads `changed` through the host. */
+export interface ChangeSet {
+  changed: FileStat[];
+  deleted: string[];
+  renames: { from: string; to: string }[];
+}
+
+export interface ApplyResult extends UpdateReport {
+  /** Notes read through the host for this change set. */
+  read: number;
+}
+
+export interface EngineCounters {
+  /** Chunks embedded by this worker since it started (all runs). */
+  embedded: number;
+  /** Notes passed to core.update() with content (reconcile + events). */
+  notesRead: number;
+  /** Notes the reconcile re-indexed (added + updated). */
+  reindexed: number;
+  /** Persists and bytes written since start. */
+  persists: number;
+  bytesWritten: number;
+}
+
+export interface EngineState {
+  phase: "starting" | "opening" | "reconciling" | "idle" | "closed";
+  reconcile: ReconcileProgress | null;
+  embedding: EmbedProgress | null;
+  embeddingActive: boolean;
+  pendingNotes: number;
+  lastUpdate: number | null;
+  counters: EngineCounters;
+}
+
+export type WorkerApi = {
+  /** Instantiates the wasm core (the worker knows where its bytes are, or they are passed). */
+  init(arg: { wasm?: ArrayBuffer | Uint8Array }): { ms: number };
+  /** Opens the persisted index (the fast path); a bad index starts fresh and says why. */
+  open(arg: { config: CoreConfig }): OpenResult;
+  /** Brings the index up to date with the vault, in batches; persists at the end. */
+  reconcile(arg: { batchNotes?: number }): ReconcileSummary;
+  /** Applies debounced vault events (a rename is a move). Searchable when it resolves. */
+  apply(arg: ChangeSet): ApplyResult;
+  /** Writes the index now (staged deltas). Returns bytes written. */
+  persist(arg: Record<string, never>): number;
+  /** Deletes every index file and indexes the vault again. */
+  rebuild(arg: { config: CoreConfig }): ReconcileSummary;
+  /** Deletes every index file and leaves an empty index (until the next reconcile). */
+  clear(arg: { config: CoreConfig }): void;
+  loadModel(arg: { model: ArrayBuffer; tokenizer: ArrayBuffer }): EmbedProgress;
+  /** Turns background embedding on (runs whenever chunks lack vectors) or off. */
+  setEmbedding(arg: { enabled: boolean; maxChunks?: number }): EmbedProgress | null;
+  /** Resolves when the embedding queue is empty or embedding is off (for tests, the bench). */
+  embedIdle(arg: Record<string, never>): EmbedProgress | null;
+  search(arg: SearchRequest): SearchResponse;
+  read(arg: ReadRequest): ReadResult;
+  similar(arg: SimilarRequest): SimilarResponse;
+  list(arg: ListRequest): ListResponse;
+  note(arg: { path: string }): NoteInfo | null;
+  recordAccess(arg: { paths: string[] }): void;
+  prioritize(arg: { paths: string[] }): void;
+  status(arg: Record<string, never>): Status;
+  state(arg: Record<string, never>): EngineState;
+  /** Stops embedding, persists, frees the core. */
+  close(arg: Record<string, never>): void;
+};
+
+export type HostApi = {
+  /** Index folder (names relative to it). */
+  indexList(arg: Record<string, never>): string[];
+  indexRead(arg: { name: string }): ArrayBuffer;
+  indexWrite(arg: { name: string; bytes: Uint8Array }): void;
+  indexDelete(arg: { name: string }): void;
+  /** The vault's files with an indexed extension (the worker filters with shouldIndex). */
+  vaultList(arg: Record<string, never>): FileStat[];
+  vaultRead(arg: { path: string }): ArrayBuffer;
+};
+
+/** Events the worker emits. */
+export interface WorkerEvents {
+  reconcile: ReconcileProgress;
+  embed: EmbedProgress;
+  /** An error the user may need to know about (persist failed, embedding stopped). */
+  error: { message: string; where: string };
+}

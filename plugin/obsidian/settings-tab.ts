@@ -1,0 +1,216 @@
+// The settings tab: what is indexed, how results are fused, the embedding model (status and
+// how to install it), the MCP bridge, and the index itself (size, location, rebuild, clear).
+
+import { Platform, PluginSettingTab, Setting, type App } from "obsidian";
+import type StrataPlugin from "./plugin.ts";
+import { MODEL_NAME } from "./plugin.ts";
+import { fmt } from "./status.ts";
+
+const list = (v: string) =>
+  v
+    .split(/[\n,]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+export class StrataSettingTab extends PluginSettingTab {
+  private reindexTimer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(
+    app: App,
+    private readonly plugin: StrataPlugin,
+  ) {
+    super(app, plugin);
+  }
+
+  /** Settings that change what is indexed take effect once the user stops typing. */
+  private reindexSoon(): void {
+    if (this.reindexTimer) clearTimeout(this.reindexTimer);
+    this.reindexTimer = setTimeout(() => {
+      this.reindexTimer = null;
+      void this.plugin.reindexForSettings();
+    }, 1500);
+  }
+
+  override display(): void {
+    const { containerEl } = this;
+    const p = this.plugin;
+    const s = p.settings;
+    containerEl.empty();
+
+    new Setting(containerEl).setName("Indexing").setHeading();
+    new Setting(containerEl)
+      .setName("Excluded folders")
+      .setDesc("One folder per line (or comma separated). Notes inside are not indexed.")
+      .addTextArea((t) =>
+        t
+          .setPlaceholder("Archive\nTemplates")
+          .setValue(s.excludeFolders.join("\n"))
+          .onChange(async (v) => {
+            s.excludeFolders = list(v).map((f) => f.replace(/^\/+|\/+$/g, ""));
+            await p.saveSettings();
+            this.reindexSoon();
+          }),
+      );
+    new Setting(containerEl)
+      .setName("Indexed extensions")
+      .setDesc("File extensions to index, without the dot.")
+      .addText((t) =>
+        t.setValue(s.extensions.join(", ")).onChange(async (v) => {
+          const exts = list(v)
+            .map((e) => e.replace(/^\./, "").toLowerCase())
+            .filter((e) => /^[a-z0-9]+$/.test(e));
+          s.extensions = exts.length ? exts : ["md"];
+          await p.saveSettings();
+          this.reindexSoon();
+        }),
+      );
+    new Setting(containerEl)
+      .setName("Chunk budget")
+      .setDesc("Longest section, in estimated tokens, before it is split (64–4096). Changing it re-indexes the vault.")
+      .addText((t) =>
+        t.setValue(String(s.chunkBudget)).onChange(async (v) => {
+          const n = Number.parseInt(v, 10);
+          if (!Number.isFinite(n) || n < 64 || n > 4096) return;
+          s.chunkBudget = n;
+          await p.saveSettings();
+          this.reindexSoon();
+        }),
+      );
+
+    new Setting(containerEl).setName("Search").setHeading();
+    new Setting(containerEl)
+      .setName("Default mode")
+      .setDesc("Hybrid fuses keyword (BM25) and semantic results; it answers lexically while no model is loaded.")
+      .addDropdown((d) =>
+        d
+          .addOptions({ hybrid: "Hybrid", lexical: "Lexical", semantic: "Semantic" })
+          .setValue(s.mode)
+          .onChange(async (v) => {
+            s.mode = v as typeof s.mode;
+            await p.saveSettings();
+          }),
+      );
+    new Setting(containerEl)
+      .setName("Fusion")
+      .setDesc("Reciprocal rank fusion, with weights chosen per query (questions lean semantic, exact terms lean lexical), or a linear blend: 0.7 × BM25 + 0.3 × cosine, each max-normalised.")
+      .addDropdown((d) =>
+        d
+          .addOptions({ rrf: "Reciprocal rank fusion", linear: "Linear" })
+          .setValue(s.fusion)
+          .onChange(async (v) => {
+            s.fusion = v === "linear" ? "linear" : "rrf";
+            await p.saveSettings();
+          }),
+      );
+    new Setting(containerEl)
+      .setName("Results")
+      .setDesc("Results shown in the search modal and the sidebar.")
+      .addSlider((sl) =>
+        sl
+          .setLimits(5, 100, 5)
+          .setValue(s.resultCount)
+          .setDynamicTooltip()
+          .onChange(async (v) => {
+            s.resultCount = v;
+            await p.saveSettings();
+          }),
+      );
+
+    new Setting(containerEl).setName("Semantic search").setHeading();
+    const modelDesc: Record<string, string> = {
+      loaded: `Model ${MODEL_NAME} loaded.`,
+      loading: "Loading the model…",
+      off: "Semantic indexing is off.",
+      error: `The model failed to load: ${p.modelError ?? ""}`,
+      absent: `No model found. To enable semantic search, put model.onnx and tokenizer.json of ${MODEL_NAME} in ${p.modelDir}/ (from the Strata repository: scripts/fetch-model.sh, then npm run install-plugin -- <vault>) and reload the plugin.`,
+    };
+    new Setting(containerEl).setName("Model").setDesc(modelDesc[p.modelState] ?? p.modelState);
+    new Setting(containerEl)
+      .setName("Embed notes")
+      .setDesc(`Compute semantic vectors in the background.${Platform.isMobile ? " Off by default on mobile (battery)." : ""}`)
+      .addToggle((t) =>
+        t.setValue(p.semanticEnabled).onChange(async (v) => {
+          s.semantic = v;
+          await p.saveSettings();
+          await p.loadModel();
+          this.display();
+        }),
+      );
+
+    if (Platform.isDesktopApp) {
+      new Setting(containerEl).setName("MCP bridge").setHeading();
+      new Setting(containerEl)
+        .setName("Serve the index to the MCP bridge")
+        .setDesc(p.bridge ? `Listening on 127.0.0.1:${p.bridge.port}.` : p.bridgeError ? `Not running: ${p.bridgeError}` : "Lets Claude search this vault through the Strata MCP bridge while Obsidian runs (127.0.0.1 only, token protected).")
+        .addToggle((t) =>
+          t.setValue(s.bridgeEnabled).onChange(async (v) => {
+            s.bridgeEnabled = v;
+            await p.saveSettings();
+            await p.restartBridge();
+            this.display();
+          }),
+        );
+      new Setting(containerEl)
+        .setName("Port")
+        .setDesc("0 picks a free port (written to bridge.json in the plugin folder).")
+        .addText((t) =>
+          t.setValue(String(s.bridgePort)).onChange(async (v) => {
+            const n = Number.parseInt(v, 10);
+            if (!Number.isInteger(n) || n < 0 || n > 65535) return;
+            s.bridgePort = n;
+            await p.saveSettings();
+          }),
+        );
+      new Setting(containerEl)
+        .setName("Token")
+        .setDesc("A new token disconnects bridges that use the old one.")
+        .addButton((b) =>
+          b.setButtonText("Regenerate token").onClick(async () => {
+            await p.regenerateToken();
+            this.display();
+          }),
+        );
+      new Setting(containerEl)
+        .setName("Allow write tools")
+        .setDesc("Lets the bridge's write tools (patches, sessions, memory) change notes. Off by default.")
+        .addToggle((t) =>
+          t.setValue(s.writeToolsEnabled).onChange(async (v) => {
+            s.writeToolsEnabled = v;
+            await p.saveSettings();
+          }),
+        );
+      for (const [key, name] of [
+        ["sessionsFolder", "Sessions folder"],
+        ["memoryFolder", "Memory folder"],
+        ["changelogFolder", "Changelog folder"],
+      ] as const) {
+        new Setting(containerEl).setName(name).addText((t) =>
+          t.setValue(s[key]).onChange(async (v) => {
+            if (!v.trim()) return;
+            s[key] = v.trim().replace(/^\/+|\/+$/g, "");
+            await p.saveSettings();
+          }),
+        );
+      }
+    }
+
+    new Setting(containerEl).setName("Index").setHeading();
+    const info = new Setting(containerEl).setName("Index").setDesc(`Location: ${p.indexDir}`);
+    void p.indexStatus().then((st) => {
+      if (st) info.setDesc(`${fmt(st.notes)} notes, ${fmt(st.sections)} sections, ${fmt(st.vectors)} vectors, ${(st.indexBytes / 1048576).toFixed(1)} MB — ${p.indexDir}`);
+    });
+    new Setting(containerEl)
+      .setName("Rebuild index")
+      .setDesc("Deletes the index, semantic vectors included, and indexes the vault again.")
+      .addButton((b) => b.setButtonText("Rebuild").onClick(() => void p.rebuild()));
+    new Setting(containerEl)
+      .setName("Clear index")
+      .setDesc("Deletes the index files. Search is empty until the next rebuild or restart.")
+      .addButton((b) =>
+        b
+          .setButtonText("Clear")
+          .setWarning()
+          .onClick(() => void p.clearIndex()),
+      );
+  }
+}

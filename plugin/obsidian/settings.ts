@@ -1,0 +1,83 @@
+// The plugin's settings (data.json in the plugin folder), their defaults and the core config
+// derived from them.
+
+import type { CoreConfig, SearchMode } from "../core/api.ts";
+import type { ToolSettings } from "../core/backend.ts";
+
+export interface StrataSettings extends ToolSettings {
+  /** Vault folders not indexed (prefix on whole segments). */
+  excludeFolders: string[];
+  /** Extensions indexed, without dot. */
+  extensions: string[];
+  /** Section split budget in estimated tokens. */
+  chunkBudget: number;
+  /** Hybrid fusion: reciprocal rank fusion (default) or linear (0.7 BM25 + 0.3 cosine). */
+  fusion: "rrf" | "linear";
+  /** The sidebar's and the modal's search mode. */
+  mode: SearchMode;
+  /** Embed notes for semantic search. null = automatic: on on desktop, off on mobile. */
+  semantic: boolean | null;
+  /** MCP bridge (desktop): serve the vault's index to the bridge over 127.0.0.1. */
+  bridgeEnabled: boolean;
+  /** Loopback port; 0 = any free port. */
+  bridgePort: number;
+  /** Bearer token of the loopback endpoint (regenerated on demand). */
+  bridgeToken: string;
+  /** Results shown in the modal and the sidebar. */
+  resultCount: number;
+}
+
+export const DEFAULT_SETTINGS: StrataSettings = {
+  excludeFolders: [],
+  extensions: ["md"],
+  chunkBudget: 512,
+  fusion: "rrf",
+  mode: "hybrid",
+  semantic: null,
+  bridgeEnabled: false,
+  bridgePort: 0,
+  bridgeToken: "",
+  resultCount: 30,
+  writeToolsEnabled: false,
+  sessionsFolder: "Strata/Sessions",
+  memoryFolder: "Strata/Memory",
+  changelogFolder: "Strata",
+};
+
+/** Settings from data.json, with bad or missing values replaced by the defaults. */
+export function sanitizeSettings(raw: unknown): StrataSettings {
+  const s: StrataSettings = { ...DEFAULT_SETTINGS, excludeFolders: [], extensions: [...DEFAULT_SETTINGS.extensions] };
+  if (!raw || typeof raw !== "object") return s;
+  const r = raw as Record<string, unknown>;
+  const strList = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string" && x.trim() !== "").map((x) => x.trim()) : null);
+  const str = (v: unknown, d: string) => (typeof v === "string" ? v : d);
+  const bool = (v: unknown, d: boolean) => (typeof v === "boolean" ? v : d);
+  const int = (v: unknown, d: number, lo: number, hi: number) => (typeof v === "number" && Number.isFinite(v) ? Math.min(hi, Math.max(lo, Math.round(v))) : d);
+  s.excludeFolders = (strList(r.excludeFolders) ?? []).map((f) => f.replace(/^\/+|\/+$/g, "")).filter(Boolean);
+  const exts = (strList(r.extensions) ?? s.extensions).map((e) => e.replace(/^\./, "").toLowerCase()).filter((e) => /^[a-z0-9]+$/.test(e));
+  s.extensions = exts.length ? exts : ["md"];
+  s.chunkBudget = int(r.chunkBudget, s.chunkBudget, 64, 4096);
+  s.fusion = r.fusion === "linear" ? "linear" : "rrf";
+  s.mode = r.mode === "lexical" || r.mode === "semantic" ? r.mode : "hybrid";
+  s.semantic = typeof r.semantic === "boolean" ? r.semantic : null;
+  s.bridgeEnabled = bool(r.bridgeEnabled, false);
+  s.bridgePort = int(r.bridgePort, 0, 0, 65535);
+  s.bridgeToken = str(r.bridgeToken, "");
+  s.resultCount = int(r.resultCount, s.resultCount, 5, 200);
+  s.writeToolsEnabled = bool(r.writeToolsEnabled, false);
+  s.sessionsFolder = str(r.sessionsFolder, s.sessionsFolder).trim() || DEFAULT_SETTINGS.sessionsFolder;
+  s.memoryFolder = str(r.memoryFolder, s.memoryFolder).trim() || DEFAULT_SETTINGS.memoryFolder;
+  s.changelogFolder = str(r.changelogFolder, s.changelogFolder).trim() || DEFAULT_SETTINGS.changelogFolder;
+  return s;
+}
+
+export function coreConfig(s: StrataSettings, configDir: string): CoreConfig {
+  return { configDir, extensions: s.extensions, excludeFolders: s.excludeFolders, chunkBudget: s.chunkBudget };
+}
+
+/** A new random bearer token (hex, 256 bits). */
+export function newToken(): string {
+  const b = new Uint8Array(32);
+  crypto.getRandomValues(b);
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}

@@ -1,0 +1,80 @@
+// The status bar item: indexing and embedding progress (done/total, ETA), else a quiet
+// summary. Updates are coalesced to at most a few per second.
+
+import type { EmbedProgress } from "../core/api.ts";
+import type { ReconcileProgress } from "../core/client.ts";
+
+export function formatEta(seconds: number | null | undefined): string {
+  if (seconds == null || !Number.isFinite(seconds)) return "";
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m}m`;
+  return `${Math.floor(m / 60)}h ${m % 60}m`;
+}
+
+export const fmt = (n: number) => n.toLocaleString("en-US");
+
+export class StatusBar {
+  private reconcile: ReconcileProgress | null = null;
+  private embed: EmbedProgress | null = null;
+  private idleText = "Strata";
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private lastText = "";
+
+  constructor(private readonly el: HTMLElement) {
+    el.addClass("strata-status");
+    this.render();
+  }
+
+  setReconcile(p: ReconcileProgress | null): void {
+    this.reconcile = p && p.phase !== "done" ? p : null;
+    this.schedule();
+  }
+
+  setEmbed(p: EmbedProgress | null): void {
+    this.embed = p;
+    this.schedule();
+  }
+
+  setIdle(text: string): void {
+    this.idleText = text;
+    this.schedule();
+  }
+
+  /** The text shown now (tests read it). */
+  text(): string {
+    const r = this.reconcile;
+    if (r) {
+      if (r.phase === "list") return "Strata: listing notes…";
+      if (r.phase === "persist") return `Strata: saving index… ${fmt(r.done)}/${fmt(r.total)}`;
+      return `Strata: indexing ${fmt(r.done)}/${fmt(r.total)}`;
+    }
+    const e = this.embed;
+    if (e && e.modelLoaded && e.total > 0 && e.done < e.total) {
+      const eta = formatEta(e.etaSeconds);
+      return `Strata: embedding ${fmt(e.done)}/${fmt(e.total)}${eta ? ` · ETA ${eta}` : ""}`;
+    }
+    return this.idleText;
+  }
+
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.render();
+    }, 200);
+  }
+
+  render(): void {
+    const t = this.text();
+    if (t === this.lastText) return;
+    this.lastText = t;
+    this.el.setText(t);
+  }
+
+  destroy(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}

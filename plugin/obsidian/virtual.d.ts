@@ -1,0 +1,13 @@
+// Modules esbuild.config.mjs generates at bundle time.
+
+/** The worker bundle (worker-entry.ts, IIFE) as source text. */
+declare module "strata:worker" {
+  const source: string;
+  export default source;
+}
+
+/** The core's .wasm, gzip-compressed, base64. */
+declare module "strata:wasm" {
+  const base64Gzip: string;
+  export default base64Gzip;
+}

@@ -1,0 +1,264 @@
+// The Obsidian plugin end to end in Node: the fake `obsidian` module over a temporary copy of
+// the fixture vault, the real worker engine and wasm core behind the real message protocol.
+
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import * as path from "node:path";
+import { after, describe, test } from "node:test";
+
+import { cleanupTemps, copyFixture, FIXTURE_NOTES, hashTree, NEEDS_MODEL } from "./helpers.ts";
+import { engineState, eventually, installModel, loadPlugin, Notice, PLUGIN_DIR, TFile, unloadPlugin, type StrataPluginT } from "./plugin-env.ts";
+
+after(cleanupTemps);
+
+const INDEX = `${PLUGIN_DIR}/index`;
+const topPath = async (plugin: StrataPluginT, query: string, mode: "lexical" | "hybrid" = "lexical") =>
+  (await plugin.search({ query, k: 5, mode })).hits[0]?.path;
+
+describe("plugin", () => {
+  test("load indexes the fixture vault through the worker, persists the index, never writes notes", async () => {
+    const vault = await copyFixture();
+    const before = await hashTree(vault, [".obsidian"]);
+    const { plugin, app } = await loadPlugin(vault, { settings: { semantic: false } });
+    try {
+      assert.equal(plugin.openResult?.fresh, true);
+      assert.equal(plugin.lastReconcile?.added, FIXTURE_NOTES.length);
+      const st = await plugin.indexStatus();
+      assert.equal(st?.notes, FIXTURE_NOTES.length);
+      assert.equal(await topPath(plugin, "sourdough starter"), "Cooking/Sourdough starter.md");
+      assert.equal(await topPath(plugin, "茶道"), "中文/茶道笔记.md");
+      const hit = (await plugin.search({ query: "hydration flour", k: 1, mode: "lexical" })).hits[0];
+      assert.ok(hit.snippet && hit.snippet.highlights.length > 0, "a highlighted snippet");
+      // The index lives in the plugin folder, written through the adapter.
+      const files = await readdir(path.join(vault, INDEX));
+      assert.ok(files.some((f) => f.startsWith("manifest-")), `manifest in ${files}`);
+      assert.ok(plugin.statusBar?.text().includes(`${FIXTURE_NOTES.length} notes`), plugin.statusBar?.text());
+      // Commands are registered.
+      for (const id of ["search-vault", "open-search-sidebar", "similar-notes", "rebuild-index", "show-index-status"]) {
+        assert.ok(app.commands.has(`strata-search:${id}`), id);
+      }
+    } finally {
+      await unloadPlugin(plugin);
+    }
+    assert.deepEqual(await hashTree(vault, [".obsidian"]), before, "no note was written");
+  });
+
+  test("vault events: a modify makes new text searchable, create and delete too (debounced)", async () => {
+    const vault = await copyFixture();
+    const { plugin, app } = await loadPlugin(vault, { settings: { semantic: false } });
+    try {
+      const file = app.vault.getFileByPath("Garden/Drip irrigation.md")!;
+      const text = await app.vault.read(file);
+      await app.vault.modify(file, `${text}\n\n## Emitters\nThe quixotic zanzibar emitter clogs in winter.\n`);
+      assert.equal((await plugin.search({ query: "zanzibar", mode: "lexical" })).hits.length, 0, "not before the debounce");
+      assert.equal(
+        await eventually(() => topPath(plugin, "quixotic zanzibar"), 5000, "the modified text"),
+        "Garden/Drip irrigation.md",
+      );
+      const created = await app.vault.create("Inbox/New idea.md", "# New idea\nA marmalade sundial for the balcony.\n");
+      assert.ok(created instanceof TFile);
+      assert.equal(await eventually(() => topPath(plugin, "marmalade sundial"), 5000, "the created note"), "Inbox/New idea.md");
+      await app.vault.delete(created);
+      await eventually(async () => (await topPath(plugin, "marmalade sundial")) === undefined, 5000, "the deleted note to go");
+      const st = await engineState(plugin);
+      assert.equal(st.counters.reindexed, FIXTURE_NOTES.length, "events did not trigger a re-index of the vault");
+    } finally {
+      await unloadPlugin(plugin);
+    }
+  });
+
+  test("a rename is a move: the note is not read or re-parsed, and is found at its new path", async () => {
+    const vault = await copyFixture();
+    const { plugin, app, adapter } = await loadPlugin(vault, { settings: { semantic: false } });
+    try {
+      const before = (await engineState(plugin)).counters.notesRead;
+      const reads = adapter.log.length;
+      await app.vault.rename(app.vault.getFileByPath("Cooking/Sourdough starter.md")!, "Baking/Sourdough starter.md");
+      await eventually(async () => (await topPath(plugin, "sourdough starter")) === "Baking/Sourdough starter.md", 5000, "the renamed note at its new path");
+      assert.equal((await engineState(plugin)).counters.notesRead, before, "the renamed note was not read again");
+      assert.ok(!adapter.log.slice(reads).some((e) => e.op === "readBinary" && e.path.endsWith("Sourdough starter.md")));
+    } finally {
+      await unloadPlugin(plugin);
+    }
+  });
+
+  test("a rename does not re-embed the note's sections (embed counters)", NEEDS_MODEL, async () => {
+    const vault = await copyFixture();
+    await installModel(vault);
+    const { plugin, app } = await loadPlugin(vault);
+    try {
+      assert.equal(plugin.modelState, "loaded");
+      const done = await plugin.worker!.call("embedIdle", {});
+      assert.ok(done && done.done === done.total && done.total > 0, JSON.stringify(done));
+      const embeddedBefore = (await engineState(plugin)).counters.embedded;
+      const note = await plugin.worker!.call("note", { path: "Cooking/Sourdough starter.md" });
+      assert.ok(note && note.sections.length > 2, "the note has several sections");
+      await app.vault.rename(app.vault.getFileByPath("Cooking/Sourdough starter.md")!, "Baking/Sourdough starter.md");
+      await eventually(async () => (await plugin.worker!.call("note", { path: "Baking/Sourdough starter.md" })) !== null, 5000, "the move");
+      const after = await plugin.worker!.call("embedIdle", {});
+      assert.equal(after!.done, after!.total);
+      const embedded = (await engineState(plugin)).counters.embedded - embeddedBefore;
+      // Only the note's title vector ("Baking > Sourdough starter") is new; no section is embedded again.
+      assert.equal(embedded, 1, `embedded ${embedded} chunks after the rename`);
+      const sim = await plugin.similar("Baking/Sourdough starter.md", 3);
+      assert.ok(sim.hits.length > 0);
+    } finally {
+      await unloadPlugin(plugin);
+    }
+  });
+
+  test("unload + load again opens the persisted index: nothing re-indexed, read or re-embedded", async () => {
+    const vault = await copyFixture();
+    const withModel = await installModel(vault);
+    const first = await loadPlugin(vault);
+    if (withModel) await first.plugin.worker!.call("embedIdle", {});
+    const status1 = await first.plugin.indexStatus();
+    // A change made just before unloading is persisted by the shutdown.
+    const file = first.app.vault.getFileByPath("Inbox/Reading list.md")!;
+    await first.app.vault.modify(file, (await first.app.vault.read(file)) + "\nLast entry: the velvet cartographer.\n");
+    await first.plugin.queue!.flush();
+    await unloadPlugin(first.plugin);
+
+    const second = await loadPlugin(vault);
+    try {
+      assert.equal(second.plugin.openResult?.fresh, false);
+      assert.equal(second.plugin.openResult?.rebuilt, false);
+      assert.equal(second.plugin.openResult?.notes, FIXTURE_NOTES.length);
+      if (withModel) await second.plugin.worker!.call("embedIdle", {});
+      const st = await engineState(second.plugin);
+      assert.equal(st.counters.reindexed, 0, "no note re-indexed");
+      assert.equal(st.counters.notesRead, 0, "no note read");
+      assert.equal(st.counters.embedded, 0, "nothing re-embedded");
+      assert.ok(!second.adapter.log.some((e) => e.op === "readBinary" && !e.path.startsWith(".obsidian/")), "no note file was read");
+      const status2 = await second.plugin.indexStatus();
+      assert.equal(status2?.vectors, status1?.vectors);
+      assert.equal(await topPath(second.plugin, "velvet cartographer"), "Inbox/Reading list.md");
+      assert.equal(second.plugin.modelState, withModel ? "loaded" : "absent");
+    } finally {
+      await unloadPlugin(second.plugin);
+    }
+  });
+
+  test("notes changed while Obsidian was closed are picked up by the reconcile", async () => {
+    const vault = await copyFixture();
+    const first = await loadPlugin(vault, { settings: { semantic: false } });
+    await unloadPlugin(first.plugin);
+    await writeFile(path.join(vault, "Projects/Outside.md"), "# Outside\nWritten by another editor: periwinkle gearbox.\n");
+    const second = await loadPlugin(vault);
+    try {
+      assert.equal(second.plugin.lastReconcile?.added, 1);
+      assert.equal(await topPath(second.plugin, "periwinkle gearbox"), "Projects/Outside.md");
+    } finally {
+      await unloadPlugin(second.plugin);
+    }
+  });
+
+  test("corrupt index files trigger a rebuild with a Notice", async () => {
+    const vault = await copyFixture();
+    const first = await loadPlugin(vault, { settings: { semantic: false } });
+    await unloadPlugin(first.plugin);
+    const dir = path.join(vault, INDEX);
+    for (const m of (await readdir(dir)).filter((f) => f.startsWith("manifest-"))) {
+      const p = path.join(dir, m);
+      const text = await readFile(p, "utf8");
+      await writeFile(p, text.slice(0, Math.floor(text.length / 2)));
+    }
+    const notices = Notice.log.length;
+    const second = await loadPlugin(vault);
+    try {
+      assert.equal(second.plugin.openResult?.rebuilt, true);
+      const shown = Notice.log.slice(notices);
+      assert.ok(shown.some((n) => /rebuilt/i.test(n)), `a notice says so: ${JSON.stringify(shown)}`);
+      assert.equal(second.plugin.lastReconcile?.added, FIXTURE_NOTES.length);
+      assert.equal(await topPath(second.plugin, "telescope collimation"), "Astronomy/Telescope care.md");
+    } finally {
+      await unloadPlugin(second.plugin);
+    }
+    // The rebuilt index opens cleanly next time.
+    const third = await loadPlugin(vault);
+    try {
+      assert.equal(third.plugin.openResult?.rebuilt, false);
+      assert.equal(third.plugin.lastReconcile?.added, 0);
+    } finally {
+      await unloadPlugin(third.plugin);
+    }
+  });
+
+  test("sync-conflict copies in the index folder are removed and never read", async () => {
+    const vault = await copyFixture();
+    const first = await loadPlugin(vault, { settings: { semantic: false } });
+    await unloadPlugin(first.plugin);
+    const dir = path.join(vault, INDEX);
+    const manifest = (await readdir(dir)).find((f) => f.startsWith("manifest-"))!;
+    const copies = [
+      manifest.replace(".json", " (conflicted copy 2024-05-01).json"),
+      manifest.replace(".json", ".sync-conflict-20240501-101010-ABCDEFG.json"),
+      manifest.replace(".json", " 2.json"),
+    ];
+    for (const c of copies) await writeFile(path.join(dir, c), "{ not a manifest");
+    const second = await loadPlugin(vault);
+    try {
+      assert.equal(second.plugin.openResult?.rebuilt, false);
+      assert.deepEqual(second.plugin.host.conflictsRemoved.sort(), copies.sort());
+      for (const c of copies) assert.ok(!existsSync(path.join(dir, c)), c);
+      assert.ok(!second.adapter.log.some((e) => e.op === "readBinary" && /conflict| 2\.json/.test(e.path)));
+      assert.equal(second.plugin.lastReconcile?.added, 0);
+    } finally {
+      await unloadPlugin(second.plugin);
+    }
+  });
+
+  test("the bridge backend: writeText is searchable at once; reads, path refusals, audit log", async () => {
+    const vault = await copyFixture();
+    const { plugin, app } = await loadPlugin(vault, { settings: { semantic: false } });
+    try {
+      const b = plugin.backend;
+      await b.writeText("Strata/Memory/Ferns.md", "# Ferns\nThe ostrich fern unfurls its fiddleheads in May.\n");
+      // No waiting for the debounced event: the write pushed the change to the worker.
+      assert.equal(await topPath(plugin, "ostrich fern fiddleheads"), "Strata/Memory/Ferns.md");
+      assert.ok(app.vault.getFileByPath("Strata/Memory/Ferns.md"));
+      assert.match((await b.readText("Strata/Memory/Ferns.md"))!, /ostrich fern/);
+      assert.equal(await b.readText("Nope/Missing.md"), null);
+      await b.writeText("Strata/Memory/Ferns.md", "# Ferns\nReplaced: maidenhair.\n");
+      assert.equal(await topPath(plugin, "maidenhair"), "Strata/Memory/Ferns.md");
+      for (const bad of ["../outside.md", ".obsidian/plugins/x.md", "/etc/passwd", "a/./b.md", ".git/config"]) {
+        await assert.rejects(b.writeText(bad, "x"), /refused/, bad);
+        await assert.rejects(b.readText(bad), /refused/, bad);
+      }
+      await b.appendPluginFile("audit.jsonl", '{"a":1}\n');
+      await b.appendPluginFile("audit.jsonl", '{"a":2}\n');
+      assert.equal(await readFile(path.join(vault, PLUGIN_DIR, "audit.jsonl"), "utf8"), '{"a":1}\n{"a":2}\n');
+      await assert.rejects(b.appendPluginFile("../x", "y"), /refused/);
+      const st = await b.status();
+      assert.equal(st.mode, "plugin");
+      assert.equal(st.index.notes, FIXTURE_NOTES.length + 1);
+      assert.equal(b.settings().writeToolsEnabled, false);
+      const listed = await b.list({ folder: "Strata" });
+      assert.deepEqual(listed.entries.map((e) => e.path), ["Strata/Memory/Ferns.md"]);
+      await b.recordAccess(["Strata/Memory/Ferns.md"]);
+      assert.equal((await b.list({ folder: "Strata" })).entries[0].access?.count, 1);
+    } finally {
+      await unloadPlugin(plugin);
+    }
+  });
+
+  test("searches are cancellable: a newer request supersedes an older one", async () => {
+    const vault = await copyFixture();
+    const { plugin } = await loadPlugin(vault, { settings: { semantic: false } });
+    try {
+      const ctl = new AbortController();
+      const old = plugin.search({ query: "telescope", mode: "lexical" }, ctl.signal);
+      ctl.abort();
+      await assert.rejects(old, /cancelled/);
+      const fresh = await plugin.search({ query: "telescope", mode: "lexical" });
+      assert.ok(fresh.hits.length > 0);
+      // Bad input never crashes the worker.
+      await assert.rejects(plugin.search({ query: "x", k: -5, mode: "nonsense" as never }), /./);
+      assert.ok((await plugin.search({ query: '"unbalanced (((', mode: "lexical" })).hits.length >= 0);
+      assert.ok((await plugin.search({ query: "telescope", mode: "lexical" })).hits.length > 0, "still answering");
+    } finally {
+      await unloadPlugin(plugin);
+    }
+  });
+});
