@@ -48,6 +48,7 @@ export function inlinePlugin() {
 
 /** The plugin bundle's options (also used by the UI test harness with another entry). */
 export function pluginBuildOptions({ entry, outfile, alias = {}, format = "cjs" }) {
+  const aliased = Object.keys(alias);
   return {
     ...common,
     entryPoints: [entry],
@@ -56,7 +57,7 @@ export function pluginBuildOptions({ entry, outfile, alias = {}, format = "cjs" 
     format,
     alias,
     external: [
-      "obsidian",
+      ...(aliased.includes("obsidian") ? [] : ["obsidian"]),
       "electron",
       "@codemirror/*",
       "@lezer/*",

@@ -734,7 +734,7 @@ export class Notice {
 export const Platform = {
   isDesktop: true,
   isMobile: false,
-  isDesktopApp: false,
+  isDesktopApp: true,
   isMobileApp: false,
   isIosApp: false,
   isAndroidApp: false,

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the built plugin into a vault: npm run install-plugin -- <vault>
+# Copies main.js, manifest.json, styles.css (and mcp-bridge.js when built, and the embedding
+# model when scripts/fetch-model.sh fetched it) into <vault>/<configDir>/plugins/strata-search/.
+# Build first with `node esbuild.config.mjs` (or `npm run build`). Then enable "Strata" under
+# Settings → Community plugins (and reload Obsidian if it was running).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+vault=${1:-}
+config_dir=${STRATA_CONFIG_DIR:-.obsidian}
+if [ -z "$vault" ]; then
+  echo "usage: npm run install-plugin -- <vault folder>" >&2; exit 2
+fi
+if [ ! -d "$vault" ]; then
+  echo "install-plugin: not a folder: $vault" >&2; exit 2
+fi
+for f in main.js manifest.json styles.css; do
+  if [ ! -f "$f" ]; then
+    echo "install-plugin: $f is missing: build first (node esbuild.config.mjs)" >&2; exit 1
+  fi
+done
+dest="$vault/$config_dir/plugins/strata-search"
+mkdir -p "$dest"
+cp main.js manifest.json styles.css "$dest/"
+if [ -f mcp-bridge.js ]; then cp mcp-bridge.js "$dest/"; elif [ -f dist/mcp-bridge.js ]; then cp dist/mcp-bridge.js "$dest/"; fi
+model=models/all-MiniLM-L6-v2
+if [ -f "$model/model.onnx" ] && [ -f "$model/tokenizer.json" ]; then
+  mkdir -p "$dest/models/all-MiniLM-L6-v2"
+  cp "$model/model.onnx" "$model/tokenizer.json" "$dest/models/all-MiniLM-L6-v2/"
+  echo "install-plugin: model installed (semantic search on)"
+else
+  echo "install-plugin: no model in $model (run scripts/fetch-model.sh for semantic search; lexical search works without it)"
+fi
+echo "install-plugin: installed into $dest"
+echo "Enable Strata in Obsidian: Settings → Community plugins (reload Obsidian if it is running)."

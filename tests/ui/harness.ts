@@ -1,0 +1,133 @@
+// The UI harness page's script (bundled by tests/ui/run.ts, `obsidian` aliased to the fake):
+// the real plugin — its real inlined Web Worker and wasm, its real sidebar view and modal —
+// on a fake app whose adapter reaches a real temporary vault folder through the test server.
+
+import { App, Modal, Notice } from "obsidian";
+import StrataPlugin from "../../plugin/obsidian/main.ts";
+import { VIEW_TYPE } from "../../plugin/obsidian/sidebar.ts";
+import { HttpAdapter } from "../obsidian-fake/http-adapter.ts";
+
+const PLUGIN_DIR = ".obsidian/plugins/strata-search";
+
+type FakeApp = App & {
+  workspace: App["workspace"] & { setLayoutReady(): void; opened: { file: string; eState?: { line?: number }; newTab: boolean }[] };
+  runCommand(id: string): boolean;
+};
+
+let app: FakeApp | null = null;
+let plugin: StrataPlugin | null = null;
+const longTasks: { start: number; duration: number }[] = [];
+
+try {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) longTasks.push({ start: e.startTime, duration: e.duration });
+  }).observe({ type: "longtask", buffered: true });
+} catch {
+  // no Long Tasks API: the bench says so
+}
+
+function need(): { app: FakeApp; plugin: StrataPlugin } {
+  if (!app || !plugin) throw new Error("harness: load() first");
+  return { app, plugin };
+}
+
+const harness = {
+  /** Opens the vault in a fake app and loads the plugin (layout ready at once). Returns ms spent in onload. */
+  async load(opts: { settings?: object; wait?: boolean } = {}): Promise<{ onloadMs: number }> {
+    const adapter = new HttpAdapter(location.origin, "vault");
+    if (opts.settings) {
+      if (!(await adapter.exists(PLUGIN_DIR))) await adapter.mkdir(PLUGIN_DIR);
+      await adapter.write(`${PLUGIN_DIR}/data.json`, JSON.stringify(opts.settings));
+    }
+    app = (await App.create(adapter as never)) as FakeApp;
+    const manifest = await (await fetch("/manifest.json")).json();
+    document.getElementById("status-bar")!.appendChild((app as unknown as { statusBar: HTMLElement }).statusBar);
+    plugin = new StrataPlugin(app as never, { ...manifest, dir: PLUGIN_DIR });
+    const t0 = performance.now();
+    (plugin as unknown as { _loaded: boolean })._loaded = true;
+    await plugin.onload();
+    app.workspace.setLayoutReady();
+    const onloadMs = performance.now() - t0;
+    if (opts.wait !== false) await plugin.indexed;
+    return { onloadMs };
+  },
+
+  /** Plugin load → first search answered (the persisted index's fast path). */
+  async loadAndSearch(query: string, settings?: object): Promise<{ totalMs: number; onloadMs: number; hits: number; openMs: number | null }> {
+    const adapter = new HttpAdapter(location.origin, "vault");
+    if (settings) await adapter.write(`${PLUGIN_DIR}/data.json`, JSON.stringify(settings));
+    app = (await App.create(adapter as never)) as FakeApp;
+    const manifest = await (await fetch("/manifest.json")).json();
+    plugin = new StrataPlugin(app as never, { ...manifest, dir: PLUGIN_DIR });
+    const t0 = performance.now();
+    (plugin as unknown as { _loaded: boolean })._loaded = true;
+    await plugin.onload();
+    app.workspace.setLayoutReady();
+    const onloadMs = performance.now() - t0;
+    const resp = await plugin.search({ query, k: 10, mode: "hybrid" });
+    const totalMs = performance.now() - t0;
+    return { totalMs, onloadMs, hits: resp.hits.length, openMs: plugin.openResult?.tookMs ?? null };
+  },
+
+  async waitIndexed() {
+    const { plugin } = need();
+    await plugin.indexed;
+    const s = plugin.lastReconcile;
+    return s ? { added: s.added, unchanged: s.unchanged, tookMs: s.tookMs, listed: s.listed } : null;
+  },
+
+  async embedIdle() {
+    return need().plugin.worker!.call("embedIdle", {});
+  },
+
+  modelState: () => need().plugin.modelState,
+
+  async openSidebar(): Promise<void> {
+    const { app, plugin } = need();
+    await plugin.activateView();
+    const leaf = app.workspace.getLeavesOfType(VIEW_TYPE)[0];
+    const host = document.getElementById("right-sidebar")!;
+    host.empty();
+    host.appendChild(leaf.view.containerEl);
+  },
+
+  sidebarSettled: async () => {
+    const { app } = need();
+    const view = app.workspace.getLeavesOfType(VIEW_TYPE)[0]?.view as unknown as { settled: Promise<void>; similarSettled: Promise<void> };
+    await view.settled;
+    await view.similarSettled;
+  },
+
+  modalSettled: async () => {
+    await (Modal as unknown as { current: { settled?: Promise<void> } | null }).current?.settled;
+  },
+
+  runCommand: (id: string) => need().app.runCommand(`strata-search:${id}`),
+
+  async openNote(path: string): Promise<void> {
+    const { app } = need();
+    const file = app.vault.getFileByPath(path);
+    if (!file) throw new Error(`no note ${path}`);
+    await app.workspace.getLeaf(false).openFile(file);
+  },
+
+  opened: () => need().app.workspace.opened,
+  notices: () => [...(Notice as unknown as { log: string[] }).log],
+  statusText: () => need().plugin.statusBar?.text() ?? "",
+
+  async unload(): Promise<void> {
+    const { plugin } = need();
+    plugin.unload();
+    await plugin.shutdown();
+    document.getElementById("right-sidebar")!.empty();
+    document.getElementById("status-bar")!.empty();
+  },
+
+  longTasks: () => [...longTasks],
+  clearLongTasks: () => {
+    longTasks.length = 0;
+  },
+};
+
+(window as unknown as { harness: typeof harness }).harness = harness;
+document.body.dataset.ready = "1";
