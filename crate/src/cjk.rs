@@ -39,9 +39,28 @@ fn is_word_char(c: char) -> bool {
     // ranges before it.
     if c.is_ascii() {
         c.is_ascii_alphanumeric()
+    } else if (c as u32) < TABLE_END {
+        // Latin, Greek, Cyrillic, Arabic, Indic…: a bit table built once from the same
+        // Unicode lookup (measured: the lookup was ~5 % of indexing the 34-language vault).
+        let table = ALNUM_TABLE.get_or_init(build_alnum_table);
+        table[c as usize / 64] >> (c as u32 % 64) & 1 == 1
     } else {
         !is_cjk(c) && c.is_alphanumeric()
     }
+}
+
+/// Code points below this (none of them CJK) are classified by [`ALNUM_TABLE`].
+const TABLE_END: u32 = 0x3000;
+static ALNUM_TABLE: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+
+fn build_alnum_table() -> Vec<u64> {
+    let mut t = vec![0u64; TABLE_END as usize / 64];
+    for cp in 0..TABLE_END {
+        if char::from_u32(cp).is_some_and(|c| !is_cjk(c) && c.is_alphanumeric()) {
+            t[cp as usize / 64] |= 1 << (cp % 64);
+        }
+    }
+    t
 }
 
 #[derive(Clone, Default)]
@@ -318,14 +337,28 @@ pub fn analyze(text: &str) -> Vec<Token> {
 
 /// The tokens of `tokens` (sorted by offset) that lie inside `range`.
 pub fn tokens_in(tokens: &[Token], range: std::ops::Range<usize>) -> &[Token] {
+    &tokens[token_range(tokens, range)]
+}
+
+/// The indexes of the tokens of `tokens` (sorted by offset) that lie inside `range`.
+pub fn token_range(tokens: &[Token], range: std::ops::Range<usize>) -> std::ops::Range<usize> {
     let from = tokens.partition_point(|t| t.offset_from < range.start);
     let to = tokens.partition_point(|t| t.offset_to <= range.end);
-    &tokens[from..to.max(from)]
+    from..to.max(from)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn word_char_table_matches_unicode() {
+        for cp in 0..0x1_0000u32 {
+            if let Some(c) = char::from_u32(cp) {
+                assert_eq!(is_word_char(c), !is_cjk(c) && c.is_alphanumeric(), "U+{cp:04X}");
+            }
+        }
+    }
 
     fn terms(text: &str) -> Vec<String> {
         let mut a = analyzer();

@@ -117,6 +117,18 @@ fn filters_and_depth_order() {
         .unwrap();
     let depths: Vec<u8> = shallow.hits.iter().map(|h| h.depth).collect();
     assert!(depths.windows(2).all(|w| w[0] <= w[1]), "{depths:?}");
+    // Overview: a word that only a deep section of a split note has is found as the note.
+    let overview = e
+        .search(&SearchRequest {
+            query: "password".into(),
+            filters: Some(SearchFilters { max_depth: Some(0), ..Default::default() }),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(overview.hits.len(), 1, "one hit per note, lifted: {:?}", overview.hits);
+    assert_eq!((overview.hits[0].path.as_str(), overview.hits[0].depth), ("Guides/Sync.md", 0));
+    let detail = search(&mut e, "password");
+    assert!(detail[0].depth >= 1 && detail[0].heading_path.ends_with("Encryption"));
 }
 
 #[test]

@@ -107,7 +107,7 @@ impl Lexical {
     }
 
     /// Stages the sections of one note. Call `delete_note` first when it replaces one.
-    pub fn add_note(&mut self, path: &str, docs: &[SectionDoc]) -> Result<()> {
+    pub fn add_note(&mut self, path: &str, docs: Vec<SectionDoc>) -> Result<()> {
         if self.staged.paths.contains(path) {
             self.commit()?;
             self.staged.deletes.insert(path.to_string());

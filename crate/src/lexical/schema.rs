@@ -65,8 +65,9 @@ pub struct SectionDoc<'a> {
     pub props: &'a [String],
     pub body: &'a str,
     /// The body's tokens, when the caller analyzed the whole note once (see
-    /// `cjk::analyze`); otherwise the field's analyzer tokenizes `body`.
-    pub body_tokens: Option<&'a [tantivy::tokenizer::Token]>,
+    /// `cjk::analyze`); otherwise the field's analyzer tokenizes `body`. Owned: tantivy
+    /// takes a pre-tokenized text by value, and a leaf's tokens are moved, not copied.
+    pub body_tokens: Option<Vec<tantivy::tokenizer::Token>>,
     /// The whole note, for the depth-0 document.
     pub stored_text: Option<&'a str>,
 }
@@ -118,7 +119,7 @@ impl SectionDocument {
 }
 
 impl Fields {
-    pub fn document(&self, d: &SectionDoc) -> SectionDocument {
+    pub fn document(&self, d: SectionDoc) -> SectionDocument {
         let mut doc = SectionDocument::default();
         doc.add_text(self.path, d.path);
         doc.add_u64(self.order, d.order as u64);
@@ -145,10 +146,7 @@ impl Fields {
             doc.add_text(self.prop, p);
         }
         match d.body_tokens {
-            Some(tokens) => doc.add_pre_tokenized_text(
-                self.body,
-                PreTokenizedString { text: String::new(), tokens: tokens.to_vec() },
-            ),
+            Some(tokens) => doc.add_pre_tokenized_text(self.body, PreTokenizedString { text: String::new(), tokens }),
             None => doc.add_text(self.body, d.body),
         }
         if let Some(t) = d.stored_text {
