@@ -29,13 +29,31 @@ export interface BridgeOptions {
   modelDir?: string | null;
   /** Never forward to the plugin (tests, `--headless`). */
   headlessOnly?: boolean;
+  /** How long the plugin may take to answer the ping. Default 5000 ms. */
+  pingTimeoutMs?: number;
   log?: (msg: string) => void;
 }
 
-/** Routes tool calls to the plugin (when it answers) or to the headless backend. */
+/** Whether a process with this pid exists (bridge.json's pid: Obsidian, while it runs). */
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+type Route = { kind: "plugin"; client: PluginClient } | { kind: "headless" } | { kind: "busy"; message: string };
+
+/**
+ * Routes tool calls to the plugin (when it answers) or to the headless backend. While
+ * bridge.json names a live Obsidian process that does not answer (busy), calls get an error
+ * rather than a headless index: two writers must never share the index folder.
+ */
 export class ToolRouter {
   private plugin: { client: PluginClient; stamp: string } | null = null;
-  private lastStamp: string | null = null;
   private headless: Promise<HeadlessBackend> | null = null;
   private readonly configDir: string;
 
@@ -47,33 +65,33 @@ export class ToolRouter {
     this.opts.log?.(msg);
   }
 
-  /** Which way the next call goes: "plugin" or "headless". */
-  async mode(): Promise<"plugin" | "headless"> {
-    return (await this.discover()) ? "plugin" : "headless";
-  }
-
-  /** Looks at bridge.json (cheap); pings only when it changed. */
-  private async discover(): Promise<PluginClient | null> {
-    if (this.opts.headlessOnly) return null;
+  /** Where the next call goes. */
+  async route(): Promise<Route> {
+    if (this.opts.headlessOnly) return { kind: "headless" };
     const found = await readBridgeInfo(this.opts.vaultDir, this.configDir);
     if (!found) {
       this.plugin = null;
-      this.lastStamp = null;
-      return null;
+      return { kind: "headless" };
     }
-    if (this.plugin && this.plugin.stamp === found.stamp) return this.plugin.client;
-    if (this.lastStamp === found.stamp) return null; // same file, and it did not answer before
-    this.lastStamp = found.stamp;
+    if (this.plugin && this.plugin.stamp === found.stamp) return { kind: "plugin", client: this.plugin.client };
     const client = new PluginClient(found.info);
-    if (!(await client.ping())) {
-      this.log(`bridge.json names port ${found.info.port}, but the plugin does not answer: serving headless`);
+    if (!(await client.ping(this.opts.pingTimeoutMs ?? 5000))) {
       this.plugin = null;
-      return null;
+      if (processAlive(found.info.pid)) {
+        return {
+          kind: "busy",
+          message:
+            `Obsidian is running (pid ${found.info.pid}) but the Strata plugin did not answer on port ${found.info.port}. ` +
+            "Try again in a moment; if it keeps failing, turn the Claude bridge off and on in Strata's settings, or quit Obsidian.",
+        };
+      }
+      this.log(`bridge.json is left over from an Obsidian that is no longer running: serving headless`);
+      return { kind: "headless" };
     }
     this.log(`forwarding to the Strata plugin in Obsidian (port ${found.info.port})`);
     this.plugin = { client, stamp: found.stamp };
     await this.dropHeadless();
-    return client;
+    return { kind: "plugin", client };
   }
 
   private async dropHeadless() {
@@ -105,16 +123,19 @@ export class ToolRouter {
   }
 
   async call(name: string, args: unknown): Promise<ToolResult> {
-    const client = await this.discover();
-    if (client) {
+    let route = await this.route();
+    if (route.kind === "plugin") {
       try {
-        return await client.call(name, args);
+        return await route.client.call(name, args);
       } catch (err) {
         if (!(err instanceof PluginUnreachable)) throw err;
-        this.log(`the plugin stopped answering (${err.message}): serving headless`);
+        this.log(`the plugin stopped answering (${err.message})`);
         this.plugin = null;
+        route = await this.route();
+        if (route.kind === "plugin") return route.client.call(name, args);
       }
     }
+    if (route.kind === "busy") return toolError(route.message);
     let backend: HeadlessBackend;
     try {
       backend = await this.headlessBackend();
@@ -154,7 +175,7 @@ export async function serveStdio(opts: BridgeOptions): Promise<void> {
     }
   });
   // Open the index early when Obsidian is not running, so the first call is fast.
-  if ((await router.mode()) === "headless") void router.headlessBackend().catch((err) => opts.log?.(`could not open the index: ${errorMessage(err)}`));
+  if ((await router.route()).kind === "headless") void router.headlessBackend().catch((err) => opts.log?.(`could not open the index: ${errorMessage(err)}`));
 
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {

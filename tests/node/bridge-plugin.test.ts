@@ -9,8 +9,8 @@ import { after, test } from "node:test";
 
 import type { BackendStatus, VaultBackend } from "../../plugin/core/backend.ts";
 import { HeadlessBackend } from "../../plugin/bridge/headless.ts";
-import { newBridgeToken, startLoopbackServer, writeBridgeInfo } from "../../plugin/bridge/loopback.ts";
-import { ok, spawnBridge } from "./bridge-helpers.ts";
+import { newBridgeToken, removeBridgeInfo, startLoopbackServer, writeBridgeInfo } from "../../plugin/bridge/loopback.ts";
+import { call, ok, spawnBridge } from "./bridge-helpers.ts";
 import { exerciseTools } from "./bridge-scenario.ts";
 import { cleanupTemps, copyFixture } from "./helpers.ts";
 
@@ -50,10 +50,18 @@ test("plugin running: the bridge forwards every tool call to the loopback endpoi
       assert.doesNotMatch(bridge.stderr(), /opening the index/);
     });
     await exerciseTools(t, bridge.client, vault);
-    await t.test("when the plugin goes away, the bridge serves headless", async () => {
+    await t.test("Obsidian running but the plugin not answering: an error, not a second index writer", async () => {
       await server.close();
       closed = true;
       await backend.close();
+      // bridge.json still names a live process (this one): the bridge must not open the index.
+      const r = await call(bridge.client, "search", { queries: ["sourdough"] });
+      assert.equal(r.isError, true);
+      assert.match(r.text, /Obsidian is running \(pid \d+\) but the Strata plugin did not answer/);
+      assert.doesNotMatch(bridge.stderr(), /opening the index/);
+    });
+    await t.test("when the plugin goes away (bridge.json removed), the bridge serves headless", async () => {
+      await removeBridgeInfo(path.join(vault, ".obsidian/plugins/strata-search"));
       const r = await ok(bridge.client, "search", { queries: ["sourdough"], mode: "lexical" });
       assert.equal(r.data.results[0]?.path, "Cooking/Sourdough starter.md");
       const st = await ok(bridge.client, "status");

@@ -1,0 +1,46 @@
+// The MCP bridge against the real Obsidian plugin (in the fake-obsidian harness of
+// tests/node/plugin-env.ts): the plugin starts its loopback endpoint and writes bridge.json,
+// the SDK's Client spawns the bridge, and every tool runs through the plugin's backend.
+
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import * as path from "node:path";
+import { after, test } from "node:test";
+
+import { ok, spawnBridge } from "./bridge-helpers.ts";
+import { exerciseTools } from "./bridge-scenario.ts";
+import { cleanupTemps, copyFixture, MODEL } from "./helpers.ts";
+import { eventually, installModel, loadPlugin, PLUGIN_DIR, unloadPlugin } from "./plugin-env.ts";
+
+after(cleanupTemps);
+
+test("the real plugin: the bridge forwards every tool call to it", async (t) => {
+  const vault = await copyFixture();
+  if (MODEL) await installModel(vault);
+  const { plugin } = await loadPlugin(vault, { settings: { writeToolsEnabled: true, bridgeEnabled: true, semantic: Boolean(MODEL) } });
+  try {
+    await eventually(async () => existsSync(path.join(vault, PLUGIN_DIR, "bridge.json")), 30_000, "bridge.json");
+    // In this harness the plugin's engine shares the test's thread (real Obsidian runs it in a
+    // Web Worker): let it finish embedding, so it can answer the bridge's ping promptly.
+    await eventually(
+      async () => {
+        const e = (await plugin.backend.status()).embedding;
+        return !e || e.done >= e.total;
+      },
+      120_000,
+      "embedding",
+    );
+    const bridge = await spawnBridge([vault]);
+    try {
+      const st = await ok(bridge.client, "status");
+      assert.equal(st.data.mode, "plugin");
+      assert.match(bridge.stderr(), /forwarding to the Strata plugin/);
+      await exerciseTools(t, bridge.client, vault);
+    } finally {
+      await bridge.close();
+    }
+  } finally {
+    await unloadPlugin(plugin);
+  }
+  assert.equal(existsSync(path.join(vault, PLUGIN_DIR, "bridge.json")), false, "bridge.json removed on unload");
+});
