@@ -4,6 +4,7 @@
 #   - wasm-bindgen-cli at exactly the version of wasm-bindgen in Cargo.lock
 #   - the npm dev dependencies (npm ci, only when node_modules is stale)
 #   - the embedding model, through scripts/fetch-model.sh when that script exists
+#   - Chromium (Debian packages chromium, chromium-driver) for the plugin's UI test
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -51,4 +52,17 @@ fi
 # 4. The model for the semantic mode (written with the semantic issue).
 if [ -f scripts/fetch-model.sh ]; then
   bash scripts/fetch-model.sh
+fi
+
+# 5. Chromium for the plugin's UI test (tests/ui/run.ts drives /usr/bin/chromium headless).
+if [ ! -x /usr/bin/chromium ]; then
+  if command -v apt-get >/dev/null 2>&1; then
+    say "installing chromium chromium-driver (apt-get)"
+    sudo_cmd=""
+    if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then sudo_cmd="sudo"; fi
+    $sudo_cmd apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends chromium chromium-driver >&2
+  else
+    say "no /usr/bin/chromium and no apt-get: install Chromium for the UI test (or set STRATA_CHROMIUM)"
+  fi
 fi

@@ -42,6 +42,8 @@ export default class StrataPlugin extends Plugin {
   lastReconcile: ReconcileSummary | null = null;
   modelState: ModelState = "off";
   modelError: string | null = null;
+  /** Start-up timings (ms): worker start + wasm init (wall, and inside the worker), index open. */
+  startTimings: { workerMs: number; wasmInitMs: number; openMs: number; coreOpenMs: number | null } | null = null;
   bridge: BridgeHandle | null = null;
   bridgeError: string | null = null;
   /** Messages the user was shown (Notices) this session, newest last. */
@@ -161,8 +163,11 @@ export default class StrataPlugin extends Plugin {
       this.notify(`Strata: ${where} failed: ${message}`);
     });
     try {
-      await worker.call("init", {});
+      const t0 = performance.now();
+      const init = await worker.call("init", {});
+      const t1 = performance.now();
       const open = await worker.call("open", { config: coreConfig(this.settings, this.app.vault.configDir) });
+      this.startTimings = { workerMs: t1 - t0, wasmInitMs: init.ms, openMs: performance.now() - t1, coreOpenMs: open.timings?.totalMs ?? null };
       this.openResult = open;
       if (open.rebuilt) this.notify(`Strata: the search index could not be used and is being rebuilt (${open.reason ?? "unknown reason"}).`);
     } catch (err) {

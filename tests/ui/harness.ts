@@ -2,17 +2,14 @@
 // the real plugin — its real inlined Web Worker and wasm, its real sidebar view and modal —
 // on a fake app whose adapter reaches a real temporary vault folder through the test server.
 
-import { App, Modal, Notice } from "obsidian";
+import { App, Modal, Notice } from "../obsidian-fake/index.ts";
 import StrataPlugin from "../../plugin/obsidian/main.ts";
 import { VIEW_TYPE } from "../../plugin/obsidian/sidebar.ts";
 import { HttpAdapter } from "../obsidian-fake/http-adapter.ts";
 
 const PLUGIN_DIR = ".obsidian/plugins/strata-search";
 
-type FakeApp = App & {
-  workspace: App["workspace"] & { setLayoutReady(): void; opened: { file: string; eState?: { line?: number }; newTab: boolean }[] };
-  runCommand(id: string): boolean;
-};
+type FakeApp = App;
 
 let app: FakeApp | null = null;
 let plugin: StrataPlugin | null = null;
@@ -33,7 +30,7 @@ function need(): { app: FakeApp; plugin: StrataPlugin } {
 
 const harness = {
   /** Opens the vault in a fake app and loads the plugin (layout ready at once). Returns ms spent in onload. */
-  async load(opts: { settings?: object; wait?: boolean } = {}): Promise<{ onloadMs: number }> {
+  async load(opts: { settings?: object; wait?: boolean } = {}): Promise<{ onloadMs: number; t0: number }> {
     const adapter = new HttpAdapter(location.origin, "vault");
     if (opts.settings) {
       if (!(await adapter.exists(PLUGIN_DIR))) await adapter.mkdir(PLUGIN_DIR);
@@ -49,7 +46,7 @@ const harness = {
     app.workspace.setLayoutReady();
     const onloadMs = performance.now() - t0;
     if (opts.wait !== false) await plugin.indexed;
-    return { onloadMs };
+    return { onloadMs, t0 };
   },
 
   /** Plugin load → first search answered (the persisted index's fast path). */
@@ -66,14 +63,14 @@ const harness = {
     const onloadMs = performance.now() - t0;
     const resp = await plugin.search({ query, k: 10, mode: "hybrid" });
     const totalMs = performance.now() - t0;
-    return { totalMs, onloadMs, hits: resp.hits.length, openMs: plugin.openResult?.tookMs ?? null };
+    return { totalMs, onloadMs, hits: resp.hits.length, openMs: plugin.openResult?.tookMs ?? null, timings: plugin.startTimings };
   },
 
   async waitIndexed() {
     const { plugin } = need();
     await plugin.indexed;
     const s = plugin.lastReconcile;
-    return s ? { added: s.added, unchanged: s.unchanged, tookMs: s.tookMs, listed: s.listed } : null;
+    return s ? { added: s.added, unchanged: s.unchanged, tookMs: s.tookMs, listed: s.listed, now: performance.now(), timings: plugin.startTimings } : null;
   },
 
   async embedIdle() {
