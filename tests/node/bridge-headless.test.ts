@@ -2,10 +2,11 @@
 // bridge opens the persisted index, catches up with notes changed on disk, and serves the tools.
 
 import assert from "node:assert/strict";
-import { appendFile, readFile, writeFile } from "node:fs/promises";
+import { appendFile, copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import * as path from "node:path";
 import { after, test } from "node:test";
 
+import { findWasm } from "../../plugin/core/node.ts";
 import { ok, spawnBridge } from "./bridge-helpers.ts";
 import { exerciseTools } from "./bridge-scenario.ts";
 import { cleanupTemps, copyFixture, indexVault, ROOT } from "./helpers.ts";
@@ -56,6 +57,23 @@ test("strata mcp <vault> serves the same tools (CLI)", async () => {
     assert.equal(res.isError, true);
     assert.match((res.content as any)[0].text, /turned off/);
     assert.equal(await readFile(path.join(vault, "Welcome.md"), "utf8"), before);
+  } finally {
+    await bridge.close();
+  }
+});
+
+test("mcp-bridge.js installed beside main.js finds its vault and the .wasm next to it", async () => {
+  const vault = await copyFixture();
+  const dir = path.join(vault, ".obsidian/plugins/strata-search");
+  await mkdir(dir, { recursive: true });
+  await copyFile(path.join(ROOT, "mcp-bridge.js"), path.join(dir, "mcp-bridge.js"));
+  await copyFile(findWasm(), path.join(dir, "strata_core_bg.wasm"));
+  const bridge = await spawnBridge(["--no-model"], {}, path.join(dir, "mcp-bridge.js"));
+  try {
+    const r = await ok(bridge.client, "search", { queries: ["telescope collimation"], mode: "lexical" });
+    assert.equal(r.data.results[0]?.path, "Astronomy/Telescope care.md");
+    const st = await ok(bridge.client, "status");
+    assert.equal(st.data.vault, "vault");
   } finally {
     await bridge.close();
   }
