@@ -108,14 +108,24 @@ export class Engine implements Handlers<WorkerApi> {
     return this.exclusive(async () => {
       const t0 = performance.now();
       if (!this.wasmReady) throw new Error("[bad-request] init() first");
-      await this.wasmReady;
       this.st.phase = "opening";
       this.config = arg.config;
       this.core?.free();
       this.core = null;
+      // The index files are read (through the UI thread) while the wasm is still compiling.
+      let store: IndexStore = this.store;
+      try {
+        const names = await this.store.list();
+        const prefetch = new Map(names.map((n) => [n, this.store.read(n)]));
+        for (const p of prefetch.values()) p.catch(() => undefined); // failures surface in openIndex
+        store = { ...this.store, list: async () => names, read: (n) => prefetch.get(n) ?? this.store.read(n) };
+      } catch {
+        // openIndex meets the same error below and starts fresh
+      }
+      await this.wasmReady;
       let res: OpenResult;
       try {
-        const opened = await openIndex(Core, this.store, this.config);
+        const opened = await openIndex(Core, store, this.config);
         this.core = opened.core;
         res = { ...opened.report, removedOrphans: opened.removedOrphans, tookMs: 0 };
       } catch (err) {

@@ -50,7 +50,7 @@ const harness = {
   },
 
   /** Plugin load → first search answered (the persisted index's fast path). */
-  async loadAndSearch(query: string, settings?: object): Promise<{ totalMs: number; onloadMs: number; hits: number; openMs: number | null }> {
+  async loadAndSearch(query: string, settings?: object): Promise<{ totalMs: number; onloadMs: number; hits: number; openMs: number | null; timings: unknown }> {
     const adapter = new HttpAdapter(location.origin, "vault");
     if (settings) await adapter.write(`${PLUGIN_DIR}/data.json`, JSON.stringify(settings));
     app = (await App.create(adapter as never)) as FakeApp;
