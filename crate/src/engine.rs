@@ -128,9 +128,24 @@ impl Engine {
                 e.report.fresh = true;
                 e.report.rebuilt = true;
                 e.report.reason = Some(format!("the index could not be used and will be rebuilt: {}", err.message()));
-                // Everything in the folder is stale; the new generation starts over.
-                e.report.orphans = sorted(names);
-                e.persisted.on_disk = e.report.orphans.iter().cloned().collect();
+                let mut keep: HashSet<String> = HashSet::new();
+                if let Some((spec, names, blobs)) = store::salvage_vectors(&files) {
+                    if let Ok(sem) = Semantic::salvage(spec, &blobs) {
+                        let n = sem.vector_count();
+                        e.semantic = sem;
+                        // With the manifests that name them: until the first flush, a
+                        // reopen salvages them again.
+                        keep.extend(names);
+                        keep.extend(SLOTS.iter().map(|s| s.to_string()));
+                        if let Some(r) = e.report.reason.as_mut() {
+                            r.push_str(&format!(" ({n} embedded chunks were kept: they are not embedded again)"));
+                        }
+                    }
+                }
+                // Everything in the folder is stale; the new generation starts over. Kept
+                // vector files go with the first flush, once it has written them again.
+                e.persisted.on_disk = names.iter().cloned().collect();
+                e.report.orphans = sorted(names.into_iter().filter(|n| !keep.contains(n)));
                 e
             }
         }

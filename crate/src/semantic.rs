@@ -96,6 +96,9 @@ pub struct Semantic {
     query_cache: Option<(String, Vec<f32>)>,
     /// Keys removed since the last flush made the index's garbage collection due.
     gc_due: bool,
+    /// Vectors salvaged from an index that is being rebuilt: kept this session even while
+    /// the catalog does not name them yet (the rebuild adds their notes back).
+    hold_gc: bool,
 }
 
 /// How to enable semantic search, for errors and status.
@@ -118,6 +121,15 @@ impl Semantic {
             s.spec = Some(spec);
         }
         Ok(s)
+    }
+
+    /// Adopts vectors salvaged from an index that is being rebuilt (see
+    /// `store::salvage_vectors`): the next flush writes them as a new base segment.
+    pub fn salvage(spec: ModelSpec, blobs: &[&[u8]]) -> Result<Semantic> {
+        let mut index = FlatIndex::from_segments(blobs, spec.dimension, spec.space())
+            .map_err(|e| CoreError::Corrupt(format!("vector index: {e}")))?;
+        index.rebase();
+        Ok(Semantic { vectors: Some(index), spec: Some(spec), hold_gc: true, ..Default::default() })
     }
 
     pub fn spec(&self) -> Option<&ModelSpec> {
@@ -290,7 +302,7 @@ impl Semantic {
 
     /// Drops vectors no leaf of the catalog references any more.
     pub fn collect_garbage(&mut self, catalog: &Catalog) {
-        if !self.gc_due {
+        if !self.gc_due || self.hold_gc {
             return;
         }
         self.gc_due = false;

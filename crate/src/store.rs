@@ -21,7 +21,9 @@ use crate::hash::checksum;
 
 pub const FORMAT_NAME: &str = "strata-index";
 /// 2: the catalog carries retrieval usage (AccessInfo). 3: section hashes as raw bytes.
-pub const FORMAT_VERSION: u32 = 3;
+/// 4: a split note's text is indexed in its sections only. (A rebuild for a new version
+/// keeps the embedded vectors: see `salvage_vectors`.)
+pub const FORMAT_VERSION: u32 = 4;
 pub const SLOTS: [&str; 2] = ["manifest-a.json", "manifest-b.json"];
 pub const LEX_DIR: &str = "lex/";
 pub const CAT_DIR: &str = "cat/";
@@ -152,6 +154,36 @@ pub fn choose(files: &HashMap<String, Vec<u8>>, settings: &str) -> Result<Option
         }
     }
     Err(CoreError::Corrupt(problems.join("; ")))
+}
+
+/// The vector segments of the newest manifest whose vector files verify, whatever its
+/// format version or the state of its other files: vectors are keyed by the text they
+/// embed, so an index that must be rebuilt (a format upgrade, a corrupt lexical file)
+/// need not embed again. (model spec, segment blobs in load order).
+/// The salvaged files stay on disk until the new index's first flush has written them again.
+pub fn salvage_vectors(files: &HashMap<String, Vec<u8>>) -> Option<(crate::semantic::ModelSpec, Vec<String>, Vec<&[u8]>)> {
+    let mut manifests: Vec<Manifest> = SLOTS
+        .iter()
+        .filter_map(|name| files.get(*name))
+        .filter_map(|bytes| Manifest::decode(bytes).ok())
+        .collect();
+    manifests.sort_by(|a, b| b.generation.cmp(&a.generation));
+    manifests.into_iter().find_map(|m| {
+        let spec = m.model.clone()?;
+        if m.vectors.is_empty() {
+            return None;
+        }
+        let blobs: Option<Vec<&[u8]>> = m
+            .vectors
+            .iter()
+            .map(|name| {
+                let r = m.files.iter().find(|f| &f.name == name)?;
+                let bytes = files.get(name)?;
+                (bytes.len() as u64 == r.size && checksum(bytes) == r.checksum).then_some(bytes.as_slice())
+            })
+            .collect();
+        Some((spec, m.vectors.clone(), blobs?))
+    })
 }
 
 fn verify(m: &Manifest, files: &HashMap<String, Vec<u8>>) -> Result<()> {

@@ -330,6 +330,12 @@ impl FlatIndex {
     /// [`mark_persisted`](Self::mark_persisted): a delta (appended vectors +
     /// removed keys), or a base with every live vector after a compaction or
     /// for a new index. `None` if nothing changed.
+    /// Makes the next [`pending_segment`](Self::pending_segment) a base with every live
+    /// vector (vectors adopted into a new index folder).
+    pub fn rebase(&mut self) {
+        self.needs_base = true;
+    }
+
     pub fn pending_segment(&self) -> Option<SegmentWrite> {
         if self.needs_base {
             let slots: Vec<usize> = (0..self.slots()).filter(|&i| self.alive[i]).collect();

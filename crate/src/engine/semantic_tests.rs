@@ -148,3 +148,75 @@ fn without_a_model_hybrid_is_lexical_with_a_notice_and_semantic_is_unavailable()
     assert!(e.embed_step(8).is_err());
     assert!(e.load_model(b"not onnx", b"{}", None).is_err(), "a broken model is an error, not a crash");
 }
+
+#[test]
+fn a_rebuilt_index_keeps_its_vectors() {
+    let Some((m, t)) = model() else { return };
+    let Some(mut e) = ready() else { return };
+    let mut folder: std::collections::BTreeMap<String, Vec<u8>> = Default::default();
+    for w in e.flush().unwrap().writes {
+        folder.insert(w.name, w.bytes);
+    }
+    // An index of an older format version, whose lexical files are damaged too.
+    for slot in store::SLOTS {
+        if let Some(bytes) = folder.get(slot) {
+            let mut manifest = store::Manifest::decode(bytes).unwrap();
+            manifest.version = 1;
+            folder.insert(slot.to_string(), manifest.encode());
+        }
+    }
+    for (name, bytes) in folder.iter_mut() {
+        if name.starts_with(store::LEX_DIR) {
+            bytes.truncate(bytes.len() / 2);
+        }
+    }
+    let files: Vec<IndexFile> = folder.iter().map(|(n, b)| IndexFile { name: n.clone(), bytes: b.clone() }).collect();
+    let mut e2 = Engine::open(CoreConfig::default(), files);
+    let report = e2.open_report().clone();
+    assert!(report.rebuilt && report.fresh);
+    assert!(report.reason.as_deref().unwrap().contains("10 embedded chunks were kept"), "{:?}", report.reason);
+    assert_eq!(e2.status().notes, 0, "the notes are indexed again");
+    e2.update(UpdateBatch { upserts: vault(), ..Default::default() }).unwrap();
+    e2.load_model(&m, &t, None).unwrap();
+    let p = e2.embed_step(8).unwrap();
+    assert_eq!((p.embedded, p.done, p.total), (0, 10, 10), "nothing is embedded again");
+    // The kept vectors are written into the new index folder.
+    let out = e2.flush().unwrap();
+    assert!(out.writes.iter().any(|w| w.name.starts_with(store::VEC_DIR)));
+    let mut fresh: std::collections::BTreeMap<String, Vec<u8>> = Default::default();
+    for w in out.writes {
+        fresh.insert(w.name, w.bytes);
+    }
+    let files: Vec<IndexFile> = fresh.iter().map(|(n, b)| IndexFile { name: n.clone(), bytes: b.clone() }).collect();
+    let e3 = Engine::open(CoreConfig::default(), files);
+    assert!(!e3.open_report().rebuilt, "{:?}", e3.open_report().reason);
+    assert_eq!(e3.status().vectors, 10);
+}
+
+#[test]
+fn kept_vectors_survive_a_reopen_before_the_first_flush() {
+    let Some(mut e) = ready() else { return };
+    let mut folder: std::collections::BTreeMap<String, Vec<u8>> = Default::default();
+    for w in e.flush().unwrap().writes {
+        folder.insert(w.name, w.bytes);
+    }
+    for slot in store::SLOTS {
+        if let Some(bytes) = folder.get(slot) {
+            let mut manifest = store::Manifest::decode(bytes).unwrap();
+            manifest.version = 1;
+            folder.insert(slot.to_string(), manifest.encode());
+        }
+    }
+    let open = |folder: &std::collections::BTreeMap<String, Vec<u8>>| {
+        Engine::open(CoreConfig::default(), folder.iter().map(|(n, b)| IndexFile { name: n.clone(), bytes: b.clone() }).collect())
+    };
+    let e2 = open(&folder);
+    // The caller deletes the orphans it is told about, then exits without a flush.
+    for o in &e2.open_report().orphans {
+        assert!(!o.starts_with(store::VEC_DIR) && !store::SLOTS.contains(&o.as_str()), "{o}");
+        folder.remove(o);
+    }
+    let e3 = open(&folder);
+    assert!(e3.open_report().rebuilt);
+    assert_eq!(e3.status().vectors, 10);
+}
