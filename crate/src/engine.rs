@@ -1113,7 +1113,9 @@ impl Engine {
             section = note
                 .sections
                 .iter()
-                .filter(|x| x.start_line == s && x.depth > 0)
+                // The section of exactly this heading; a small heading merged with its
+                // neighbours into one section is read alone, without a section id.
+                .filter(|x| x.start_line == s && x.end_line == e && x.depth > 0)
                 .max_by_key(|x| x.depth)
                 .cloned();
             if section.is_none() {

@@ -210,6 +210,29 @@ fn read_by_section_heading_lines_parent_whole() {
 }
 
 #[test]
+fn read_by_heading_of_a_merged_small_section_returns_that_heading_only() {
+    let mut e = Engine::create(cfg()).unwrap();
+    let mut text = long_note("Starter", &[("Feeding", "flour"), ("Storage", "fridge")]);
+    // Two short headings that the chunker merges into one section.
+    text.push_str("## Schedule
+
+Feed twice a day.
+
+## Troubleshooting
+
+Hooch means it is hungry.
+");
+    upsert(&mut e, vec![note("Starter.md", &text)]);
+    let n = e.note("Starter.md").unwrap();
+    assert!(n.sections.iter().all(|s| !s.heading_path.ends_with("Troubleshooting")), "merged: {:?}", n.sections);
+    let r = e.read(&ReadRequest { path: "Starter.md".into(), heading: Some("Schedule".into()), ..Default::default() }).unwrap();
+    assert_eq!(r.text, "## Schedule\n\nFeed twice a day.");
+    assert_eq!(r.section_id, None);
+    let r = e.read(&ReadRequest { path: "Starter.md".into(), heading: Some("Troubleshooting".into()), ..Default::default() }).unwrap();
+    assert!(r.text.starts_with("## Troubleshooting") && !r.text.contains("Schedule"));
+}
+
+#[test]
 fn persist_reopen_identical_results() {
     let mut e = Engine::create(cfg()).unwrap();
     upsert(&mut e, sample());
