@@ -1409,12 +1409,8 @@ fn is_ancestor(note: &NoteEntry, a: &Section, b: &Section) -> bool {
 
 /// First line of a section's body for snippets (skips the frontmatter of depth 0).
 fn body_start(note: &NoteEntry, sec: &Section) -> u32 {
-    if sec.depth == 0 {
-        // Sections tile the note after the frontmatter; the first child starts there.
-        note.sections.get(1).map(|s| s.start_line.min(sec.end_line)).unwrap_or(sec.start_line)
-    } else {
-        sec.start_line
-    }
+    // The first section of any depth can start at line 1, inside the frontmatter.
+    sec.start_line.max(note.body_start_line).min(sec.end_line)
 }
 
 /// Headings indexed for a section: its heading path plus the headings inside it.

@@ -486,3 +486,16 @@ fn folder_context_is_inherited_nearest_first() {
     assert!(design.context.as_deref().unwrap().starts_with("The search plugin"));
     assert_eq!(hits.iter().find(|h| h.path == "Other/Note.md").unwrap().context, None);
 }
+
+#[test]
+fn snippets_never_show_the_frontmatter() {
+    let mut e = Engine::create(cfg()).unwrap();
+    upsert(&mut e, sample());
+    upsert(&mut e, vec![note("Bike.md", "---\ntitle: Bicycle rebuild\nbudget: 180\n---\n\n# Bicycle rebuild\n\nTurning an old steel touring frame into a commuter.\n\n## Parts\n\nA list of parts.\n")]);
+    for q in ["Sync guide", "test", "bicycle rebuild", "budget"] {
+        for h in search(&mut e, q) {
+            let text = &h.snippet.as_ref().unwrap().text;
+            assert!(!text.contains("title:") && !text.contains("tags: [test]") && !text.contains("budget: 180"), "{q}: {h:?}");
+        }
+    }
+}
