@@ -15,16 +15,17 @@ const common = {
   legalComments: "none",
 };
 
-/** esbuild plugin: the virtual modules "strata:wasm" (gzip+base64 .wasm) and "strata:worker" (the worker bundle's text). */
+/** esbuild plugin: the virtual modules "strata:wasm" and "strata:embedder-wasm" (gzip+base64 .wasm) and "strata:worker" (the worker bundle's text). */
 export function inlinePlugin() {
   let workerText = null;
   return {
     name: "strata-inline",
     setup(b) {
-      b.onResolve({ filter: /^strata:(wasm|worker)$/ }, (args) => ({ path: args.path, namespace: "strata-inline" }));
+      b.onResolve({ filter: /^strata:(wasm|embedder-wasm|worker)$/ }, (args) => ({ path: args.path, namespace: "strata-inline" }));
       b.onLoad({ filter: /.*/, namespace: "strata-inline" }, async (args) => {
-        if (args.path === "strata:wasm") {
-          const wasm = await readFile("build/wasm/strata_core_bg.wasm");
+        const wasmFile = { "strata:wasm": "strata_core_bg.wasm", "strata:embedder-wasm": "strata_embedder_bg.wasm" }[args.path];
+        if (wasmFile) {
+          const wasm = await readFile(`build/wasm/${wasmFile}`);
           return { contents: gzipSync(wasm, { level: 6 }).toString("base64"), loader: "text" };
         }
         if (workerText === null) {

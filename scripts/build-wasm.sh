@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Builds the core to wasm32 and generates the JS glue (wasm-bindgen --target web) into build/wasm/.
+# Builds the two wasm modules and their JS glue (wasm-bindgen --target web) into build/wasm/:
+#   strata_core      the core (Markdown, tantivy, vectors, fusion): what every start loads
+#   strata_embedder  the embedder (tract + tokenizers): loaded only with a model
+# They are two cargo invocations on purpose: one would unify features and put tract in the core.
 # Skips the work when build/wasm is newer than every file of crate/, Cargo.toml and Cargo.lock.
 # No wasm-opt: Debian's wasm-opt 108 breaks wasm-bindgen output when run after it.
 set -euo pipefail
@@ -10,17 +13,20 @@ mkdir -p "$out"
 # One build at a time (tests, helpers and developers may call this concurrently).
 exec 9>"$out/.lock"
 flock 9
-stamp=$out/strata_core_bg.wasm
-if [ -f "$stamp" ] && [ -f "$out/strata_core.js" ] && [ "${STRATA_FORCE_BUILD:-0}" != 1 ]; then
+stamp=$out/.built
+if [ -f "$stamp" ] && [ -f "$out/strata_core.js" ] && [ -f "$out/strata_embedder.js" ] && [ "${STRATA_FORCE_BUILD:-0}" != 1 ]; then
   newer=$(find crate Cargo.toml Cargo.lock .cargo -type f -newer "$stamp" -print -quit 2>/dev/null || true)
   if [ -z "$newer" ]; then
     exit 0
   fi
 fi
 
-echo "build-wasm: cargo build (wasm32, release)" >&2
-cargo build -p strata-core --target wasm32-unknown-unknown --release
-mkdir -p "$out"
-wasm-bindgen --target web --out-dir "$out" "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/strata_core.wasm"
+target=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release
+echo "build-wasm: cargo build strata-core (wasm32, release, no embedder)" >&2
+cargo build -p strata-core --target wasm32-unknown-unknown --release --no-default-features --features bindings
+wasm-bindgen --target web --out-dir "$out" "$target/strata_core.wasm"
+echo "build-wasm: cargo build strata-embedder (wasm32, release)" >&2
+cargo build -p strata-embedder --target wasm32-unknown-unknown --release
+wasm-bindgen --target web --out-dir "$out" "$target/strata_embedder.wasm"
 touch "$stamp"
-echo "build-wasm: $(du -k "$stamp" | cut -f1) KiB -> $stamp" >&2
+echo "build-wasm: core $(du -k "$out/strata_core_bg.wasm" | cut -f1) KiB, embedder $(du -k "$out/strata_embedder_bg.wasm" | cut -f1) KiB -> $out" >&2

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the built plugin into a vault: npm run install-plugin -- <vault>
-# Copies main.js, manifest.json, styles.css (and mcp-bridge.js when built, and the embedding
-# model when scripts/fetch-model.sh fetched it) into <vault>/<configDir>/plugins/strata-search/.
+# Copies main.js, manifest.json, styles.css (and mcp-bridge.js with the two .wasm files when
+# built, and the embedding model when scripts/fetch-model.sh fetched it) into <vault>/<configDir>/plugins/strata-search/.
 # Build first with `node esbuild.config.mjs` (or `npm run build`). Then enable "Strata" under
 # Settings → Community plugins (and reload Obsidian if it was running).
 set -euo pipefail
@@ -24,6 +24,11 @@ dest="$vault/$config_dir/plugins/strata-search"
 mkdir -p "$dest"
 cp main.js manifest.json styles.css "$dest/"
 if [ -f mcp-bridge.js ]; then cp mcp-bridge.js "$dest/"; elif [ -f dist/mcp-bridge.js ]; then cp dist/mcp-bridge.js "$dest/"; fi
+# The headless MCP bridge (Obsidian not running) loads the wasm from beside itself; main.js
+# carries its own copies inline.
+for w in strata_core_bg.wasm strata_embedder_bg.wasm; do
+  if [ -f "build/wasm/$w" ]; then cp "build/wasm/$w" "$dest/"; fi
+done
 model=models/all-MiniLM-L6-v2
 if [ -f "$model/model.onnx" ] && [ -f "$model/tokenizer.json" ]; then
   mkdir -p "$dest/models/all-MiniLM-L6-v2"

@@ -850,7 +850,7 @@ impl Engine {
                 weights_used = Some(FusionWeights { lex: w.lex, vec: w.vec, reason: why.to_string(), method });
             }
             let fused: HashMap<String, f32> = match method {
-                fusion::FusionMethod::Rrf => fusion::rrf(&[(w.lex, &lex_keys[..]), (w.vec, &vec_keys[..])]),
+                fusion::FusionMethod::Rrf => fusion::rrf_trusted(&[(w.lex, &lex_keys[..]), (w.vec, &vec_keys[..])]),
                 fusion::FusionMethod::Linear => fusion::linear(
                     &lex_notes.iter().map(|x| (x.0.clone(), x.2)).collect::<Vec<_>>(),
                     &vec_notes.iter().map(|x| (x.0.clone(), x.2)).collect::<Vec<_>>(),

@@ -117,13 +117,24 @@ pub fn overlap<K: Eq + Hash>(a: &[K], b: &[K], n: usize) -> f32 {
 }
 
 /// Reciprocal Rank Fusion of weighted ranked lists (rank 0 = best).
-/// The top-rank bonuses go to the list(s) with the largest weight only: a list the query
-/// shape says to trust less should not put its first hit above the other list's third.
+/// Every list gets the top-rank bonuses (multi-query fusion: an expansion's best hit
+/// should be able to enter the first results).
 pub fn rrf<K: Eq + Hash + Clone>(lists: &[(f32, &[K])]) -> HashMap<K, f32> {
+    rrf_with(lists, false)
+}
+
+/// Lexical + vector fusion: the top-rank bonuses go to the list(s) with the largest weight
+/// only; a list the query shape says to trust less should not put its first hit above the
+/// other list's third.
+pub fn rrf_trusted<K: Eq + Hash + Clone>(lists: &[(f32, &[K])]) -> HashMap<K, f32> {
+    rrf_with(lists, true)
+}
+
+fn rrf_with<K: Eq + Hash + Clone>(lists: &[(f32, &[K])], trusted_only: bool) -> HashMap<K, f32> {
     let mut out: HashMap<K, f32> = HashMap::new();
     let top = lists.iter().map(|(w, _)| *w).fold(0.0f32, f32::max);
     for (weight, list) in lists {
-        let bonus = *weight >= top;
+        let bonus = !trusted_only || *weight >= top;
         for (rank, key) in list.iter().enumerate() {
             let mut s = weight / (RRF_K + rank as f32 + 1.0);
             if !bonus {
@@ -177,8 +188,10 @@ mod tests {
     fn only_the_trusted_list_gets_the_top_rank_bonus() {
         let lex = ["l1", "l2"];
         let vec = ["v1", "v2", "v3", "v4"];
-        let f = rrf(&[(0.3, &lex[..]), (0.7, &vec[..])]);
+        let f = rrf_trusted(&[(0.3, &lex[..]), (0.7, &vec[..])]);
         assert!((f["l1"] - 0.3 / 61.0).abs() < 1e-6, "no bonus for the weaker list");
+        let all = rrf(&[(0.3, &lex[..]), (0.7, &vec[..])]);
+        assert!(all["l1"] > f["l1"], "multi-query fusion gives every list its bonus");
         assert!((f["v1"] - 0.7 * (1.0 / 61.0 + RRF_TOP1_BONUS)).abs() < 1e-6);
         assert!(f["v3"] > f["l1"], "the weaker list's first hit stays below the trusted list's third");
     }

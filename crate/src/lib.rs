@@ -29,7 +29,7 @@ pub mod store;
 pub mod tokens;
 pub mod vectors;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "bindings"))]
 pub mod wasm;
 
 pub use config::CoreConfig;

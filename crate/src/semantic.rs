@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::Catalog;
-use crate::embed::{Embedder, EmbedderConfig, Pooling};
+use crate::embed::{EmbedderConfig, Pooling, TextEmbedder};
 use crate::error::{CoreError, Result};
 use crate::lexical::Lexical;
 use crate::sections::embed_text;
@@ -82,7 +82,7 @@ struct Pending {
 
 #[derive(Default)]
 pub struct Semantic {
-    embedder: Option<Embedder>,
+    embedder: Option<Box<dyn TextEmbedder>>,
     spec: Option<ModelSpec>,
     vectors: Option<FlatIndex>,
     /// Vector segment files of the newest manifest, in load order.
@@ -147,7 +147,7 @@ impl Semantic {
     /// Loads a model. A model whose spec differs from the persisted vectors' starts a
     /// new vector space (everything is embedded again with it).
     pub fn load_model(&mut self, model: &[u8], tokenizer: &[u8], config: EmbedderConfig) -> Result<bool> {
-        let embedder = Embedder::new(model, tokenizer, config.clone())
+        let embedder = crate::embed::load(model, tokenizer, config.clone())
             .map_err(|e| CoreError::BadRequest(format!("the embedding model could not be loaded: {e}")))?;
         let spec = ModelSpec::from_config(&config);
         let changed = self.spec.as_ref() != Some(&spec);

@@ -22,6 +22,23 @@ export interface StrataCoreStatic {
   open(config: CoreConfig, files: IndexFile[]): StrataCoreApi;
 }
 
+/** The embedder wasm's class, as wasm-bindgen exports it (build/wasm/strata_embedder.js). */
+export interface StrataEmbedderStatic {
+  new (model: Uint8Array, tokenizer: Uint8Array, config: unknown): { embed(texts: string[], query: boolean): Float32Array };
+}
+
+/**
+ * Lets the core make embedders (`core.loadModel`) from the embedder wasm: the core calls
+ * `globalThis.__strataCreateEmbedder`. `embedder` returns the class, instantiating its wasm
+ * on first use (a model load), so starting up never pays for it.
+ */
+export function installEmbedderHook(embedder: () => StrataEmbedderStatic): void {
+  (globalThis as Record<string, unknown>).__strataCreateEmbedder = (model: Uint8Array, tokenizer: Uint8Array, config: unknown) => {
+    const Embedder = embedder();
+    return new Embedder(model, tokenizer, config);
+  };
+}
+
 /** Where the index folder's files live. Names are relative to the index folder, "/" separated. */
 export interface IndexStore {
   list(): Promise<string[]>;

@@ -7,32 +7,36 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { initSync, StrataCore } from "../../build/wasm/strata_core.js";
+import { initSync as initEmbedderSync, StrataEmbedder } from "../../build/wasm/strata_embedder.js";
 import type { FileStat, Skip } from "./api.ts";
-import type { IndexStore, StrataCoreStatic, VaultListing, VaultSource } from "./client.ts";
+import { installEmbedderHook, type IndexStore, type StrataCoreStatic, type VaultListing, type VaultSource } from "./client.ts";
 
 const WASM_NAME = "strata_core_bg.wasm";
+export const EMBEDDER_WASM_NAME = "strata_embedder_bg.wasm";
 
 /**
  * Finds the core's .wasm: $STRATA_WASM, else `build/wasm/strata_core_bg.wasm` or a sibling
  * `strata_core_bg.wasm` in this module's folder or any folder above it (this file sits in
- * plugin/core/ when run from source and in dist/ when bundled).
+ * plugin/core/ when run from source and in dist/ when bundled). The embedder's .wasm
+ * (`name` = EMBEDDER_WASM_NAME) is looked for the same way, and beside $STRATA_WASM.
  */
-export function findWasm(): string {
+export function findWasm(name: string = WASM_NAME): string {
   const env = process.env.STRATA_WASM;
   if (env) {
-    if (!existsSync(env)) throw new Error(`STRATA_WASM points to a missing file: ${env}`);
-    return env;
+    const file = name === WASM_NAME ? env : path.join(path.dirname(env), name);
+    if (!existsSync(file)) throw new Error(`STRATA_WASM points to a folder without ${name}: ${file}`);
+    return file;
   }
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
-    for (const candidate of [path.join(dir, "build", "wasm", WASM_NAME), path.join(dir, WASM_NAME)]) {
+    for (const candidate of [path.join(dir, "build", "wasm", name), path.join(dir, name)]) {
       if (existsSync(candidate)) return candidate;
     }
     const up = path.dirname(dir);
     if (up === dir) break;
     dir = up;
   }
-  throw new Error(`the core's ${WASM_NAME} was not found: run scripts/build-wasm.sh (or set STRATA_WASM)`);
+  throw new Error(`${name} was not found: run scripts/build-wasm.sh (or set STRATA_WASM)`);
 }
 
 /** The default embedding model's folder name under `models/` (scripts/fetch-model.sh fills it). */
@@ -90,13 +94,25 @@ export async function loadModelFiles(dir: string = findModelDir()): Promise<Mode
 }
 
 let loaded = false;
+let embedderLoaded = false;
 
-/** Instantiates the wasm core once per process and returns the StrataCore class. */
+/**
+ * Instantiates the wasm core once per process and returns the StrataCore class. The
+ * embedder's wasm (tract, 4× the core's size) is instantiated only when a model is loaded:
+ * the core calls `globalThis.__strataCreateEmbedder`, installed here.
+ */
 export function loadCore(): StrataCoreStatic {
   if (!loaded) {
     const bytes = readFileSync(findWasm());
     initSync({ module: bytes });
     loaded = true;
+    installEmbedderHook(() => {
+      if (!embedderLoaded) {
+        initEmbedderSync({ module: readFileSync(findWasm(EMBEDDER_WASM_NAME)) });
+        embedderLoaded = true;
+      }
+      return StrataEmbedder;
+    });
   }
   return StrataCore as unknown as StrataCoreStatic;
 }

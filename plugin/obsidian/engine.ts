@@ -8,11 +8,13 @@
 // except for the open of the index, which they wait for.
 
 import init, { StrataCore } from "../../build/wasm/strata_core.js";
+import initEmbedder, { StrataEmbedder } from "../../build/wasm/strata_embedder.js";
 import type { CoreConfig, EmbedProgress, NoteInput, StrataCoreApi } from "../core/api.ts";
 import {
   asBytes,
   embedAll,
   errorMessage,
+  installEmbedderHook,
   openIndex,
   persist,
   reconcile,
@@ -23,12 +25,20 @@ import {
   type VaultSource,
 } from "../core/client.ts";
 import { CancelledError, Endpoint, type Handlers, type PortLike } from "./rpc.ts";
+import { decodeInlineWasm } from "./wasm-inline.ts";
 import type { ApplyResult, ChangeSet, EngineCounters, EngineState, HostApi, OpenResult, WorkerApi } from "./protocol.ts";
 
 const Core = StrataCore as unknown as StrataCoreStatic;
 
 /** Loads the wasm bytes (the worker bundle decodes its inlined copy; tests read build/wasm). */
 export type WasmLoader = () => Promise<ArrayBuffer | Uint8Array> | ArrayBuffer | Uint8Array;
+
+/** The core's and the embedder's wasm. The embedder (4× the core) is loaded with a model
+ *  only; without a loader for it, the engine asks the UI thread (HostApi.embedderWasm). */
+export interface WasmLoaders {
+  core: WasmLoader;
+  embedder?: WasmLoader;
+}
 
 const PERSIST_AFTER_MS = 2000;
 
@@ -37,6 +47,7 @@ export class Engine implements Handlers<WorkerApi> {
   private core: StrataCoreApi | null = null;
   private config: CoreConfig = {};
   private wasmReady: Promise<void> | null = null;
+  private embedderReady: Promise<void> | null = null;
   private opened: Promise<void>;
   private markOpened!: () => void;
   private jobs: Promise<unknown> = Promise.resolve();
@@ -63,7 +74,7 @@ export class Engine implements Handlers<WorkerApi> {
 
   constructor(
     port: PortLike,
-    private readonly loadWasm: WasmLoader | null,
+    private readonly loaders: WasmLoaders | null,
   ) {
     this.opened = new Promise((resolve) => (this.markOpened = resolve));
     this.host = new Endpoint<HostApi, WorkerApi>(port, this);
@@ -95,13 +106,28 @@ export class Engine implements Handlers<WorkerApi> {
     const t0 = performance.now();
     if (!this.wasmReady) {
       this.wasmReady = (async () => {
-        const bytes = arg.wasm ?? (this.loadWasm ? await this.loadWasm() : undefined);
+        const bytes = arg.wasm ?? (this.loaders ? await this.loaders.core() : undefined);
         if (!bytes) throw new Error("[unavailable] no wasm for the search core");
         await init({ module_or_path: bytes });
       })();
     }
     await this.wasmReady;
     return { ms: performance.now() - t0 };
+  }
+
+  /** Compiles the embedder's wasm (once) and lets the core make embedders from it. */
+  private loadEmbedder(): Promise<void> {
+    this.embedderReady ??= (async () => {
+      const bytes = this.loaders?.embedder
+        ? await this.loaders.embedder()
+        : await decodeInlineWasm(await this.host.call("embedderWasm", {}));
+      await initEmbedder({ module_or_path: bytes });
+      installEmbedderHook(() => StrataEmbedder);
+    })();
+    return this.embedderReady.catch((err) => {
+      this.embedderReady = null;
+      throw err;
+    });
   }
 
   open(arg: { config: CoreConfig }): Promise<OpenResult> {
@@ -255,6 +281,7 @@ export class Engine implements Handlers<WorkerApi> {
   loadModel(arg: { model: ArrayBuffer; tokenizer: ArrayBuffer }): Promise<EmbedProgress> {
     return this.exclusive(async () => {
       const core = this.need();
+      await this.loadEmbedder();
       const p = core.loadModel(new Uint8Array(arg.model), new Uint8Array(arg.tokenizer), null);
       this.st.embedding = p;
       return p;
@@ -434,6 +461,6 @@ function macrotask(): Promise<void> {
 }
 
 /** Serves WorkerApi on `port` (a worker's global scope, or a MessagePort in tests). */
-export function serveEngine(port: PortLike, loadWasm: WasmLoader | null): Engine {
-  return new Engine(port, loadWasm);
+export function serveEngine(port: PortLike, loaders: WasmLoaders | null): Engine {
+  return new Engine(port, loaders);
 }

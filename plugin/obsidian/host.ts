@@ -26,6 +26,8 @@ export interface HostOptions {
   indexDir: string;
   /** Extensions to list (without dot), lower case. */
   extensions: () => string[];
+  /** The embedder's inlined wasm (gzip + base64), when the bundle carries it. */
+  embedderWasm?: () => string | null;
 }
 
 export class HostIO implements Handlers<HostApi> {
@@ -91,6 +93,12 @@ export class HostIO implements Handlers<HostApi> {
   async vaultRead(arg: { path: string }): Promise<Transfer<ArrayBuffer>> {
     const buf = await this.adapter.readBinary(arg.path);
     return transfer(buf, [buf]);
+  }
+
+  embedderWasm(): string {
+    const wasm = this.opts.embedderWasm?.();
+    if (!wasm) throw new Error("[unavailable] this build carries no embedder wasm");
+    return wasm;
   }
 
   /** Total bytes of the index folder. */

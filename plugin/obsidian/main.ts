@@ -1,8 +1,11 @@
 // The plugin bundle's entry (main.js): the plugin class with its worker inlined.
 
+import EMBEDDER_WASM from "strata:embedder-wasm";
 import { spawnInlineWorker } from "./inline-worker.ts";
 import StrataPlugin from "./plugin.ts";
 
 StrataPlugin.spawn = spawnInlineWorker;
+// Sent to the worker only when a model is loaded (its script stays small without it).
+StrataPlugin.embedderWasm = () => EMBEDDER_WASM;
 
 export default StrataPlugin;

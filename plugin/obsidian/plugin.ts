@@ -32,6 +32,8 @@ export type ModelState = "off" | "absent" | "loading" | "loaded" | "error";
 export default class StrataPlugin extends Plugin {
   /** Set by the bundle's entry (main.ts: the inlined Web Worker) or by tests. */
   static spawn: TransportFactory | null = null;
+  /** The embedder's wasm, gzip + base64 (main.ts sets it from the bundle). */
+  static embedderWasm: (() => string) | null = null;
 
   declare settings: StrataSettings;
   worker: Endpoint<WorkerApi, HostApi> | null = null;
@@ -80,7 +82,12 @@ export default class StrataPlugin extends Plugin {
     this.ready = new Promise((resolve) => (this.markReady = resolve));
     this.indexed = this.ready.then(() => undefined);
     this.settings = sanitizeSettings(await this.loadData());
-    this.host = new HostIO({ app: this.app, indexDir: this.indexDir, extensions: () => this.settings.extensions });
+    this.host = new HostIO({
+      app: this.app,
+      indexDir: this.indexDir,
+      extensions: () => this.settings.extensions,
+      embedderWasm: () => StrataPlugin.embedderWasm?.() ?? null,
+    });
 
     this.registerView(VIEW_TYPE, (leaf: WorkspaceLeaf) => new StrataView(leaf, this));
     this.addSettingTab(new StrataSettingTab(this.app, this));

@@ -103,6 +103,9 @@ export type HostApi = {
   /** The vault's files with an indexed extension (the worker filters with shouldIndex). */
   vaultList(arg: Record<string, never>): FileStat[];
   vaultRead(arg: { path: string }): ArrayBuffer;
+  /** The embedder's wasm (gzip + base64), asked for when a model is loaded: it stays out of
+   *  the worker's own script, which parses faster without it. */
+  embedderWasm(arg: Record<string, never>): string;
 };
 
 /** Events the worker emits. */

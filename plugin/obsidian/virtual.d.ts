@@ -11,3 +11,9 @@ declare module "strata:wasm" {
   const base64Gzip: string;
   export default base64Gzip;
 }
+
+/** The embedder's .wasm (tract + tokenizers), gzip-compressed, base64. */
+declare module "strata:embedder-wasm" {
+  const base64Gzip: string;
+  export default base64Gzip;
+}

@@ -6,7 +6,7 @@ import { appendFile, copyFile, mkdir, readFile, writeFile } from "node:fs/promis
 import * as path from "node:path";
 import { after, test } from "node:test";
 
-import { findWasm } from "../../plugin/core/node.ts";
+import { EMBEDDER_WASM_NAME, findWasm } from "../../plugin/core/node.ts";
 import { ok, spawnBridge } from "./bridge-helpers.ts";
 import { exerciseTools } from "./bridge-scenario.ts";
 import { cleanupTemps, copyFixture, indexVault, ROOT } from "./helpers.ts";
@@ -68,6 +68,7 @@ test("mcp-bridge.js installed beside main.js finds its vault and the .wasm next 
   await mkdir(dir, { recursive: true });
   await copyFile(path.join(ROOT, "mcp-bridge.js"), path.join(dir, "mcp-bridge.js"));
   await copyFile(findWasm(), path.join(dir, "strata_core_bg.wasm"));
+  await copyFile(findWasm(EMBEDDER_WASM_NAME), path.join(dir, EMBEDDER_WASM_NAME));
   const bridge = await spawnBridge(["--no-model"], {}, path.join(dir, "mcp-bridge.js"));
   try {
     const r = await ok(bridge.client, "search", { queries: ["telescope collimation"], mode: "lexical" });

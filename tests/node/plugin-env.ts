@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { serveEngine } from "../../plugin/obsidian/engine.ts";
 import type { EngineState } from "../../plugin/obsidian/protocol.ts";
 import type { PortLike } from "../../plugin/obsidian/rpc.ts";
-import { findModelDir, findWasm } from "../../plugin/core/node.ts";
+import { EMBEDDER_WASM_NAME, findModelDir, findWasm } from "../../plugin/core/node.ts";
 import { MODEL, ROOT } from "./helpers.ts";
 
 register("../obsidian-fake/loader.mjs", import.meta.url);
@@ -24,12 +24,13 @@ export const { App, Notice, TFile, Modal, Platform } = fake;
 export type AppT = InstanceType<typeof App>;
 
 const WASM = readFileSync(findWasm());
+const EMBEDDER_WASM = readFileSync(findWasm(EMBEDDER_WASM_NAME));
 export const manifest = JSON.parse(readFileSync(path.join(ROOT, "manifest.json"), "utf8"));
 
 /** Engines started by the in-process transport (tests read their counters through the plugin). */
 StrataPlugin.spawn = () => {
   const ch = new MessageChannel();
-  serveEngine(ch.port2 as unknown as PortLike, () => WASM);
+  serveEngine(ch.port2 as unknown as PortLike, { core: () => WASM, embedder: () => EMBEDDER_WASM });
   return {
     port: ch.port1 as unknown as PortLike,
     terminate: () => {

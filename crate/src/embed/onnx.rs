@@ -39,98 +39,7 @@ use tokenizers::Tokenizer;
 use tract_onnx::prelude::*;
 use tract_onnx::tract_hir::infer::Factoid;
 
-/// How token states become one vector.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Pooling {
-    /// Mean of the token states over the attention mask (sentence-transformers' default).
-    Mean,
-    /// The first token's state (`[CLS]`), as BGE-style models use.
-    Cls,
-}
-
-/// How tract runs the model.
-///
-/// Measured on all-MiniLM-L6-v2 int8 (best of 6–8 interleaved runs, one
-/// batch; concrete time / symbolic time):
-///
-/// | batch × tokens | native x86_64 | wasm32 + simd128 (Node 20) |
-/// |----------------|---------------|----------------------------|
-/// | 8 × 224        | 0.68 (758 vs 1114 ms) | 0.85 (3445 vs 4053 ms) |
-/// | 8 × 64         | 0.57          | 0.92                       |
-/// | 1 × 16 (query) | 0.91          | 1.38 (slower)              |
-///
-/// Each concrete shape also costs ~0.2–0.4 s to optimize and ~50 MB while
-/// its plan is cached (wasm memory peaked at 191 MB symbolic, 353 MB
-/// concrete). Hence the default: `Symbolic` on wasm32 (8–15 % is not worth
-/// the memory, and queries get slower), `Concrete` natively (1.5×).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ShapeMode {
-    /// One plan optimized once with the ONNX's symbolic `[batch, sequence]`:
-    /// the least memory, no per-shape warm-up.
-    Symbolic,
-    /// A plan per concrete `(batch, sequence)` shape, the sequence rounded up
-    /// to a multiple of [`SEQ_BUCKET`] (extra positions are masked padding),
-    /// at most `EmbedderConfig::max_plans` kept (least recently used goes).
-    Concrete,
-}
-
-/// Concrete mode pads sequences to a multiple of this many tokens.
-pub const SEQ_BUCKET: usize = 32;
-
-/// Embedding configuration. It is recorded in the index manifest: changing
-/// the model id, dimension, pooling or a prefix means re-embedding.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(default)]
-pub struct EmbedderConfig {
-    /// Stable model identifier, e.g. "all-MiniLM-L6-v2".
-    pub model_id: String,
-    /// Output dimension; checked against the model's output.
-    pub dimension: usize,
-    /// Maximum sequence length in tokens, special tokens included.
-    pub max_tokens: usize,
-    pub pooling: Pooling,
-    /// Prepended to queries (e.g. "query: " for E5); may be empty.
-    pub query_prefix: String,
-    /// Prepended to passages (e.g. "passage: " for E5); may be empty.
-    pub passage_prefix: String,
-    /// Texts per model run.
-    pub batch_size: usize,
-    /// The model was trained on many languages. An English-only model (the default)
-    /// gives CJK queries little weight in hybrid fusion.
-    pub multilingual: bool,
-    /// L2-normalise the vectors (so a dot product is a cosine).
-    pub normalize: bool,
-    pub shape_mode: ShapeMode,
-    /// Concrete mode: how many optimized plans to keep (each ~50 MB).
-    pub max_plans: usize,
-}
-
-impl EmbedderConfig {
-    /// The default model: all-MiniLM-L6-v2 (384-d, mean pooling, no prefixes).
-    pub fn minilm_l6_v2() -> Self {
-        EmbedderConfig {
-            model_id: "all-MiniLM-L6-v2".into(),
-            dimension: 384,
-            max_tokens: 256,
-            pooling: Pooling::Mean,
-            query_prefix: String::new(),
-            passage_prefix: String::new(),
-            batch_size: 8,
-            multilingual: false,
-            normalize: true,
-            shape_mode: if cfg!(target_arch = "wasm32") { ShapeMode::Symbolic } else { ShapeMode::Concrete },
-            max_plans: 4,
-        }
-    }
-}
-
-impl Default for EmbedderConfig {
-    fn default() -> Self {
-        Self::minilm_l6_v2()
-    }
-}
+use super::{EmbedderConfig, Pooling, ShapeMode, SEQ_BUCKET, TextEmbedder};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Role {
@@ -678,3 +587,17 @@ mod tests {
         }
     }
 }
+impl TextEmbedder for Embedder {
+    fn config(&self) -> &EmbedderConfig {
+        Embedder::config(self)
+    }
+
+    fn embed_passages(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
+        Embedder::embed_passages(self, texts)
+    }
+
+    fn embed_query(&mut self, text: &str) -> Result<Vec<f32>, String> {
+        Embedder::embed_query(self, text)
+    }
+}
+
