@@ -66,9 +66,11 @@ export async function readBridgeInfo(vaultDir: string, configDir: string): Promi
     const st = await fs.lstat(file);
     if (!st.isFile()) return null;
     const raw = JSON.parse(await fs.readFile(file, "utf8")) as Partial<BridgeInfo>;
-    if (!Number.isInteger(raw.port) || (raw.port as number) < 1 || (raw.port as number) > 65535) return null;
-    if (typeof raw.token !== "string" || raw.token.length < 16) return null;
-    const info: BridgeInfo = { port: raw.port as number, token: raw.token, pid: Number(raw.pid) || 0, vault: String(raw.vault ?? "") };
+    if (!Number.isInteger(raw.port) || (raw.port as number) < 0 || (raw.port as number) > 65535) return null;
+    // Port 0: Obsidian has the index open with its bridge off (no endpoint, no token).
+    if (raw.port !== 0 && (typeof raw.token !== "string" || raw.token.length < 16)) return null;
+    if (raw.port === 0) raw.token = "";
+    const info: BridgeInfo = { port: raw.port as number, token: raw.token ?? "", pid: Number(raw.pid) || 0, vault: String(raw.vault ?? "") };
     return { info, stamp: `${st.mtimeMs}:${st.size}:${info.port}` };
   } catch {
     return null;

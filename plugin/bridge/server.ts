@@ -74,6 +74,21 @@ export class ToolRouter {
       return { kind: "headless" };
     }
     if (this.plugin && this.plugin.stamp === found.stamp) return { kind: "plugin", client: this.plugin.client };
+    if (found.info.port === 0) {
+      // Obsidian has the index open with the bridge turned off (plugin/obsidian/bridge.ts).
+      if (processAlive(found.info.pid)) {
+        this.plugin = null;
+        await this.dropHeadless();
+        return {
+          kind: "busy",
+          message:
+            `Obsidian is running (pid ${found.info.pid}) with this vault's Strata index open, and its Claude bridge is off. ` +
+            "Turn on \"Claude bridge\" in Settings → Strata (or quit Obsidian) so that only one program writes the index.",
+        };
+      }
+      this.log(`bridge.json is left over from an Obsidian that is no longer running: serving headless`);
+      return { kind: "headless" };
+    }
     const client = new PluginClient(found.info);
     if (!(await client.ping(this.opts.pingTimeoutMs ?? 5000))) {
       this.plugin = null;

@@ -34,3 +34,17 @@ export async function startBridge(plugin: StrataPlugin, token: string, port: num
     },
   };
 }
+
+/**
+ * With the bridge off, bridge.json still says that Obsidian has this vault's index open (port
+ * 0, no token): a headless bridge started by Claude then refuses to write the same index
+ * folder and tells the user to turn the bridge on, instead of two writers racing.
+ */
+export async function markPresence(plugin: StrataPlugin): Promise<BridgeHandle | null> {
+  const base = vaultBasePath(plugin);
+  if (!base) return null;
+  const { writeBridgeInfo, removeBridgeInfo } = await import("../bridge/loopback.ts");
+  const pluginDirAbs = `${base.replace(/[\\/]+$/, "")}/${plugin.pluginDir}`;
+  await writeBridgeInfo(pluginDirAbs, { port: 0, token: "", pid: process.pid, vault: plugin.app.vault.getName() });
+  return { port: 0, close: () => removeBridgeInfo(pluginDirAbs) };
+}

@@ -6,7 +6,7 @@
 import { Notice, Platform, Plugin, TFile, TFolder, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
 import type { EmbedProgress, SearchRequest, SearchResponse, SimilarResponse, Status } from "../core/api.ts";
 import { defaultIndexDir, errorMessage, type ReconcileSummary } from "../core/client.ts";
-import { startBridge, type BridgeHandle } from "./bridge.ts";
+import { markPresence, startBridge, type BridgeHandle } from "./bridge.ts";
 import { ObsidianBackend } from "./backend.ts";
 import { ChangeQueue } from "./events.ts";
 import { HostIO } from "./host.ts";
@@ -204,7 +204,7 @@ export default class StrataPlugin extends Plugin {
     this.markReady();
     this.statusBar?.setIdle(`Strata: ${fmt(this.openResult?.notes ?? 0)} notes`);
     this.registerVaultEvents();
-    if (this.settings.bridgeEnabled) void this.restartBridge();
+    void this.restartBridge();
 
     // Background: bring the index up to date, then semantic indexing.
     await this.reconcileNow();
@@ -405,7 +405,11 @@ export default class StrataPlugin extends Plugin {
     this.bridge = null;
     await old?.close().catch(() => undefined);
     this.bridgeError = null;
-    if (!this.settings.bridgeEnabled || this.stopped) return;
+    if (this.stopped) return;
+    if (!this.settings.bridgeEnabled) {
+      if (Platform.isDesktopApp) this.bridge = await markPresence(this).catch(() => null);
+      return;
+    }
     if (!Platform.isDesktopApp) {
       this.bridgeError = "the MCP bridge needs Obsidian on a desktop";
       return;

@@ -77,3 +77,23 @@ test("plugin running: the bridge forwards every tool call to the loopback endpoi
     }
   }
 });
+
+test("Obsidian running with the bridge turned off: an error that names the setting, never a second index writer", async () => {
+  const vault = await copyFixture();
+  const pluginDir = path.join(vault, ".obsidian/plugins/strata-search");
+  // What the plugin writes when its bridge is off (plugin/obsidian/bridge.ts markPresence).
+  await writeBridgeInfo(pluginDir, { port: 0, token: "", pid: process.pid, vault: "vault" });
+  const bridge = await spawnBridge([vault]);
+  try {
+    const r = await call(bridge.client, "search", { queries: ["sourdough"] });
+    assert.equal(r.isError, true);
+    assert.match(r.text, /Claude bridge is off/);
+    assert.doesNotMatch(bridge.stderr(), /opening the index/);
+    // Left over by an Obsidian that is gone (a pid that no longer runs): headless.
+    await writeBridgeInfo(pluginDir, { port: 0, token: "", pid: 2 ** 22 + 12345, vault: "vault" });
+    const ok2 = await ok(bridge.client, "search", { queries: ["sourdough"], mode: "lexical" });
+    assert.equal(ok2.data.results[0]?.path, "Cooking/Sourdough starter.md");
+  } finally {
+    await bridge.close();
+  }
+});
