@@ -423,25 +423,36 @@ impl Engine {
             .iter()
             .map(|s| section_headings(&parsed.headings, s))
             .collect();
-        // Tokenize the note once; each section indexes its slice of the tokens: copies for
-        // the sections that have children, the tokens themselves for the leaves (which do
-        // not overlap). A note split into sections indexes its text in them, not again in
-        // the whole-note document (which keeps its title, aliases, headings and tags):
-        // measured, 40 % of the indexed tokens for the same dev-query quality; overview
-        // searches lift section hits to their ancestors (`lift`).
+        // Tokenize the note once. Each section indexes its own lines: a leaf all of them, a
+        // section with children only those before its first child (the frontmatter and intro
+        // of the whole-note document, a heading's intro), since its children index the rest.
+        // So no text is indexed twice (measured: half the tokens of indexing every section
+        // whole, the same dev-query quality) and the tokens are moved, never copied; overview
+        // searches lift section hits to their ancestors (`lift`), and title, aliases,
+        // headings and tags stay on every document.
         let mut tokens = crate::cjk::analyze(text);
+        let mut first_child: Vec<Option<u32>> = vec![None; sections.len()];
+        for s in &sections {
+            if let Some(p) = s.parent {
+                let slot = &mut first_child[p as usize];
+                if slot.is_none_or(|c| s.start_line < c) {
+                    *slot = Some(s.start_line);
+                }
+            }
+        }
         let ranges: Vec<std::ops::Range<usize>> = sections
             .iter()
-            .map(|s| crate::cjk::token_range(&tokens, lines.byte_range(text, s.start_line, s.end_line)))
+            .zip(&first_child)
+            .map(|(s, child)| match child {
+                Some(c) if *c <= s.start_line => 0..0,
+                Some(c) => crate::cjk::token_range(&tokens, lines.byte_range(text, s.start_line, c - 1)),
+                None => crate::cjk::token_range(&tokens, lines.byte_range(text, s.start_line, s.end_line)),
+            })
             .collect();
-        let mut body_tokens: Vec<Vec<tantivy::tokenizer::Token>> = sections
-            .iter()
-            .zip(&ranges)
-            .map(|(s, r)| if s.is_leaf() || (s.depth == 0 && sections.len() > 1) { Vec::new() } else { tokens[r.clone()].to_vec() })
-            .collect();
-        let mut leaves: Vec<usize> = (0..sections.len()).filter(|&i| sections[i].is_leaf()).collect();
-        leaves.sort_by_key(|&i| std::cmp::Reverse(ranges[i].start));
-        for i in leaves {
+        let mut body_tokens: Vec<Vec<tantivy::tokenizer::Token>> = vec![Vec::new(); sections.len()];
+        let mut by_start: Vec<usize> = (0..sections.len()).filter(|&i| !ranges[i].is_empty()).collect();
+        by_start.sort_by_key(|&i| std::cmp::Reverse(ranges[i].start));
+        for i in by_start {
             let r = ranges[i].clone();
             let mut tail = tokens.split_off(r.start.min(tokens.len()));
             tail.truncate(r.len());

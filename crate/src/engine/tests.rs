@@ -499,3 +499,20 @@ fn snippets_never_show_the_frontmatter() {
         }
     }
 }
+
+#[test]
+fn a_split_note_indexes_each_line_once_frontmatter_and_intros_included() {
+    let mut e = Engine::create(cfg()).unwrap();
+    let mut text = long_note("Handbook", &[("Setup", "devices"), ("Conflicts", "merge")]);
+    text = text.replacen("---\n", "---\nauthor: Zebediah\n", 1);
+    text = text.replacen("## Setup\n\n", "## Setup\n\nQuixotic intro line.\n\n### Phones\n\n", 1);
+    upsert(&mut e, vec![note("Handbook.md", &text)]);
+    let n = e.note("Handbook.md").unwrap();
+    assert!(n.sections.len() > 2, "split: {:?}", n.sections);
+    // A frontmatter value, only in the whole-note document's own lines.
+    let hits = search(&mut e, "Zebediah");
+    assert_eq!(hits.first().map(|h| (h.path.as_str(), h.depth)), Some(("Handbook.md", 0)));
+    // Each body word is indexed in exactly one document.
+    let docs = e.lex.search(&LexQuery { text: "filler7".into(), limit: 50, ..Default::default() }).unwrap().hits;
+    assert_eq!(docs.len(), 2, "one leaf per section that has the word: {docs:?}");
+}
