@@ -262,7 +262,9 @@ export async function reconcile(
     }
   };
 
-  const READ_AHEAD = 16; // notes read concurrently: per-file open/read/close latency dominates
+  // Notes read ahead: the reads (libuv's threads, or the UI thread in the plugin) go on while
+  // the core indexes the batch before, so reading costs almost no wall time.
+  const READ_AHEAD = 64;
   const readOne = async (path: string): Promise<Uint8Array | undefined> => {
     try {
       return await vault.read(path);
@@ -275,24 +277,26 @@ export async function reconcile(
   const runGroup = async (paths: string[], maxNotes: number, maxBytes: number) => {
     let batch: NoteInput[] = [];
     let bytes = 0;
-    for (let i = 0; i < paths.length; i += READ_AHEAD) {
-      const chunk = paths.slice(i, i + READ_AHEAD);
-      const datas = await Promise.all(chunk.map(readOne));
-      for (let j = 0; j < chunk.length; j++) {
-        done++;
-        const data = datas[j];
-        if (!data) continue;
-        const path = chunk[j];
-        batch.push({ path, bytes: data, mtime: stats.get(path)?.mtime ?? 0 });
-        bytes += data.byteLength;
-        sum.bytesRead += data.byteLength;
-        sinceFlush += data.byteLength;
-        if (batch.length >= maxNotes || bytes >= maxBytes) {
-          await apply(batch);
-          progress({ phase: "index", done, total });
-          batch = [];
-          bytes = 0;
-        }
+    const inFlight: Promise<Uint8Array | undefined>[] = [];
+    let next = 0;
+    const fill = () => {
+      while (next < paths.length && inFlight.length < READ_AHEAD) inFlight.push(readOne(paths[next++]));
+    };
+    fill();
+    for (const path of paths) {
+      const data = await inFlight.shift()!;
+      fill();
+      done++;
+      if (!data) continue;
+      batch.push({ path, bytes: data, mtime: stats.get(path)?.mtime ?? 0 });
+      bytes += data.byteLength;
+      sum.bytesRead += data.byteLength;
+      sinceFlush += data.byteLength;
+      if (batch.length >= maxNotes || bytes >= maxBytes) {
+        await apply(batch);
+        progress({ phase: "index", done, total });
+        batch = [];
+        bytes = 0;
       }
     }
     await apply(batch);
