@@ -35,6 +35,30 @@ test("the real plugin: the bridge forwards every tool call to it", async (t) => 
       const st = await ok(bridge.client, "status");
       assert.equal(st.data.mode, "plugin");
       assert.match(bridge.stderr(), /forwarding to the Strata plugin/);
+      await t.test("the plugin and a headless bridge on the same notes answer the same", async () => {
+        const twin = await copyFixture();
+        const headless = await spawnBridge([twin, "--headless", "--no-model"]);
+        try {
+          const calls: [string, Record<string, unknown>][] = [
+            ["search", { queries: ["telescope collimation"], mode: "lexical" }],
+            ["search", { queries: ["乌龙茶 水温"], mode: "lexical", top_k: 5 }],
+            ["search", { queries: ["sourdough"], mode: "lexical", filters: { folder: "Cooking" } }],
+            ["read", { path: "Cooking/Sourdough starter.md", heading: "Feeding schedule" }],
+            ["read", { path: "Welcome.md", start_line: 1, max_lines: 5 }],
+            ["list", { folder: "日本語" }],
+          ];
+          // Timings, where the answer came from and the copies' file times may differ; nothing else.
+          const stable = (v: unknown): unknown =>
+            JSON.parse(JSON.stringify(v, (k, x) => (/ms$|^took|^mode$|^access$|^last_access|^usage|^modified$/i.test(k) ? undefined : x)));
+          for (const [tool, args] of calls) {
+            const a = await ok(bridge.client, tool, args);
+            const b = await ok(headless.client, tool, args);
+            assert.deepEqual(stable(a.data), stable(b.data), `${tool} ${JSON.stringify(args)}`);
+          }
+        } finally {
+          await headless.close();
+        }
+      });
       await exerciseTools(t, bridge.client, vault);
     } finally {
       await bridge.close();
