@@ -1485,5 +1485,7 @@ fn finish_read(mut r: ReadResult, text: &str, req: &ReadRequest) -> ReadResult {
 #[cfg(test)]
 mod tests;
 
-#[cfg(all(test, not(target_arch = "wasm32")))]
+/// With the real model, through the native embedder (`cargo test --workspace`); CI's
+/// ./test.sh covers the same through the wasm embedder in the Node tests.
+#[cfg(all(test, not(target_arch = "wasm32"), feature = "embedder"))]
 mod semantic_tests;

@@ -132,6 +132,17 @@ impl Semantic {
         Ok(Semantic { vectors: Some(index), spec: Some(spec), hold_gc: true, ..Default::default() })
     }
 
+    /// Vectors without a model, for tests that need a vector space but not an embedder.
+    #[cfg(test)]
+    pub(crate) fn with_vectors(spec: ModelSpec, vectors: &[(Key, Vec<f32>)]) -> Semantic {
+        use crate::vectors::VectorIndex;
+        let mut index = FlatIndex::new(spec.dimension, spec.space()).expect("vector space");
+        for (k, v) in vectors {
+            index.insert(*k, v).expect("insert");
+        }
+        Semantic { vectors: Some(index), spec: Some(spec), ..Default::default() }
+    }
+
     pub fn spec(&self) -> Option<&ModelSpec> {
         self.spec.as_ref()
     }

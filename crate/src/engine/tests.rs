@@ -516,3 +516,54 @@ fn a_split_note_indexes_each_line_once_frontmatter_and_intros_included() {
     let docs = e.lex.search(&LexQuery { text: "filler7".into(), limit: 50, ..Default::default() }).unwrap().hits;
     assert_eq!(docs.len(), 2, "one leaf per section that has the word: {docs:?}");
 }
+
+#[test]
+fn a_rebuilt_index_keeps_its_vectors_without_a_model() {
+    use crate::semantic::{ModelSpec, Semantic};
+    let mut e = Engine::create(cfg()).unwrap();
+    upsert(&mut e, sample());
+    let keys: Vec<[u8; 32]> = e.catalog.entries().flat_map(|n| n.vector_keys().map(|(_, k)| k).collect::<Vec<_>>()).collect();
+    let vectors: Vec<([u8; 32], Vec<f32>)> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let mut v = vec![0.0f32; 384];
+            v[i % 384] = 1.0;
+            (*k, v)
+        })
+        .collect();
+    let spec = ModelSpec::from_config(&crate::embed::EmbedderConfig::default());
+    e.semantic = Semantic::with_vectors(spec, &vectors);
+    let mut folder = Folder::default();
+    folder.apply(&e.flush().unwrap());
+    assert!(folder.0.keys().any(|n| n.starts_with(store::VEC_DIR)));
+    // An older format version, with damaged lexical files.
+    for slot in store::SLOTS {
+        if let Some(bytes) = folder.0.get(slot).cloned() {
+            let mut m = store::Manifest::decode(&bytes).unwrap();
+            m.version = 1;
+            folder.0.insert(slot.to_string(), m.encode());
+        }
+    }
+    for (name, bytes) in folder.0.iter_mut() {
+        if name.starts_with(store::LEX_DIR) {
+            bytes.truncate(bytes.len() / 2);
+        }
+    }
+    let mut e2 = Engine::open(cfg(), folder.files());
+    let report = e2.open_report().clone();
+    assert!(report.rebuilt);
+    assert!(report.reason.as_deref().unwrap().contains(&format!("{} embedded chunks were kept", keys.len())), "{:?}", report.reason);
+    assert_eq!(e2.status().vectors, keys.len());
+    assert!(report.orphans.iter().all(|o| !o.starts_with(store::VEC_DIR) && !store::SLOTS.contains(&o.as_str())));
+    // Re-indexing finds every key; the first flush writes the vectors into the new folder.
+    upsert(&mut e2, sample());
+    assert_eq!(e2.embed_progress().done, keys.len(), "nothing left to embed");
+    for o in &report.orphans {
+        folder.0.remove(o);
+    }
+    folder.apply(&e2.flush().unwrap());
+    let e3 = Engine::open(cfg(), folder.files());
+    assert!(!e3.open_report().rebuilt, "{:?}", e3.open_report().reason);
+    assert_eq!(e3.status().vectors, keys.len());
+}
