@@ -310,7 +310,7 @@ export class HeadlessBackend implements VaultBackend {
     }
   }
 
-  async writeText(p: string, text: string): Promise<void> {
+  async writeText(p: string, text: string, expected?: string | null): Promise<void> {
     const full = await this.safePath(p);
     // Create missing folders one level at a time, re-checking that none is a symlink.
     const segs = p.split("/");
@@ -343,6 +343,13 @@ export class HeadlessBackend implements VaultBackend {
       await fh.close();
     }
     try {
+      if (expected !== undefined) {
+        // The last moment before the swap: a note changed by someone else is left as it is.
+        const current = await this.readText(p).catch(() => null);
+        if (current !== expected) {
+          throw new Error(`[conflict] ${p} ${current === null ? "is gone" : expected === null ? "was created" : "changed"} since it was read: nothing written`);
+        }
+      }
       await fs.rename(tmp, full);
     } catch (err) {
       await fs.rm(tmp, { force: true });

@@ -36,7 +36,7 @@ function oneLine(s: string, max = 300): string {
 export async function auditedWrite(backend: VaultBackend, rec: WriteRecord): Promise<WriteOutcome> {
   const oldHash = rec.oldText === null ? null : await sha256Hex(rec.oldText);
   const newHash = await sha256Hex(rec.newText);
-  await backend.writeText(rec.path, rec.newText);
+  await backend.writeText(rec.path, rec.newText, rec.oldText);
   const time = new Date().toISOString();
   const problems: string[] = [];
   try {
@@ -52,12 +52,13 @@ export async function auditedWrite(backend: VaultBackend, rec: WriteRecord): Pro
     const folder = checkVaultFolder(s.changelogFolder, (await backend.status()).configDir, "changelog folder");
     const file = folder ? `${folder}/CHANGELOG.md` : "CHANGELOG.md";
     if (file !== rec.path) {
-      const before = (await backend.readText(file)) ?? CHANGELOG_HEADER;
+      const current = await backend.readText(file);
+      const before = current ?? CHANGELOG_HEADER;
       const link = rec.path.replace(/\.md$/i, "");
       const line =
         `- ${time.slice(0, 16).replace("T", " ")} UTC · ${rec.tool} · [[${link}]] · ${oneLine(rec.reason) || "(no reason given)"}` +
         ` (${oldHash ? oldHash.slice(0, 8) : "new"} → ${newHash.slice(0, 8)})\n`;
-      await backend.writeText(file, before.endsWith("\n") || before === "" ? before + line : before + "\n" + line);
+      await backend.writeText(file, before.endsWith("\n") || before === "" ? before + line : before + "\n" + line, current);
     }
   } catch (err) {
     problems.push(`CHANGELOG.md could not be updated: ${errorMessage(err)}`);

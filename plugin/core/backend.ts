@@ -63,8 +63,12 @@ export interface VaultBackend {
    * Creates or replaces a note (creating folders), then brings the index up to date for it,
    * so a search right after sees the new text. Plugin: through app.vault; headless: atomic
    * write (temp file + rename) and a core update + persist.
+   * `expected` (when given): the text the caller read, or null for "must not exist yet";
+   * the write is refused ("[conflict] …") when the note is not that any more — checked in
+   * the same step as the write where the platform allows (Obsidian's vault.process),
+   * immediately before the rename headless.
    */
-  writeText(path: string, text: string): Promise<void>;
+  writeText(path: string, text: string, expected?: string | null): Promise<void>;
   /** Appends a line to a file in the plugin folder (the audit log "audit.jsonl"). */
   appendPluginFile(name: string, text: string): Promise<void>;
 }

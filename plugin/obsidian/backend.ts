@@ -95,17 +95,26 @@ export class ObsidianBackend implements VaultBackend {
     return this.plugin.app.vault.read(file);
   }
 
-  async writeText(path: string, text: string): Promise<void> {
+  async writeText(path: string, text: string, expected?: string | null): Promise<void> {
     const p = this.safe(path);
     const { vault } = this.plugin.app;
     const existing = vault.getAbstractFileByPath(p);
     let file: TFile;
     if (existing instanceof TFile) {
-      await vault.modify(existing, text);
+      if (expected === null) throw new Error(`[conflict] ${p} was created meanwhile: nothing written`);
+      if (expected === undefined) await vault.modify(existing, text);
+      else {
+        // Read, compare and write in one step: an edit saved by the editor meanwhile wins.
+        await vault.process(existing, (current) => {
+          if (current !== expected) throw new Error(`[conflict] ${p} changed since it was read: nothing written`);
+          return text;
+        });
+      }
       file = existing;
     } else if (existing) {
       throw new Error(`refused: ${p} is a folder`);
     } else {
+      if (typeof expected === "string") throw new Error(`[conflict] ${p} was deleted meanwhile: nothing written`);
       const parts = p.split("/");
       for (let i = 1; i < parts.length; i++) {
         const dir = parts.slice(0, i).join("/");

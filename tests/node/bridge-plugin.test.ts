@@ -28,7 +28,7 @@ function asPlugin(b: HeadlessBackend): VaultBackend {
     note: (p) => b.note(p),
     recordAccess: (p) => b.recordAccess(p),
     readText: (p) => b.readText(p),
-    writeText: (p, t) => b.writeText(p, t),
+    writeText: (p, t, e) => b.writeText(p, t, e),
     appendPluginFile: (n, t) => b.appendPluginFile(n, t),
   };
 }
@@ -95,5 +95,21 @@ test("Obsidian running with the bridge turned off: an error that names the setti
     assert.equal(ok2.data.results[0]?.path, "Cooking/Sourdough starter.md");
   } finally {
     await bridge.close();
+  }
+});
+
+test("headless writes are compare-and-swap: a note changed since it was read is left alone", async () => {
+  const vault = await copyFixture();
+  const backend = await HeadlessBackend.open({ vaultDir: vault, settings: { writeToolsEnabled: true } });
+  try {
+    const p = "Garden/Drip irrigation.md";
+    const before = (await backend.readText(p))!;
+    await assert.rejects(backend.writeText(p, "lost", before + "an edit made meanwhile"), /\[conflict\]/);
+    await assert.rejects(backend.writeText(p, "lost", null), /\[conflict\]/);
+    assert.equal(await backend.readText(p), before);
+    await backend.writeText(p, before + "\nadded line\n", before);
+    assert.equal(await backend.readText(p), before + "\nadded line\n");
+  } finally {
+    await backend.close();
   }
 });

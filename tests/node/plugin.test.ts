@@ -222,6 +222,14 @@ describe("plugin", () => {
       assert.equal(await b.readText("Nope/Missing.md"), null);
       await b.writeText("Strata/Memory/Ferns.md", "# Ferns\nReplaced: maidenhair.\n");
       assert.equal(await topPath(plugin, "maidenhair"), "Strata/Memory/Ferns.md");
+      // Compare-and-swap: a note that is not what the caller read is left alone.
+      const ferns = path.join(vault, "Strata/Memory/Ferns.md");
+      await assert.rejects(b.writeText("Strata/Memory/Ferns.md", "lost", "# Ferns\nstale text\n"), /\[conflict\]/);
+      await assert.rejects(b.writeText("Strata/Memory/Ferns.md", "lost", null), /\[conflict\]/);
+      await assert.rejects(b.writeText("Strata/Memory/Gone.md", "lost", "text that was read"), /\[conflict\]/);
+      assert.equal(await readFile(ferns, "utf8"), "# Ferns\nReplaced: maidenhair.\n");
+      await b.writeText("Strata/Memory/Ferns.md", "# Ferns\nThird: royal fern.\n", "# Ferns\nReplaced: maidenhair.\n");
+      assert.equal(await readFile(ferns, "utf8"), "# Ferns\nThird: royal fern.\n");
       for (const bad of ["../outside.md", ".obsidian/plugins/x.md", "/etc/passwd", "a/./b.md", ".git/config"]) {
         await assert.rejects(b.writeText(bad, "x"), /refused/, bad);
         await assert.rejects(b.readText(bad), /refused/, bad);

@@ -157,6 +157,12 @@ export class Vault extends Events {
     this.trigger("create", f);
     return f;
   }
+  /** Obsidian's atomic read-modify-write: fn's result is written, fn's throw aborts. */
+  async process(file: TFile, fn: (data: string) => string): Promise<string> {
+    const data = fn(await this.adapter.read(file.path));
+    await this.modify(file, data);
+    return data;
+  }
   async modify(file: TFile, data: string): Promise<void> {
     await this.adapter.write(file.path, data);
     await this.refresh(file);
