@@ -11,15 +11,16 @@ import { chmod } from "node:fs/promises";
 export const ESM_REQUIRE_BANNER =
   "import { createRequire as __strataCreateRequire } from 'node:module';\nconst require = __strataCreateRequire(import.meta.url);";
 
-const common = {
+/** Options every bundle of this repository shares (esbuild.config.mjs uses them too). */
+export const COMMON = {
   bundle: true,
   sourcemap: false,
   logLevel: "warning",
   target: "es2022",
   legalComments: "none",
-  entryPoints: ["plugin/bridge/mcp-bridge.ts"],
-  platform: "node",
 };
+
+const common = { ...COMMON, entryPoints: ["plugin/bridge/mcp-bridge.ts"], platform: "node" };
 
 export async function buildBridge() {
   await build({ ...common, outfile: "dist/mcp-bridge.js", format: "esm", banner: { js: `#!/usr/bin/env node\n${ESM_REQUIRE_BANNER}` } });

@@ -5,15 +5,7 @@ import { chmod, readFile } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 
-import { buildBridge, ESM_REQUIRE_BANNER } from "./esbuild.bridge.mjs";
-
-const common = {
-  bundle: true,
-  sourcemap: false,
-  logLevel: "warning",
-  target: "es2022",
-  legalComments: "none",
-};
+import { buildBridge, COMMON as common, ESM_REQUIRE_BANNER } from "./esbuild.bridge.mjs";
 
 /** esbuild plugin: the virtual modules "strata:wasm" and "strata:embedder-wasm" (gzip+base64 .wasm) and "strata:worker" (the worker bundle's text). */
 export function inlinePlugin() {

@@ -12,7 +12,7 @@ import * as path from "node:path";
 import type { ListRequest, ListResponse, NoteInfo, ReadRequest, ReadResult, SearchRequest, SearchResponse, SimilarRequest, SimilarResponse, StrataCoreApi } from "../core/api.ts";
 import type { BackendStatus, ToolSettings, VaultBackend } from "../core/backend.ts";
 import { defaultIndexDir, errorMessage, openIndex, persist, reconcile } from "../core/client.ts";
-import { findModelDir, FsIndexStore, loadCore, loadModelFiles, NodeVault } from "../core/node.ts";
+import { atomicWrite, findModelDir, FsIndexStore, loadCore, loadModelFiles, NodeVault } from "../core/node.ts";
 import { pluginDirOf } from "./protocol.ts";
 import { checkVaultPath } from "./vault-paths.ts";
 
@@ -334,27 +334,19 @@ export class HeadlessBackend implements VaultBackend {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     }
     const bytes = new TextEncoder().encode(text);
-    const tmp = path.join(dir, `.${path.basename(full)}.strata-tmp-${process.pid}-${++tmpCounter}`);
-    const fh = await fs.open(tmp, "wx", 0o644);
-    try {
-      await fh.writeFile(bytes);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    try {
-      if (expected !== undefined) {
-        // The last moment before the swap: a note changed by someone else is left as it is.
+    await atomicWrite(full, bytes, {
+      tmp: path.join(dir, `.${path.basename(full)}.strata-tmp-${process.pid}-${++tmpCounter}`),
+      mode: 0o644,
+      exclusive: true,
+      // The last moment before the swap: a note changed by someone else is left as it is.
+      beforeRename: async () => {
+        if (expected === undefined) return;
         const current = await this.readText(p).catch(() => null);
         if (current !== expected) {
           throw new Error(`[conflict] ${p} ${current === null ? "is gone" : expected === null ? "was created" : "changed"} since it was read: nothing written`);
         }
-      }
-      await fs.rename(tmp, full);
-    } catch (err) {
-      await fs.rm(tmp, { force: true });
-      throw err;
-    }
+      },
+    });
     const mtime = Math.trunc((await fs.lstat(full)).mtimeMs);
     await this.mutex.run(async () => {
       this.core.update({ upserts: [{ path: p, bytes, mtime }] });

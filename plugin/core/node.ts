@@ -131,6 +131,35 @@ function checkRelative(name: string): void {
 
 let tmpCounter = 0;
 
+export interface AtomicWriteOptions {
+  /** The temporary file, in the same folder as `full`. */
+  tmp: string;
+  /** File mode of a new file (default 0o666 before umask). */
+  mode?: number;
+  /** Fail if `tmp` exists (never follow a planted file). */
+  exclusive?: boolean;
+  /** Runs after the bytes are durable and before the rename; a throw leaves `full` as it was. */
+  beforeRename?: () => Promise<void>;
+}
+
+/** Writes `full` atomically: temp file, fsync, rename. A crash leaves the old file or the new one. */
+export async function atomicWrite(full: string, bytes: Uint8Array, opts: AtomicWriteOptions): Promise<void> {
+  const fh = await fs.open(opts.tmp, opts.exclusive ? "wx" : "w", opts.mode);
+  try {
+    await fh.writeFile(bytes);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    await opts.beforeRename?.();
+    await fs.rename(opts.tmp, full);
+  } catch (err) {
+    await fs.rm(opts.tmp, { force: true });
+    throw err;
+  }
+}
+
 /**
  * The index folder on the file system. Every write is atomic: temp file, fsync, rename; the
  * renames are made durable by sync(), which fsyncs the folders written to since the last one.
@@ -171,20 +200,7 @@ export class FsIndexStore implements IndexStore {
     const full = path.join(this.dir, name);
     const dir = path.dirname(full);
     await fs.mkdir(dir, { recursive: true });
-    const tmp = `${full}.tmp-${process.pid}-${++tmpCounter}`;
-    const fh = await fs.open(tmp, "w");
-    try {
-      await fh.writeFile(bytes);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    try {
-      await fs.rename(tmp, full);
-    } catch (err) {
-      await fs.rm(tmp, { force: true });
-      throw err;
-    }
+    await atomicWrite(full, bytes, { tmp: `${full}.tmp-${process.pid}-${++tmpCounter}` });
     this.dirty.add(dir);
   }
 

@@ -1,6 +1,7 @@
 //! Semantic and hybrid search through the engine, with the real model when it was
 //! fetched (scripts/fetch-model.sh); each test says SKIP and returns without it.
 
+use super::tests::Folder;
 use super::*;
 
 fn model() -> Option<(Vec<u8>, Vec<u8>)> {
@@ -153,25 +154,12 @@ fn without_a_model_hybrid_is_lexical_with_a_notice_and_semantic_is_unavailable()
 fn a_rebuilt_index_keeps_its_vectors() {
     let Some((m, t)) = model() else { return };
     let Some(mut e) = ready() else { return };
-    let mut folder: std::collections::BTreeMap<String, Vec<u8>> = Default::default();
-    for w in e.flush().unwrap().writes {
-        folder.insert(w.name, w.bytes);
-    }
+    let mut folder = Folder::default();
+    folder.apply(&e.flush().unwrap());
     // An index of an older format version, whose lexical files are damaged too.
-    for slot in store::SLOTS {
-        if let Some(bytes) = folder.get(slot) {
-            let mut manifest = store::Manifest::decode(bytes).unwrap();
-            manifest.version = 1;
-            folder.insert(slot.to_string(), manifest.encode());
-        }
-    }
-    for (name, bytes) in folder.iter_mut() {
-        if name.starts_with(store::LEX_DIR) {
-            bytes.truncate(bytes.len() / 2);
-        }
-    }
-    let files: Vec<IndexFile> = folder.iter().map(|(n, b)| IndexFile { name: n.clone(), bytes: b.clone() }).collect();
-    let mut e2 = Engine::open(CoreConfig::default(), files);
+    folder.set_format_version(1);
+    folder.damage_lexical();
+    let mut e2 = Engine::open(CoreConfig::default(), folder.files());
     let report = e2.open_report().clone();
     assert!(report.rebuilt && report.fresh);
     assert!(report.reason.as_deref().unwrap().contains("10 embedded chunks were kept"), "{:?}", report.reason);
@@ -183,12 +171,9 @@ fn a_rebuilt_index_keeps_its_vectors() {
     // The kept vectors are written into the new index folder.
     let out = e2.flush().unwrap();
     assert!(out.writes.iter().any(|w| w.name.starts_with(store::VEC_DIR)));
-    let mut fresh: std::collections::BTreeMap<String, Vec<u8>> = Default::default();
-    for w in out.writes {
-        fresh.insert(w.name, w.bytes);
-    }
-    let files: Vec<IndexFile> = fresh.iter().map(|(n, b)| IndexFile { name: n.clone(), bytes: b.clone() }).collect();
-    let e3 = Engine::open(CoreConfig::default(), files);
+    let mut fresh = Folder::default();
+    fresh.apply(&out);
+    let e3 = Engine::open(CoreConfig::default(), fresh.files());
     assert!(!e3.open_report().rebuilt, "{:?}", e3.open_report().reason);
     assert_eq!(e3.status().vectors, 10);
 }
@@ -196,27 +181,16 @@ fn a_rebuilt_index_keeps_its_vectors() {
 #[test]
 fn kept_vectors_survive_a_reopen_before_the_first_flush() {
     let Some(mut e) = ready() else { return };
-    let mut folder: std::collections::BTreeMap<String, Vec<u8>> = Default::default();
-    for w in e.flush().unwrap().writes {
-        folder.insert(w.name, w.bytes);
-    }
-    for slot in store::SLOTS {
-        if let Some(bytes) = folder.get(slot) {
-            let mut manifest = store::Manifest::decode(bytes).unwrap();
-            manifest.version = 1;
-            folder.insert(slot.to_string(), manifest.encode());
-        }
-    }
-    let open = |folder: &std::collections::BTreeMap<String, Vec<u8>>| {
-        Engine::open(CoreConfig::default(), folder.iter().map(|(n, b)| IndexFile { name: n.clone(), bytes: b.clone() }).collect())
-    };
-    let e2 = open(&folder);
+    let mut folder = Folder::default();
+    folder.apply(&e.flush().unwrap());
+    folder.set_format_version(1);
+    let e2 = Engine::open(CoreConfig::default(), folder.files());
     // The caller deletes the orphans it is told about, then exits without a flush.
     for o in &e2.open_report().orphans {
         assert!(!o.starts_with(store::VEC_DIR) && !store::SLOTS.contains(&o.as_str()), "{o}");
-        folder.remove(o);
+        folder.0.remove(o);
     }
-    let e3 = open(&folder);
+    let e3 = Engine::open(CoreConfig::default(), folder.files());
     assert!(e3.open_report().rebuilt);
     assert_eq!(e3.status().vectors, 10);
 }

@@ -27,10 +27,10 @@ fn top_path(e: &mut Engine, q: &str) -> Option<String> {
 
 /// The index folder, as a map (what the JS side keeps on disk).
 #[derive(Default, Clone)]
-struct Folder(BTreeMap<String, Vec<u8>>);
+pub(super) struct Folder(pub(super) BTreeMap<String, Vec<u8>>);
 
 impl Folder {
-    fn apply(&mut self, out: &FlushOutput) {
+    pub(super) fn apply(&mut self, out: &FlushOutput) {
         for w in &out.writes {
             self.0.insert(w.name.clone(), w.bytes.clone());
         }
@@ -38,8 +38,26 @@ impl Folder {
             self.0.remove(d);
         }
     }
-    fn files(&self) -> Vec<IndexFile> {
+    pub(super) fn files(&self) -> Vec<IndexFile> {
         self.0.iter().map(|(n, b)| IndexFile { name: n.clone(), bytes: b.clone() }).collect()
+    }
+    /// Rewrites both manifests as if an older Strata (format `version`) had written them.
+    pub(super) fn set_format_version(&mut self, version: u32) {
+        for slot in store::SLOTS {
+            if let Some(bytes) = self.0.get(slot) {
+                let mut m = store::Manifest::decode(bytes).unwrap();
+                m.version = version;
+                self.0.insert(slot.to_string(), m.encode());
+            }
+        }
+    }
+    /// Truncates every lexical file (a damaged index).
+    pub(super) fn damage_lexical(&mut self) {
+        for (name, bytes) in self.0.iter_mut() {
+            if name.starts_with(store::LEX_DIR) {
+                bytes.truncate(bytes.len() / 2);
+            }
+        }
     }
 }
 
@@ -538,18 +556,8 @@ fn a_rebuilt_index_keeps_its_vectors_without_a_model() {
     folder.apply(&e.flush().unwrap());
     assert!(folder.0.keys().any(|n| n.starts_with(store::VEC_DIR)));
     // An older format version, with damaged lexical files.
-    for slot in store::SLOTS {
-        if let Some(bytes) = folder.0.get(slot).cloned() {
-            let mut m = store::Manifest::decode(&bytes).unwrap();
-            m.version = 1;
-            folder.0.insert(slot.to_string(), m.encode());
-        }
-    }
-    for (name, bytes) in folder.0.iter_mut() {
-        if name.starts_with(store::LEX_DIR) {
-            bytes.truncate(bytes.len() / 2);
-        }
-    }
+    folder.set_format_version(1);
+    folder.damage_lexical();
     let mut e2 = Engine::open(cfg(), folder.files());
     let report = e2.open_report().clone();
     assert!(report.rebuilt);
