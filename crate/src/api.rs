@@ -397,6 +397,9 @@ pub struct Status {
     pub vectors: usize,
     pub model: Option<String>,
     pub model_loaded: bool,
+    /// A model switch under way: the old model's vectors answer queries meanwhile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub switching: Option<crate::semantic::Switch>,
     pub notes: usize,
     pub sections: usize,
     pub segments: usize,

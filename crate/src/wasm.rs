@@ -28,7 +28,7 @@ extern "C" {
     /// `(model, tokenizer, config) => object with embed(texts: string[], query: boolean):
     /// Float32Array` (n × dimension, row-major), backed by the embedder wasm.
     #[wasm_bindgen(js_namespace = globalThis, js_name = __strataCreateEmbedder, catch)]
-    fn create_embedder(model: &[u8], tokenizer: &[u8], config: JsValue) -> Result<JsValue, JsValue>;
+    fn create_embedder(model: &js_sys::Uint8Array, tokenizer: &js_sys::Uint8Array, config: JsValue) -> Result<JsValue, JsValue>;
 }
 
 fn js_message(e: JsValue) -> String {
@@ -38,10 +38,21 @@ fn js_message(e: JsValue) -> String {
         .unwrap_or_else(|| format!("{e:?}"))
 }
 
-/// An embedder in the host's embedder wasm (see [`crate::embed`]).
+/// An embedder in the host's embedder wasm (see [`crate::embed`]), made from bytes in
+/// this module's memory (native-style callers of `embed::load`).
 pub(crate) fn js_embedder(
     model: &[u8],
     tokenizer: &[u8],
+    config: crate::embed::EmbedderConfig,
+) -> Result<Box<dyn crate::embed::TextEmbedder>, String> {
+    js_embedder_from(&js_sys::Uint8Array::from(model), &js_sys::Uint8Array::from(tokenizer), config)
+}
+
+/// An embedder in the host's embedder wasm, from the host's arrays: a model's bytes
+/// (up to ~200 MB) never enter the core's memory, which would keep that size for good.
+fn js_embedder_from(
+    model: &js_sys::Uint8Array,
+    tokenizer: &js_sys::Uint8Array,
     config: crate::embed::EmbedderConfig,
 ) -> Result<Box<dyn crate::embed::TextEmbedder>, String> {
     let cfg = to_js(&config).map_err(|_| "embedder config".to_string())?;
@@ -180,13 +191,33 @@ impl StrataCore {
         to_js(&self.engine.status())
     }
 
-    /// Loads the embedding model: the ONNX file and its tokenizer.json, as bytes.
-    /// `config` (optional) overrides the model spec (id, dimension, prefixes, …).
+    /// Loads the embedding model vectors are to be made with: the ONNX file and its
+    /// tokenizer.json, as bytes. `config`: a known model's id (`"multilingual-e5-small"`),
+    /// a full model spec (id, dimension, prefixes, …), or nothing (all-MiniLM-L6-v2).
+    /// A model other than the vectors' starts a switch (see `loadPreviousModel`).
     #[wasm_bindgen(js_name = loadModel)]
-    pub fn load_model(&mut self, model: &[u8], tokenizer: &[u8], config: JsValue) -> Result<JsValue, JsError> {
-        let config: Option<crate::embed::EmbedderConfig> =
-            if config.is_undefined() || config.is_null() { None } else { Some(from_js(config, "model config")?) };
-        to_js(&self.engine.load_model(model, tokenizer, config).map_err(err)?)
+    pub fn load_model(&mut self, model: &js_sys::Uint8Array, tokenizer: &js_sys::Uint8Array, config: JsValue) -> Result<JsValue, JsError> {
+        let config = model_config(config)?.unwrap_or_default();
+        let embedder = js_embedder_from(model, tokenizer, config)
+            .map_err(|e| JsError::new(&format!("[bad-request] the embedding model could not be loaded: {e}")))?;
+        to_js(&self.engine.use_embedder(embedder).map_err(err)?)
+    }
+
+    /// During a model switch (`status().switching`), loads the model switched from, so
+    /// that its vectors keep answering queries until the new model has embedded everything.
+    #[wasm_bindgen(js_name = loadPreviousModel)]
+    pub fn load_previous_model(&mut self, model: &js_sys::Uint8Array, tokenizer: &js_sys::Uint8Array, config: JsValue) -> Result<JsValue, JsError> {
+        let config = model_config(config)?.unwrap_or_default();
+        self.engine.check_previous_model(&config).map_err(err)?;
+        let embedder = js_embedder_from(model, tokenizer, config)
+            .map_err(|e| JsError::new(&format!("[bad-request] the embedding model could not be loaded: {e}")))?;
+        to_js(&self.engine.use_previous_embedder(embedder).map_err(err)?)
+    }
+
+    /// The embedding model for a setting (`"auto"` or a model id), with the reason.
+    #[wasm_bindgen(js_name = chooseModel)]
+    pub fn choose_model(&self, setting: &str) -> Result<JsValue, JsError> {
+        to_js(&self.engine.choose_model(setting).map_err(err)?)
     }
 
     /// Embeds up to `maxChunks` pending sections and reports progress.
@@ -224,4 +255,17 @@ impl StrataCore {
         let req: SimilarRequest = from_js(req, "similar request")?;
         to_js(&self.engine.similar(&req).map_err(err)?)
     }
+}
+
+/// A model config from JS: a known model's id, a full spec, or nothing.
+fn model_config(config: JsValue) -> Result<Option<crate::embed::EmbedderConfig>, JsError> {
+    if config.is_undefined() || config.is_null() {
+        return Ok(None);
+    }
+    if let Some(id) = config.as_string() {
+        return crate::embed::EmbedderConfig::named(&id)
+            .map(Some)
+            .ok_or_else(|| JsError::new(&format!("[bad-request] unknown embedding model `{id}`")));
+    }
+    Ok(Some(from_js(config, "model config")?))
 }

