@@ -29,13 +29,21 @@ if [ -f mcp-bridge.js ]; then cp mcp-bridge.js "$dest/"; elif [ -f dist/mcp-brid
 for w in strata_core_bg.wasm strata_embedder_bg.wasm; do
   if [ -f "build/wasm/$w" ]; then cp "build/wasm/$w" "$dest/"; fi
 done
-model=models/all-MiniLM-L6-v2
-if [ -f "$model/model.onnx" ] && [ -f "$model/tokenizer.json" ]; then
-  mkdir -p "$dest/models/all-MiniLM-L6-v2"
-  cp "$model/model.onnx" "$model/tokenizer.json" "$dest/models/all-MiniLM-L6-v2/"
-  echo "install-plugin: model installed (semantic search on)"
-else
-  echo "install-plugin: no model in $model (run scripts/fetch-model.sh for semantic search; lexical search works without it)"
+# The embedding models (folders models/<id>/ with model.onnx + tokenizer.json), each optional.
+installed=0
+for id in all-MiniLM-L6-v2 multilingual-e5-small; do
+  model="models/$id"
+  if [ -f "$model/model.onnx" ] && [ -f "$model/tokenizer.json" ]; then
+    mkdir -p "$dest/models/$id"
+    cp "$model/model.onnx" "$model/tokenizer.json" "$dest/models/$id/"
+    echo "install-plugin: model $id installed"
+    installed=$((installed + 1))
+  else
+    echo "install-plugin: no $id in $model (scripts/fetch-model.sh and scripts/fetch-e5.sh make the models)"
+  fi
+done
+if [ "$installed" = 0 ]; then
+  echo "install-plugin: no embedding model: search is lexical until one is installed"
 fi
 echo "install-plugin: installed into $dest"
 echo "Enable Strata in Obsidian: Settings → Community plugins (reload Obsidian if it is running)."
