@@ -15,7 +15,8 @@ export const MCP_HELP = `usage: ${MCP_USAGE}
   --config-dir     Obsidian's config folder name (default .obsidian, or $STRATA_CONFIG_DIR)
   --write-tools    allow apply_patch, session_save/compact and memory_save when Obsidian is not
                    running (also $STRATA_WRITE_TOOLS=1; otherwise the plugin's setting decides)
-  --no-model       do not load the embedding model (lexical search only)
+  --no-model       do not load an embedding model (lexical search only); otherwise the model
+                   follows the plugin's "Embedding model" setting (auto without one)
   --headless       never forward to the running plugin
 `;
 
@@ -60,7 +61,7 @@ export function parseBridgeArgs(argv: string[], moduleDir?: string): BridgeOptio
     vaultDir: path.resolve(vault),
     configDir,
     settings: write ? { writeToolsEnabled: true } : undefined,
-    modelDir: values["no-model"] ? null : undefined,
+    modelsDir: values["no-model"] ? null : undefined,
     headlessOnly: values.headless ?? false,
     log: (msg) => process.stderr.write(`strata-mcp: ${msg}\n`),
   };

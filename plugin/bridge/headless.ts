@@ -1,9 +1,9 @@
 // The headless VaultBackend: what the MCP bridge (and `strata mcp`) serve when Obsidian is
 // not running. It loads the wasm core and the persisted index itself, brings the index up
 // to date for notes changed on disk (at start and, throttled, before each call), loads the
-// embedding model when present and embeds pending chunks in the background, and writes
-// notes atomically (temp file + rename, never through a symlink), updating and persisting
-// the index after each write.
+// embedding model the plugin's setting chooses (auto without one) when present and embeds
+// pending chunks in the background, and writes notes atomically (temp file + rename, never
+// through a symlink), updating and persisting the index after each write.
 
 import { constants } from "node:fs";
 import * as fs from "node:fs/promises";
@@ -11,10 +11,13 @@ import * as path from "node:path";
 
 import type { ListRequest, ListResponse, NoteInfo, ReadRequest, ReadResult, SearchRequest, SearchResponse, SimilarRequest, SimilarResponse, StrataCoreApi } from "../core/api.ts";
 import type { BackendStatus, ToolSettings, VaultBackend } from "../core/backend.ts";
-import { defaultIndexDir, errorMessage, openIndex, persist, reconcile } from "../core/client.ts";
-import { atomicWrite, findModelDir, FsIndexStore, loadCore, loadModelFiles, NodeVault } from "../core/node.ts";
+import { AUTO_MODEL, defaultIndexDir, errorMessage, isModelSetting, loadChosenModel, openIndex, persist, reconcile, stepChunks } from "../core/client.ts";
+import { atomicWrite, FsIndexStore, loadCore, modelReader, NodeVault } from "../core/node.ts";
 import { pluginDirOf } from "./protocol.ts";
 import { checkVaultPath } from "./vault-paths.ts";
+
+/** Background embedding steps aim at this (ms): a tool call waits at most about that long. */
+const EMBED_STEP_MS = 500;
 
 export const DEFAULT_SETTINGS: ToolSettings = {
   writeToolsEnabled: false,
@@ -31,8 +34,11 @@ export interface HeadlessOptions {
   indexDir?: string;
   /** Overrides over the plugin's saved settings (data.json) and the defaults. */
   settings?: Partial<ToolSettings>;
-  /** The embedding model's folder (default: findModelDir()); null = no model. */
-  modelDir?: string | null;
+  /** The folder holding one folder per model (`<id>/model.onnx`, `<id>/tokenizer.json`);
+   *  default: each model's findModelDir(id). null = no model (lexical search only). */
+  modelsDir?: string | null;
+  /** "auto" or a model id; default: the plugin's "Embedding model" setting, else auto. */
+  modelSetting?: string;
   /** Embed pending chunks in the background (default true). */
   embed?: boolean;
   /** At most one disk check for changed notes per this many ms (default 2000). */
@@ -41,16 +47,25 @@ export interface HeadlessOptions {
   log?: (msg: string) => void;
 }
 
-/** The plugin's saved settings (data.json in the plugin folder), the keys the tools use. */
-export async function readPluginSettings(vaultDir: string, configDir: string): Promise<Partial<ToolSettings>> {
-  let raw: unknown;
+/** The plugin's saved settings (data.json in the plugin folder); {} when absent or unreadable. */
+async function readPluginData(vaultDir: string, configDir: string): Promise<Record<string, unknown>> {
   try {
-    raw = JSON.parse(await fs.readFile(path.join(vaultDir, pluginDirOf(configDir), "data.json"), "utf8"));
+    const raw: unknown = JSON.parse(await fs.readFile(path.join(vaultDir, pluginDirOf(configDir), "data.json"), "utf8"));
+    return raw && typeof raw === "object" ? (raw as Record<string, unknown>) : {};
   } catch {
     return {};
   }
-  if (!raw || typeof raw !== "object") return {};
-  const r = raw as Record<string, unknown>;
+}
+
+/** The plugin's "Embedding model" setting (data.json `embeddingModel`), else auto. */
+export async function readModelSetting(vaultDir: string, configDir: string): Promise<string> {
+  const v = (await readPluginData(vaultDir, configDir)).embeddingModel;
+  return typeof v === "string" && isModelSetting(v) ? v : AUTO_MODEL;
+}
+
+/** The plugin's saved settings, the keys the tools use. */
+export async function readPluginSettings(vaultDir: string, configDir: string): Promise<Partial<ToolSettings>> {
+  const r = await readPluginData(vaultDir, configDir);
   const out: Partial<ToolSettings> = {};
   if (typeof r.writeToolsEnabled === "boolean") out.writeToolsEnabled = r.writeToolsEnabled;
   for (const k of ["sessionsFolder", "memoryFolder", "changelogFolder"] as const) {
@@ -109,18 +124,15 @@ export class HeadlessBackend implements VaultBackend {
     const b = new HeadlessBackend(vaultDir, configDir, core, store, vault, opts, false, settings);
     if (report.rebuilt) b.notices.push(`the index was unusable (${report.reason ?? "unknown reason"}) and was rebuilt`);
     await b.refresh(true);
-    if (opts.modelDir !== null) {
-      const dir = opts.modelDir ?? findModelDir();
+    if (opts.modelsDir !== null) {
+      // After the refresh: auto chooses by the indexed notes' scripts.
+      const setting = opts.modelSetting ?? (await readModelSetting(vaultDir, configDir));
       try {
-        const files = await loadModelFiles(dir);
-        if (files) {
-          core.loadModel(files.model, files.tokenizer, null);
-          b.modelLoaded = true;
-        } else {
-          b.notices.push(`semantic search is off: no embedding model in ${dir} (lexical search works)`);
-        }
+        const load = await loadChosenModel(core, setting, modelReader(opts.modelsDir));
+        b.modelLoaded = load.loaded !== null;
+        if (load.notice) b.notices.push(load.notice);
       } catch (err) {
-        b.notices.push(`semantic search is off: the model in ${dir} could not be loaded: ${errorMessage(err)}`);
+        b.notices.push(`semantic search is off: the embedding model could not be loaded: ${errorMessage(err)}`);
       }
     } else {
       b.notices.push("semantic search is off (no model configured); lexical search works");
@@ -173,9 +185,14 @@ export class HeadlessBackend implements VaultBackend {
   private async embedLoop(): Promise<void> {
     let lastPersist = Date.now();
     let unpersisted = 0;
+    let rate = 0;
     for (;;) {
       if (this.closed) break;
-      const p = await this.mutex.run(() => this.core.embedStep(16));
+      // Short steps: a tool call waits for the step under way (see stepChunks).
+      const n = stepChunks(rate, EMBED_STEP_MS, 16);
+      const t = performance.now();
+      const p = await this.mutex.run(() => this.core.embedStep(n));
+      if (p.embedded > 0) rate = p.embedded / ((performance.now() - t) / 1000);
       unpersisted += p.embedded;
       const done = p.done >= p.total || p.embedded === 0;
       if (unpersisted > 0 && (done || Date.now() - lastPersist > 8000)) {

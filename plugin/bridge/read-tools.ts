@@ -288,11 +288,13 @@ export async function statusTool(backend: VaultBackend): Promise<ToolResult> {
   const st = await backend.status();
   const s = backend.settings();
   const emb = st.embedding;
+  const sw = st.index.switching;
   const lines = [
     `vault: ${st.vault} (answered by ${st.mode === "plugin" ? "the running Obsidian plugin" : "the headless bridge: Obsidian is not running"})`,
     `index: ${st.index.notes} notes, ${st.index.sections} sections, ${st.index.vectors} vectors, generation ${st.index.generation}`,
-    `semantic search: ${st.index.modelLoaded ? `on (${st.index.model ?? "model"})` : "off (lexical only)"}` +
-      (emb && emb.total > 0 ? ` · embedded ${emb.done}/${emb.total}` : ""),
+    `semantic search: ${st.index.modelLoaded || sw?.fromLoaded ? `on (${st.index.model ?? "model"})` : "off (lexical only)"}` +
+      (emb && emb.total > 0 ? ` · embedded ${emb.done}/${emb.total}` : "") +
+      (sw ? ` · re-embedding for ${sw.to}${sw.fromLoaded ? ` (${sw.from} answers meanwhile)` : ""}` : ""),
     `pending notes: ${st.pendingNotes} · last update: ${isoDate(st.lastUpdate) ?? "none this session"}`,
     `write tools: ${s.writeToolsEnabled ? "on" : "off (turn on in the Strata plugin settings)"} · sessions in ${s.sessionsFolder} · memory in ${s.memoryFolder} · changelog in ${s.changelogFolder}`,
     ...st.notices.map((n) => `notice: ${n}`),
@@ -305,6 +307,7 @@ export async function statusTool(backend: VaultBackend): Promise<ToolResult> {
     vectors: st.index.vectors,
     model: st.index.model,
     model_loaded: st.index.modelLoaded,
+    switching: sw ?? null,
     embedding: emb ? { done: emb.done, total: emb.total, rate: emb.rate, eta_seconds: emb.etaSeconds } : null,
     pending_notes: st.pendingNotes,
     last_update: isoDate(st.lastUpdate),

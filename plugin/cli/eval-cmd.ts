@@ -5,12 +5,25 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 import type { SearchMode, SearchRequest, StrataCoreApi } from "../core/api.ts";
-import { CliError, intOption, openVaultIndex, parse, readySemantic, vaultContext, vaultOptions } from "./common.ts";
+import { describeModel, modelReport } from "../core/client.ts";
+import {
+  CliError,
+  intOption,
+  MODEL_USAGE,
+  modelOptions,
+  openVaultIndex,
+  parse,
+  parseModelSetting,
+  readySemantic,
+  vaultContext,
+  vaultOptions,
+} from "./common.ts";
 import { evaluate, loadQueries, type EvalResult } from "./metrics.ts";
 import { parseFusion, parseMode, runSearch } from "./search-cmd.ts";
 import { table } from "./ui.ts";
 
-export const EVAL_USAGE = `strata eval <vault> <queries.jsonl> [--mode lexical|semantic|hybrid] [--fusion rrf|linear] [--k 10] [--index-dir DIR] [--json]
+export const EVAL_USAGE = `strata eval <vault> <queries.jsonl> [--mode lexical|semantic|hybrid] [--fusion rrf|linear] [--k 10] ${MODEL_USAGE}
+              [--index-dir DIR] [--json]
               (without --index-dir the index is built and embedded in a temporary folder, removed afterwards)`;
 
 /** How many sections to ask the core for per note kept: lexical hits are sections, deduplicated by note. */
@@ -42,11 +55,12 @@ export function evalCore(
 }
 
 export async function evalCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { ...vaultOptions, mode: { type: "string" }, fusion: { type: "string" }, k: { type: "string" } });
+  const { values, positionals } = parse(args, { ...vaultOptions, ...modelOptions, mode: { type: "string" }, fusion: { type: "string" }, k: { type: "string" } });
   const [vaultArg, queriesFile] = positionals;
   if (!vaultArg || !queriesFile) throw new CliError(`usage: ${EVAL_USAGE}`, 2);
   const mode = parseMode(values.mode);
   const fusion = parseFusion(values.fusion);
+  const setting = parseModelSetting(values.model);
   const k = intOption(values.k, "k", 1) ?? 10;
   const queries = loadQueries(queriesFile);
   const json = Boolean(values.json);
@@ -58,12 +72,12 @@ export async function evalCommand(args: string[]): Promise<number> {
     // An existing index is brought up to date first: eval measures the vault as it is now,
     // with every chunk embedded for the semantic and hybrid modes.
     const { core } = await openVaultIndex(ctx, true, quiet);
-    await readySemantic(core, ctx.store, mode, { quiet });
+    const { model } = await readySemantic(core, ctx.store, mode, { setting, quiet });
     const res = evalCore(core, queries, mode, k, fusion);
     core.free();
     if (res.notice) process.stderr.write(`strata: ${res.notice}\n`);
     if (json) {
-      process.stdout.write(JSON.stringify({ mode, ...res }, null, 2) + "\n");
+      process.stdout.write(JSON.stringify({ mode, model: model && modelReport(model), ...res }, null, 2) + "\n");
     } else {
       const rows = [["id", "recall", "rr", "ndcg", "ms", "query", "first note"]];
       for (const q of res.per_query) {
@@ -71,6 +85,7 @@ export async function evalCommand(args: string[]): Promise<number> {
       }
       process.stdout.write(table(rows, ["l", "r", "r", "r", "r"]) + "\n\n");
       const answered = res.answeredMode !== mode ? ` (answered ${res.answeredMode})` : "";
+      if (model) process.stdout.write(`model ${describeModel(model)}\n`);
       process.stdout.write(
         `${mode}${answered}, n=${res.n}, k=${k}: recall@${k} ${res.recall10.toFixed(3)} · MRR@${k} ${res.mrr10.toFixed(3)} · nDCG@${k} ${res.ndcg10.toFixed(3)} · p50 ${res.p50_ms.toFixed(2)} ms · p95 ${res.p95_ms.toFixed(2)} ms\n`,
       );

@@ -1,16 +1,27 @@
 // `strata index <vault>`: build or update the vault's index, then embed its pending chunks
 // (when the embedding model is present and --no-embed is not given).
 
-import type { ReconcileSummary } from "../core/client.ts";
-import { loadCore } from "../core/node.ts";
-import { openIndex } from "../core/client.ts";
-import { embedWithProgress, indexWithProgress, loadModel, parse, vaultContext, vaultOptions, type EmbedRun, type ModelState } from "./common.ts";
+import { describeModel, modelReport, openIndex, type ModelLoad, type ReconcileSummary } from "../core/client.ts";
+import { findModelDir, loadCore } from "../core/node.ts";
+import {
+  embedWithProgress,
+  indexWithProgress,
+  loadModel,
+  MODEL_USAGE,
+  modelOptions,
+  parse,
+  parseModelSetting,
+  vaultContext,
+  vaultOptions,
+  type EmbedRun,
+} from "./common.ts";
 import { bytes, seconds } from "./ui.ts";
 
-export const INDEX_USAGE = `strata index <vault> [--no-embed] [--index-dir DIR] [--config-dir .obsidian] [--json]`;
+export const INDEX_USAGE = `strata index <vault> [--no-embed] ${MODEL_USAGE} [--index-dir DIR] [--config-dir .obsidian] [--json]`;
 
 export async function indexCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { ...vaultOptions, "no-embed": { type: "boolean" } });
+  const { values, positionals } = parse(args, { ...vaultOptions, ...modelOptions, "no-embed": { type: "boolean" } });
+  const setting = parseModelSetting(values.model);
   const ctx = await vaultContext(positionals[0], values);
   const json = Boolean(values.json);
   const quiet = json && !process.stderr.isTTY;
@@ -22,16 +33,18 @@ export async function indexCommand(args: string[]): Promise<number> {
   const sum = await indexWithProgress(core, ctx, quiet);
   const lexicalMs = performance.now() - t0;
 
-  // Semantic: load the model if present and embed what the index lacks. Lexical search is
-  // already persisted and usable, whatever happens here.
-  let model: ModelState | null = null;
+  // Semantic: load the model the setting chooses (when present) and embed what the index
+  // lacks. Lexical search is already persisted and usable, whatever happens here.
+  let model: ModelLoad | null = null;
   let run: EmbedRun | null = null;
   if (!values["no-embed"]) {
-    model = await loadModel(core, { quiet: false });
+    model = await loadModel(core, setting, { quiet: false });
     if (model.loaded) run = await embedWithProgress(core, ctx.store, quiet);
   }
   const progress = core.embedProgress();
   const status = core.status();
+  // A switch the embedding run completed is over: report the model as it is now.
+  if (model) model = { ...model, switching: status.switching ?? null };
   const indexBytes = await ctx.store.size();
   const tookMs = performance.now() - t0;
   core.free();
@@ -39,7 +52,7 @@ export async function indexCommand(args: string[]): Promise<number> {
   const embedding = {
     model: progress.model,
     modelLoaded: progress.modelLoaded,
-    modelDir: model?.dir ?? null,
+    modelDir: model?.loaded ? findModelDir(model.loaded) : null,
     modelLoadMs: model ? Math.round(model.loadMs) : null,
     skipped: Boolean(values["no-embed"]),
     embedded: run?.embedded ?? 0,
@@ -76,6 +89,7 @@ export async function indexCommand(args: string[]): Promise<number> {
           notes: status.notes,
           totalSections: status.sections,
           lexicalMs: Math.round(lexicalMs),
+          model: model && modelReport(model),
           embedding,
           tookMs: Math.round(tookMs),
         },
@@ -89,8 +103,10 @@ export async function indexCommand(args: string[]): Promise<number> {
       out += `  embedding skipped (--no-embed): ${progress.done}/${progress.total} chunks have a vector\n`;
     } else if (run) {
       const rate = embedding.rate != null ? ` (${embedding.rate} chunks/s)` : "";
-      out += `  embedded ${run.embedded} chunks in ${seconds(run.tookMs)}${rate} · ${progress.done}/${progress.total} chunks have a vector · model ${progress.model ?? "?"} loaded in ${seconds(model?.loadMs ?? 0)}\n`;
+      out += `  embedded ${run.embedded} chunks in ${seconds(run.tookMs)}${rate} · ${progress.done}/${progress.total} chunks have a vector · model ${model ? describeModel(model) : "?"} loaded in ${seconds(model?.loadMs ?? 0)}\n`;
       if (run.interrupted) out += `  embedding interrupted: run \`strata index\` again to resume (the work done so far is saved)\n`;
+    } else if (model?.semantic) {
+      out += `  not embedded: ${model.choice.model} is missing (see above); semantic search answers from the ${model.switching?.from} vectors\n`;
     } else {
       out += `  semantic search off: no embedding model (see above); ${progress.done}/${progress.total} chunks have a vector\n`;
     }

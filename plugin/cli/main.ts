@@ -19,8 +19,10 @@ usage:
   ${MCP_USAGE}
 
 The index lives in <vault>/<config-dir>/plugins/strata-search/index/ unless --index-dir is given.
-Semantic and hybrid search need the embedding model in models/all-MiniLM-L6-v2 (scripts/fetch-model.sh
-fetches it; STRATA_MODEL_DIR overrides the folder). Without it, hybrid (the default) answers lexically.
+Semantic and hybrid search need an embedding model in models/<id>/: all-MiniLM-L6-v2 (English) or
+multilingual-e5-small (scripts/fetch-model.sh and scripts/fetch-e5.sh make them; STRATA_MODELS overrides
+the models/ folder, STRATA_MODEL_DIR the all-MiniLM-L6-v2 one). --model auto (the default) picks multilingual-e5-small when
+10% or more of the vault's text is not in Latin script. Without a model, hybrid (the default) answers lexically.
 Exit codes: 0 ok, 1 failure, 2 bad usage or input (missing vault, unknown option, unavailable mode),
 130 interrupted (Ctrl-C while embedding: the work done so far is saved).
 `;

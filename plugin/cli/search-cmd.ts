@@ -1,13 +1,25 @@
 // `strata search <vault> "<query>"`: search the vault's index (indexing it first if it has none).
 
 import type { Hit, SearchFilters, SearchMode, SearchRequest, SearchResponse, StrataCoreApi } from "../core/api.ts";
-import { coreErrorCode, errorMessage } from "../core/client.ts";
-import { CliError, intOption, openVaultIndex, parse, readySemantic, vaultContext, vaultOptions } from "./common.ts";
+import { coreErrorCode, describeModel, errorMessage, modelReport, type ModelLoad } from "../core/client.ts";
+import {
+  CliError,
+  intOption,
+  MODEL_USAGE,
+  modelOptions,
+  openVaultIndex,
+  parse,
+  parseModelSetting,
+  readySemantic,
+  vaultContext,
+  vaultOptions,
+} from "./common.ts";
 import { ms, renderSnippet, ttyOut } from "./ui.ts";
 
 export const SEARCH_USAGE = `strata search <vault> "<query>" [--mode lexical|semantic|hybrid] [--queries "<q2>" …] [--fusion rrf|linear]
               [--k N] [--folder F] [--tag T] [--property KEY=VALUE] [--depth-min N] [--depth-max N]
-              [--order relevance|shallow|deep] [--refresh] [--no-embed] [--index-dir DIR] [--config-dir .obsidian] [--json]`;
+              [--order relevance|shallow|deep] [--refresh] [--no-embed] ${MODEL_USAGE}
+              [--index-dir DIR] [--config-dir .obsidian] [--json]`;
 
 const MODES: SearchMode[] = ["lexical", "semantic", "hybrid"];
 
@@ -38,6 +50,7 @@ export function runSearch(core: StrataCoreApi, req: SearchRequest): SearchRespon
 export async function searchCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, {
     ...vaultOptions,
+    ...modelOptions,
     mode: { type: "string" },
     queries: { type: "string", multiple: true },
     fusion: { type: "string" },
@@ -69,6 +82,7 @@ export async function searchCommand(args: string[]): Promise<number> {
   const order = values.order ?? "relevance";
   if (!["relevance", "shallow", "deep"].includes(order)) throw new CliError(`--order must be relevance, shallow or deep`, 2);
   const mode = parseMode(values.mode);
+  const setting = parseModelSetting(values.model);
   const queries = (values.queries ?? []).map((q) => q.trim()).filter((q) => q !== "");
   const req: SearchRequest = {
     query,
@@ -90,13 +104,13 @@ export async function searchCommand(args: string[]): Promise<number> {
       `strata: indexed ${summary.added + summary.updated + summary.moved} notes, ${summary.unchanged} unchanged, ${summary.deleted} deleted\n`,
     );
   }
-  await readySemantic(core, ctx.store, mode, { noEmbed: Boolean(values["no-embed"]), quiet: json && !process.stderr.isTTY });
+  const { model } = await readySemantic(core, ctx.store, mode, { setting, noEmbed: Boolean(values["no-embed"]), quiet: json && !process.stderr.isTTY });
   const res = runSearch(core, req);
   core.free();
   if (res.notice) process.stderr.write(`strata: ${res.notice}\n`);
 
   if (json) {
-    process.stdout.write(JSON.stringify({ query, queries, ...res }, null, 2) + "\n");
+    process.stdout.write(JSON.stringify({ query, queries, model: model && modelReport(model), ...res }, null, 2) + "\n");
     return 0;
   }
   const tty = ttyOut();
@@ -108,7 +122,7 @@ export async function searchCommand(args: string[]): Promise<number> {
     out.push(`${String(i + 1).padStart(2)}. ${pathText}${where}  (lines ${h.startLine}–${h.endLine}, ${breakdown(h, res.mode)})`);
     if (h.snippet && h.snippet.text.trim() !== "") out.push(`    ${renderSnippet(h.snippet, tty)}`);
   });
-  if (res.hits.length > 0) out.push(footer(res));
+  if (res.hits.length > 0) out.push(footer(res, model));
   process.stdout.write(out.join("\n") + "\n");
   return 0;
 }
@@ -122,11 +136,12 @@ export function breakdown(h: Hit, mode: SearchMode): string {
   return parts.join(" · ");
 }
 
-function footer(res: SearchResponse): string {
+function footer(res: SearchResponse, model: ModelLoad | null): string {
   const bits = [`${res.hits.length} results`, res.mode];
   if (res.weights) bits.push(`${res.weights.method} lex ${res.weights.lex.toFixed(2)} / vec ${res.weights.vec.toFixed(2)} (${res.weights.reason})`);
   if (res.semanticCoverage != null && res.semanticCoverage < 1) bits.push(`${Math.round(res.semanticCoverage * 100)}% embedded`);
   if (res.strongSignal) bits.push("strong lexical signal");
   bits.push(ms(res.tookMs));
+  if (model) bits.push(`model ${describeModel(model)}`);
   return bits.join(" · ");
 }

@@ -5,10 +5,22 @@ import * as path from "node:path";
 
 import type { SimilarResponse, StrataCoreApi } from "../core/api.ts";
 import { coreErrorCode, errorMessage } from "../core/client.ts";
-import { CliError, embedWithProgress, fetchModelHint, intOption, loadModel, openVaultIndex, parse, vaultContext, vaultOptions } from "./common.ts";
+import {
+  CliError,
+  embedWithProgress,
+  intOption,
+  loadModel,
+  MODEL_USAGE,
+  modelOptions,
+  openVaultIndex,
+  parse,
+  parseModelSetting,
+  vaultContext,
+  vaultOptions,
+} from "./common.ts";
 import { ms, ttyOut } from "./ui.ts";
 
-export const SIMILAR_USAGE = `strata similar <vault> <note path> [--k N] [--refresh] [--index-dir DIR] [--config-dir .obsidian] [--json]`;
+export const SIMILAR_USAGE = `strata similar <vault> <note path> [--k N] [--refresh] ${MODEL_USAGE} [--index-dir DIR] [--config-dir .obsidian] [--json]`;
 
 /**
  * The vault-relative path of `arg`: as given when the index has it, else with ".md" added,
@@ -28,9 +40,10 @@ export function resolveNotePath(core: StrataCoreApi, vaultDir: string, arg: stri
 }
 
 export async function similarCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { ...vaultOptions, k: { type: "string" }, refresh: { type: "boolean" } });
+  const { values, positionals } = parse(args, { ...vaultOptions, ...modelOptions, k: { type: "string" }, refresh: { type: "boolean" } });
   const [vaultArg, noteArg] = positionals;
   if (!vaultArg || !noteArg) throw new CliError(`usage: ${SIMILAR_USAGE}`, 2);
+  const setting = parseModelSetting(values.model);
   const k = intOption(values.k, "k", 1) ?? 10;
   const json = Boolean(values.json);
   const quiet = json && !process.stderr.isTTY;
@@ -41,14 +54,14 @@ export async function similarCommand(args: string[]): Promise<number> {
   // Similar notes need vectors, not the model: load it only when chunks lack a vector.
   const before = core.embedProgress();
   if (before.total === 0 || before.done < before.total) {
-    const model = await loadModel(core, { quiet: true });
+    const model = await loadModel(core, setting, { quiet: true });
     if (model.loaded) {
       const run = await embedWithProgress(core, ctx.store, quiet);
       if (run.interrupted) throw new CliError("interrupted while embedding (the work done so far is saved)", 130);
     } else if (core.status().vectors === 0) {
-      throw new CliError(`[unavailable] similar notes need vectors, and the index has none; ${fetchModelHint(model.dir)}`, 2);
+      throw new CliError(`[unavailable] similar notes need vectors, and the index has none; ${model.notice}`, 2);
     } else {
-      process.stderr.write(`strata: ${before.total - before.done} of ${before.total} chunks have no vector yet and ${fetchModelHint(model.dir)}\n`);
+      process.stderr.write(`strata: ${before.total - before.done} of ${before.total} chunks have no vector yet; ${model.notice}\n`);
     }
   }
 

@@ -199,6 +199,8 @@ export interface ModelConfig {
   query_prefix: string;
   passage_prefix: string;
   batch_size: number;
+  /** Trained on many languages (an English-only model gives CJK queries little weight in fusion). */
+  multilingual: boolean;
   normalize: boolean;
   shape_mode: "symbolic" | "concrete";
   max_plans: number;
@@ -216,6 +218,32 @@ export interface EmbedProgress {
   etaSeconds: number | null;
   model: string | null;
   modelLoaded: boolean;
+  /** A model switch under way (see ModelSwitch). */
+  switching?: ModelSwitch;
+}
+
+/**
+ * A model switch under way: `to` (the model loaded last) embeds everything again in a new
+ * vector space while the vectors of `from` keep answering queries — when the host loaded
+ * `from` too (`loadPreviousModel`; `fromLoaded`). When `to` has embedded everything the old
+ * space is dropped: `switching` disappears and the next persist deletes its files.
+ */
+export interface ModelSwitch {
+  from: string;
+  to: string;
+  fromLoaded: boolean;
+}
+
+/** The embedding model a setting ("auto" or a model id) chooses for the vault (`chooseModel`). */
+export interface ModelChoice {
+  /** The model to load. */
+  model: string;
+  /** The setting it comes from. */
+  setting: string;
+  /** Share of the vault's text not in Latin script (CJK characters count three). */
+  nonLatinShare: number;
+  /** Why, in words ("auto: 47% of the vault's text is not in Latin script"). */
+  reason: string;
 }
 
 export interface SimilarRequest {
@@ -289,6 +317,8 @@ export interface Status {
   vectors: number;
   model: string | null;
   modelLoaded: boolean;
+  /** A model switch under way (the old model's vectors answer queries meanwhile). */
+  switching?: ModelSwitch;
   notes: number;
   sections: number;
   segments: number;
@@ -346,9 +376,17 @@ export interface StrataCoreApi {
   note(path: string): NoteInfo | null;
   paths(): string[];
   status(): Status;
-  /** Loads the embedding model from bytes (ONNX + tokenizer.json). A model whose spec
-   *  differs from the persisted vectors' starts over (re-embeds). */
-  loadModel(model: Uint8Array, tokenizer: Uint8Array, config?: Partial<ModelConfig> | null): EmbedProgress;
+  /** Loads the model vectors are made with, from bytes (ONNX + tokenizer.json; they do not
+   *  enter the core's memory). `config`: a known model id ("multilingual-e5-small"), a spec,
+   *  or nothing (all-MiniLM-L6-v2). A model whose spec differs from the index's vectors
+   *  starts a switch (`switching`): a new vector space fills in the background. */
+  loadModel(model: Uint8Array, tokenizer: Uint8Array, config?: string | Partial<ModelConfig> | null): EmbedProgress;
+  /** During a switch only, and only for the model switched from ("[bad-request] …" else):
+   *  its vectors then keep answering queries until the new model has embedded everything. */
+  loadPreviousModel(model: Uint8Array, tokenizer: Uint8Array, config: string | Partial<ModelConfig>): EmbedProgress;
+  /** The model for a setting, "auto" or a model id (an unknown one throws "[bad-request] …").
+   *  auto reads the indexed notes' scripts: call it after indexing. */
+  chooseModel(setting: string): ModelChoice;
   /** Embeds up to maxChunks pending sections (recent notes first). Call in a loop; cancel
    *  by not calling again. Vectors persist with flush(). */
   embedStep(maxChunks: number): EmbedProgress;

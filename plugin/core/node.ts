@@ -9,7 +9,18 @@ import { fileURLToPath } from "node:url";
 import { initSync, StrataCore } from "../../build/wasm/strata_core.js";
 import { initSync as initEmbedderSync, StrataEmbedder } from "../../build/wasm/strata_embedder.js";
 import type { FileStat, Skip } from "./api.ts";
-import { installEmbedderHook, type IndexStore, type StrataCoreStatic, type VaultListing, type VaultSource } from "./client.ts";
+import {
+  DEFAULT_MODEL,
+  installEmbedderHook,
+  MODEL_FILE,
+  TOKENIZER_FILE,
+  type IndexStore,
+  type ModelId,
+  type ReadModel,
+  type StrataCoreStatic,
+  type VaultListing,
+  type VaultSource,
+} from "./client.ts";
 
 const WASM_NAME = "strata_core_bg.wasm";
 export const EMBEDDER_WASM_NAME = "strata_embedder_bg.wasm";
@@ -39,31 +50,43 @@ export function findWasm(name: string = WASM_NAME): string {
   throw new Error(`${name} was not found: run scripts/build-wasm.sh (or set STRATA_WASM)`);
 }
 
-/** The default embedding model's folder name under `models/` (scripts/fetch-model.sh fills it). */
-export const DEFAULT_MODEL = "all-MiniLM-L6-v2";
-export const MODEL_FILE = "model.onnx";
-export const TOKENIZER_FILE = "tokenizer.json";
+export { DEFAULT_MODEL, MODEL_FILE, MODEL_HOW_TO, MODEL_IDS, MODEL_SCRIPT, TOKENIZER_FILE } from "./client.ts";
 
 /**
- * The embedding model's folder: $STRATA_MODEL_DIR, else `models/all-MiniLM-L6-v2` in this
- * module's folder or any folder above it (the repository, from source or from dist/). The
- * first candidate is returned even when it holds no model, so messages can name it.
+ * A model's folder: `$STRATA_MODELS/<id>` when that is set, else `models/<id>` in this
+ * module's folder or any folder above it (the repository from source or from dist/; the
+ * plugin folder for the installed bridge). `$STRATA_MODEL_DIR`, the older setting, still
+ * names all-MiniLM-L6-v2's folder and comes first for it. The first candidate is returned
+ * even when it holds no model, so messages can name it.
  */
-export function findModelDir(): string {
-  const env = process.env.STRATA_MODEL_DIR;
-  if (env) return path.resolve(env);
+export function findModelDir(id: ModelId = DEFAULT_MODEL): string {
+  const single = process.env.STRATA_MODEL_DIR;
+  if (single && id === DEFAULT_MODEL) return path.resolve(single);
+  const root = process.env.STRATA_MODELS;
+  if (root) return path.resolve(root, id);
   const start = path.dirname(fileURLToPath(import.meta.url));
   let dir = start;
   let first: string | undefined;
   for (let i = 0; i < 6; i++) {
-    const candidate = path.join(dir, "models", DEFAULT_MODEL);
+    const candidate = path.join(dir, "models", id);
     if (existsSync(path.join(candidate, MODEL_FILE))) return candidate;
     if (!first && existsSync(path.join(dir, "package.json"))) first = candidate;
     const up = path.dirname(dir);
     if (up === dir) break;
     dir = up;
   }
-  return first ?? path.join(start, "models", DEFAULT_MODEL);
+  return first ?? path.join(start, "models", id);
+}
+
+/** Whether a model's two files are in its folder (without reading them). */
+export function modelPresent(id: ModelId): boolean {
+  const dir = findModelDir(id);
+  return existsSync(path.join(dir, MODEL_FILE)) && existsSync(path.join(dir, TOKENIZER_FILE));
+}
+
+/** Reads models by id, from `<modelsDir>/<id>/` when given, else from findModelDir(id). */
+export function modelReader(modelsDir?: string): ReadModel {
+  return (id) => loadModelFiles(modelsDir ? path.join(modelsDir, id) : findModelDir(id));
 }
 
 export interface ModelFiles {
@@ -95,6 +118,13 @@ export async function loadModelFiles(dir: string = findModelDir()): Promise<Mode
 
 let loaded = false;
 let embedderLoaded = false;
+let coreMemory: WebAssembly.Memory | null = null;
+let embedderMemory: WebAssembly.Memory | null = null;
+
+/** Bytes of the two wasm modules' linear memories (0 for a module not instantiated yet). */
+export function wasmMemory(): { core: number; embedder: number } {
+  return { core: coreMemory?.buffer.byteLength ?? 0, embedder: embedderMemory?.buffer.byteLength ?? 0 };
+}
 
 /**
  * Instantiates the wasm core once per process and returns the StrataCore class. The
@@ -104,11 +134,11 @@ let embedderLoaded = false;
 export function loadCore(): StrataCoreStatic {
   if (!loaded) {
     const bytes = readFileSync(findWasm());
-    initSync({ module: bytes });
+    coreMemory = initSync({ module: bytes }).memory;
     loaded = true;
     installEmbedderHook(() => {
       if (!embedderLoaded) {
-        initEmbedderSync({ module: readFileSync(findWasm(EMBEDDER_WASM_NAME)) });
+        embedderMemory = initEmbedderSync({ module: readFileSync(findWasm(EMBEDDER_WASM_NAME)) }).memory;
         embedderLoaded = true;
       }
       return StrataEmbedder;

@@ -42,7 +42,8 @@ export class ObsidianBackend implements VaultBackend {
     const w = await this.worker();
     const [index, state] = await Promise.all([w.call("status", {}), w.call("state", {})]);
     const notices = [...this.plugin.notices];
-    if (this.plugin.modelState === "absent") notices.push(`semantic search is off: no embedding model in ${this.plugin.modelDir}`);
+    // A missing model's notice (how to get it) is among the plugin's notices already.
+    if (this.plugin.modelState === "absent" && !this.plugin.modelLoad?.notice) notices.push(`semantic search is off: no embedding model in ${this.plugin.modelsDir}`);
     const e = state.embedding;
     if (e && e.modelLoaded && e.done < e.total) notices.push(`embedding in progress: ${e.done}/${e.total}`);
     return {

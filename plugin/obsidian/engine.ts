@@ -5,7 +5,8 @@
 // Writes to the index are serialised (one job at a time: open, reconcile, apply, persist,
 // rebuild, loadModel); background embedding pauses for them and resumes after. Reads (search,
 // read, similar, list, note, status) run between the jobs' awaits and never wait for them,
-// except for the open of the index, which they wait for.
+// except for the open of the index, which they wait for. Models are read from the plugin
+// folder through the UI thread (HostApi.modelFiles), like the index.
 
 import init, { StrataCore } from "../../build/wasm/strata_core.js";
 import initEmbedder, { StrataEmbedder } from "../../build/wasm/strata_embedder.js";
@@ -15,18 +16,26 @@ import {
   embedAll,
   errorMessage,
   installEmbedderHook,
+  loadChosenModel,
   openIndex,
   persist,
   reconcile,
   type IndexStore,
+  type ModelLoad,
+  type ReadModel,
   type ReconcileProgress,
   type ReconcileSummary,
   type StrataCoreStatic,
   type VaultSource,
 } from "../core/client.ts";
 import { CancelledError, Endpoint, type Handlers, type PortLike } from "./rpc.ts";
+import { pluginModelHowTo } from "./settings.ts";
 import { decodeInlineWasm } from "./wasm-inline.ts";
 import type { ApplyResult, ChangeSet, EngineCounters, EngineState, HostApi, OpenResult, WorkerApi } from "./protocol.ts";
+
+/** Background embedding steps aim at this (ms): a search queued behind a step waits at most
+ *  about that long (see stepChunks). */
+const EMBED_STEP_MS = 800;
 
 const Core = StrataCore as unknown as StrataCoreStatic;
 
@@ -278,13 +287,19 @@ export class Engine implements Handlers<WorkerApi> {
     this.dirty = false;
   }
 
-  loadModel(arg: { model: ArrayBuffer; tokenizer: ArrayBuffer }): Promise<EmbedProgress> {
+  loadModel(arg: { setting: string; modelsDir: string }): Promise<ModelLoad> {
     return this.exclusive(async () => {
       const core = this.need();
-      await this.loadEmbedder();
-      const p = core.loadModel(new Uint8Array(arg.model), new Uint8Array(arg.tokenizer), null);
-      this.st.embedding = p;
-      return p;
+      const readModel: ReadModel = async (id) => {
+        const files = await this.host.call("modelFiles", { modelsDir: arg.modelsDir, id });
+        if (!files) return null;
+        // The embedder's wasm is compiled only once there is a model to run.
+        await this.loadEmbedder();
+        return { model: new Uint8Array(files.model), tokenizer: new Uint8Array(files.tokenizer) };
+      };
+      const load = await loadChosenModel(core, arg.setting, readModel, { howTo: (id) => pluginModelHowTo(arg.modelsDir, id) });
+      this.st.embedding = load.progress;
+      return load;
     });
   }
 
@@ -426,6 +441,7 @@ export class Engine implements Handlers<WorkerApi> {
     this.embedRun = embedAll(core, this.store, {
       signal: ctl.signal,
       maxChunks: this.embedChunks,
+      stepMs: EMBED_STEP_MS,
       onProgress: (p) => {
         this.st.embedding = p;
         this.host.emit("embed", p);

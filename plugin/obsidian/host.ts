@@ -6,6 +6,7 @@
 
 import type { App, DataAdapter } from "obsidian";
 import type { FileStat } from "../core/api.ts";
+import { MODEL_FILE, TOKENIZER_FILE } from "../core/client.ts";
 import { transfer, type Handlers, type Transfer } from "./rpc.ts";
 import type { HostApi } from "./protocol.ts";
 
@@ -29,6 +30,8 @@ export interface HostOptions {
   /** The embedder's inlined wasm (gzip + base64), when the bundle carries it. */
   embedderWasm?: () => string | null;
 }
+
+type ModelBuffers = { model: ArrayBuffer; tokenizer: ArrayBuffer };
 
 export class HostIO implements Handlers<HostApi> {
   /** Conflicted copies found (and deleted) in the index folder. */
@@ -93,6 +96,14 @@ export class HostIO implements Handlers<HostApi> {
   async vaultRead(arg: { path: string }): Promise<Transfer<ArrayBuffer>> {
     const buf = await this.adapter.readBinary(arg.path);
     return transfer(buf, [buf]);
+  }
+
+  async modelFiles(arg: { modelsDir: string; id: string }): Promise<Transfer<ModelBuffers | null>> {
+    if (!/^[A-Za-z0-9._-]+$/.test(arg.id) || arg.id.startsWith(".")) throw new Error(`[bad-request] not a model id: ${JSON.stringify(arg.id)}`);
+    const [model, tokenizer] = [MODEL_FILE, TOKENIZER_FILE].map((f) => `${arg.modelsDir}/${arg.id}/${f}`);
+    if (!(await this.adapter.exists(model)) || !(await this.adapter.exists(tokenizer))) return transfer(null, []);
+    const files = { model: await this.adapter.readBinary(model), tokenizer: await this.adapter.readBinary(tokenizer) };
+    return transfer(files, [files.model, files.tokenizer]);
   }
 
   embedderWasm(): string {

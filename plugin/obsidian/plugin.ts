@@ -1,11 +1,12 @@
 // The Obsidian plugin: starts the search worker after the layout is ready, opens the persisted
 // index (fast path), reconciles with the vault in the background, feeds it debounced vault
-// events, loads the embedding model from the plugin folder and embeds in the background.
+// events, loads the embedding model the setting chooses from the plugin folder and embeds in
+// the background (a model switch re-embeds there while the old vectors keep answering).
 // The UI thread only moves bytes and renders; every core call happens in the worker.
 
 import { Notice, Platform, Plugin, TFile, TFolder, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
 import type { EmbedProgress, SearchRequest, SearchResponse, SimilarResponse, Status } from "../core/api.ts";
-import { defaultIndexDir, errorMessage, type ReconcileSummary } from "../core/client.ts";
+import { defaultIndexDir, errorMessage, type ModelLoad, type ReconcileSummary } from "../core/client.ts";
 import { markPresence, startBridge, type BridgeHandle } from "./bridge.ts";
 import { ObsidianBackend } from "./backend.ts";
 import { ChangeQueue } from "./events.ts";
@@ -25,8 +26,6 @@ export interface Transport {
 }
 export type TransportFactory = () => Transport;
 
-export const MODEL_NAME = "all-MiniLM-L6-v2";
-
 export type ModelState = "off" | "absent" | "loading" | "loaded" | "error";
 
 export default class StrataPlugin extends Plugin {
@@ -44,6 +43,8 @@ export default class StrataPlugin extends Plugin {
   lastReconcile: ReconcileSummary | null = null;
   modelState: ModelState = "off";
   modelError: string | null = null;
+  /** What the last model load chose and did (the settings tab shows it). */
+  modelLoad: ModelLoad | null = null;
   /** Start-up timings (ms): worker start → wasm ready (wall; inside the worker), index open (wall; in the core). */
   startTimings: { workerMs: number; wasmInitMs: number; openMs: number; coreOpenMs: number | null } | null = null;
   bridge: BridgeHandle | null = null;
@@ -57,7 +58,8 @@ export default class StrataPlugin extends Plugin {
   private markReady!: () => void;
   private transport: Transport | null = null;
   private stopped = false;
-  private embedProgress: EmbedProgress | null = null;
+  /** The worker's last embedding progress (its events; the settings tab shows a switch's). */
+  embedProgress: EmbedProgress | null = null;
   readonly backend = new ObsidianBackend(this);
 
   get indexDir(): string {
@@ -68,8 +70,9 @@ export default class StrataPlugin extends Plugin {
     return this.manifest.dir ?? `${this.app.vault.configDir}/plugins/${this.manifest.id}`;
   }
 
-  get modelDir(): string {
-    return `${this.pluginDir}/models/${MODEL_NAME}`;
+  /** The folder of the embedding models: `<modelsDir>/<id>/{model.onnx,tokenizer.json}`. */
+  get modelsDir(): string {
+    return `${this.pluginDir}/models`;
   }
 
   get semanticEnabled(): boolean {
@@ -265,7 +268,12 @@ export default class StrataPlugin extends Plugin {
     return res;
   }
 
-  /** Loads the model from the plugin folder and starts background embedding (when enabled). */
+  /**
+   * Loads the embedding model the setting chooses (in the worker, which reads it from the
+   * plugin folder) and starts background embedding (when enabled). A new model starts a
+   * switch: everything is embedded again in the background while the old model's vectors
+   * keep answering. A missing model is a notice; search stays lexical without any.
+   */
   async loadModel(): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
@@ -274,26 +282,29 @@ export default class StrataPlugin extends Plugin {
       await worker.call("setEmbedding", { enabled: false });
       return;
     }
-    const adapter = this.app.vault.adapter;
-    const modelPath = `${this.modelDir}/model.onnx`;
-    const tokPath = `${this.modelDir}/tokenizer.json`;
-    if (!(await adapter.exists(modelPath)) || !(await adapter.exists(tokPath))) {
-      this.modelState = "absent";
-      return;
-    }
     this.modelState = "loading";
     try {
-      const [model, tokenizer] = await Promise.all([adapter.readBinary(modelPath), adapter.readBinary(tokPath)]);
-      const p = await worker.call("loadModel", { model, tokenizer }, { transfer: [model, tokenizer] });
-      this.embedProgress = p;
-      this.modelState = "loaded";
+      const load = await worker.call("loadModel", { setting: this.settings.embeddingModel, modelsDir: this.modelsDir });
+      this.modelLoad = load;
+      this.embedProgress = load.progress;
+      this.statusBar?.setEmbed(load.progress);
+      this.modelState = load.semantic ? "loaded" : "absent";
       this.modelError = null;
-      await worker.call("setEmbedding", { enabled: true, maxChunks: Platform.isMobile ? 4 : 8 });
+      if (load.notice) this.notify(`Strata: ${load.notice}`);
+      if (load.loaded) await worker.call("setEmbedding", { enabled: true, maxChunks: Platform.isMobile ? 4 : 8 });
     } catch (err) {
       this.modelState = "error";
       this.modelError = errorMessage(err);
       this.notify(`Strata: the embedding model could not be loaded (${this.modelError}); search stays lexical.`);
     }
+  }
+
+  /** The "Embedding model" setting changed: save it and load the model it chooses (not awaited by the UI). */
+  async setEmbeddingModel(setting: string): Promise<void> {
+    this.settings.embeddingModel = setting;
+    await this.saveSettings();
+    await this.ready;
+    await this.loadModel();
   }
 
   // ---- actions ---------------------------------------------------------------------------
@@ -331,7 +342,8 @@ export default class StrataPlugin extends Plugin {
       this.statusBar?.setReconcile(null);
       await this.refreshIdleText();
       new Notice(`Strata: index rebuilt (${fmt(this.lastReconcile.added)} notes).`);
-      if (this.modelState === "loaded") await worker.call("setEmbedding", { enabled: true });
+      // The rebuilt index is a new core: the model is loaded into it again.
+      if (this.modelState === "loaded") await this.loadModel();
     } catch (err) {
       this.statusBar?.setReconcile(null);
       this.notify(`Strata: rebuilding failed: ${errorMessage(err)}`);
@@ -371,8 +383,11 @@ export default class StrataPlugin extends Plugin {
     if (!st) return [...lines, "not running"];
     lines.push(`${fmt(st.notes)} notes, ${fmt(st.sections)} sections, ${(st.indexBytes / 1048576).toFixed(1)} MB`);
     const e = state?.embedding ?? this.embedProgress;
-    if (this.modelState === "loaded" && e) lines.push(`semantic: ${fmt(e.done)}/${fmt(e.total)} embedded (${e.model ?? MODEL_NAME})`);
-    else if (this.modelState === "absent") lines.push(`semantic: off — no model in ${this.modelDir} (see settings)`);
+    const sw = e?.switching;
+    if (this.modelState === "loaded" && e) {
+      lines.push(`semantic: ${fmt(e.done)}/${fmt(e.total)} embedded (${e.model ?? "?"})`);
+      if (sw) lines.push(`re-embedding for ${sw.to}; ${sw.fromLoaded ? `${sw.from} answers meanwhile` : `${sw.from} is missing`}`);
+    } else if (this.modelState === "absent") lines.push(`semantic: off — no model in ${this.modelsDir} (see settings)`);
     else if (this.modelState === "off") lines.push("semantic: off (settings)");
     else if (this.modelState === "error") lines.push(`semantic: model failed to load: ${this.modelError}`);
     else lines.push(`semantic: ${this.modelState}`);

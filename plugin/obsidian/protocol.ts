@@ -19,7 +19,7 @@ import type {
   Status,
   UpdateReport,
 } from "../core/api.ts";
-import type { ReconcileProgress, ReconcileSummary } from "../core/client.ts";
+import type { ModelLoad, ReconcileProgress, ReconcileSummary } from "../core/client.ts";
 
 export interface OpenResult extends OpenReport {
   /** Orphans (crash leftovers, sync-conflict copies) deleted from the index folder. */
@@ -76,7 +76,9 @@ export type WorkerApi = {
   rebuild(arg: { config: CoreConfig }): ReconcileSummary;
   /** Deletes every index file and leaves an empty index (until the next reconcile). */
   clear(arg: { config: CoreConfig }): void;
-  loadModel(arg: { model: ArrayBuffer; tokenizer: ArrayBuffer }): EmbedProgress;
+  /** Loads the embedding model `setting` chooses for the indexed vault, from `modelsDir`/<id>/
+   *  (read through the host), and during a switch the model switched from too. */
+  loadModel(arg: { setting: string; modelsDir: string }): ModelLoad;
   /** Turns background embedding on (runs whenever chunks lack vectors) or off. */
   setEmbedding(arg: { enabled: boolean; maxChunks?: number }): EmbedProgress | null;
   /** Resolves when the embedding queue is empty or embedding is off (for tests, the bench). */
@@ -106,6 +108,8 @@ export type HostApi = {
   /** The embedder's wasm (gzip + base64), asked for when a model is loaded: it stays out of
    *  the worker's own script, which parses faster without it. */
   embedderWasm(arg: Record<string, never>): string;
+  /** A model's two files from the plugin folder (`<modelsDir>/<id>/`), null when absent. */
+  modelFiles(arg: { modelsDir: string; id: string }): { model: ArrayBuffer; tokenizer: ArrayBuffer } | null;
 };
 
 /** Events the worker emits. */

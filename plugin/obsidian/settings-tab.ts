@@ -1,9 +1,10 @@
-// The settings tab: what is indexed, how results are fused, the embedding model (status and
-// how to install it), the MCP bridge, and the index itself (size, location, rebuild, clear).
+// The settings tab: what is indexed, how results are fused, the embedding model (which one,
+// why, its status and how to install it), the MCP bridge, and the index itself (size,
+// location, rebuild, clear).
 
 import { Platform, PluginSettingTab, Setting, type App } from "obsidian";
+import { AUTO_MODEL } from "../core/client.ts";
 import type StrataPlugin from "./plugin.ts";
-import { MODEL_NAME } from "./plugin.ts";
 import { fmt } from "./status.ts";
 
 const list = (v: string) =>
@@ -117,12 +118,26 @@ export class StrataSettingTab extends PluginSettingTab {
       );
 
     new Setting(containerEl).setName("Semantic search").setHeading();
+    const choice = new Setting(containerEl)
+      .setName("Embedding model")
+      .setDesc(modelChoiceDesc(p))
+      .addDropdown((d) =>
+        d
+          .addOptions({ [AUTO_MODEL]: "Auto (recommended)", "multilingual-e5-small": "multilingual-e5-small", "all-MiniLM-L6-v2": "all-MiniLM-L6-v2" })
+          .setValue(s.embeddingModel)
+          .onChange((v) => {
+            // Loads in the worker without blocking; the old vectors answer until the new model has re-embedded.
+            choice.setDesc("Loading the model…");
+            void p.setEmbeddingModel(v).then(() => this.display());
+          }),
+      );
+    const load = p.modelLoad;
     const modelDesc: Record<string, string> = {
-      loaded: `Model ${MODEL_NAME} loaded.`,
+      loaded: `Model ${load?.loaded ?? load?.switching?.from ?? "?"} loaded.${load?.notice ? ` Note: ${load.notice}.` : ""}`,
       loading: "Loading the model…",
       off: "Semantic indexing is off.",
       error: `The model failed to load: ${p.modelError ?? ""}`,
-      absent: `No model found. To enable semantic search, put model.onnx and tokenizer.json of ${MODEL_NAME} in ${p.modelDir}/ (from the Strata repository: scripts/fetch-model.sh, then npm run install-plugin -- <vault>) and reload the plugin.`,
+      absent: load?.notice ? `${load.notice[0].toUpperCase()}${load.notice.slice(1)}.` : `No model found in ${p.modelsDir}/.`,
     };
     new Setting(containerEl).setName("Model").setDesc(modelDesc[p.modelState] ?? p.modelState);
     new Setting(containerEl)
@@ -213,4 +228,19 @@ export class StrataSettingTab extends PluginSettingTab {
           .onClick(() => void p.clearIndex()),
       );
   }
+}
+
+/** What the model setting chose and why, and how a switch between models is going. */
+function modelChoiceDesc(p: StrataPlugin): string {
+  const l = p.modelLoad;
+  const auto =
+    "Auto picks multilingual-e5-small when 10% or more of the vault's text is not in Latin script (Chinese, Japanese, Cyrillic…), all-MiniLM-L6-v2 (English, faster) otherwise.";
+  if (!l) return `${auto} A new model re-embeds the vault in the background; search keeps using the old vectors meanwhile.`;
+  const out = [l.choice.setting === AUTO_MODEL ? `Auto chose ${l.choice.model}: ${l.choice.reason.replace(/^auto: /, "")}.` : `${l.choice.model}, chosen here.`];
+  const e = p.embedProgress;
+  const sw = e?.switching;
+  if (sw && e) {
+    out.push(`Re-embedding the vault for ${sw.to}: ${fmt(e.done)} / ${fmt(e.total)}${sw.fromLoaded ? `; ${sw.from} answers searches meanwhile` : ""}.`);
+  }
+  return out.join(" ");
 }

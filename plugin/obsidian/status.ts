@@ -1,5 +1,5 @@
-// The status bar item: indexing and embedding progress (done/total, ETA), else a quiet
-// summary. Updates are coalesced to at most a few per second.
+// The status bar item: indexing and embedding progress (done/total, ETA; a model switch's
+// re-embedding says for which model), else a quiet summary. Updates are coalesced to at most a few per second.
 
 import type { EmbedProgress } from "../core/api.ts";
 import type { ReconcileProgress } from "../core/client.ts";
@@ -53,7 +53,8 @@ export class StatusBar {
     const e = this.embed;
     if (e && e.modelLoaded && e.total > 0 && e.done < e.total) {
       const eta = formatEta(e.etaSeconds);
-      return `Strata: embedding ${fmt(e.done)}/${fmt(e.total)}${eta ? ` · ETA ${eta}` : ""}`;
+      const what = e.switching ? `re-embedding for ${e.switching.to}: ${fmt(e.done)} / ${fmt(e.total)}` : `embedding ${fmt(e.done)}/${fmt(e.total)}`;
+      return `Strata: ${what}${eta ? ` · ETA ${eta}` : ""}`;
     }
     return this.idleText;
   }

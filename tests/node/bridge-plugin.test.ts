@@ -35,7 +35,8 @@ function asPlugin(b: HeadlessBackend): VaultBackend {
 
 test("plugin running: the bridge forwards every tool call to the loopback endpoint", async (t) => {
   const vault = await copyFixture();
-  const backend = await HeadlessBackend.open({ vaultDir: vault, settings: { writeToolsEnabled: true } });
+  // MiniLM: this test is about forwarding; the fixture vault would get the slower e5 under auto.
+  const backend = await HeadlessBackend.open({ vaultDir: vault, settings: { writeToolsEnabled: true }, modelSetting: "all-MiniLM-L6-v2" });
   const token = newBridgeToken();
   const server = await startLoopbackServer({ backend: asPlugin(backend), token, port: 0 });
   await writeBridgeInfo(path.join(vault, ".obsidian/plugins/strata-search"), { port: server.port, token, pid: process.pid, vault: "vault" });
@@ -100,7 +101,8 @@ test("Obsidian running with the bridge turned off: an error that names the setti
 
 test("headless writes are compare-and-swap: a note changed since it was read is left alone", async () => {
   const vault = await copyFixture();
-  const backend = await HeadlessBackend.open({ vaultDir: vault, settings: { writeToolsEnabled: true } });
+  // MiniLM: this test is about forwarding; the fixture vault would get the slower e5 under auto.
+  const backend = await HeadlessBackend.open({ vaultDir: vault, settings: { writeToolsEnabled: true }, modelSetting: "all-MiniLM-L6-v2" });
   try {
     const p = "Garden/Drip irrigation.md";
     const before = (await backend.readText(p))!;

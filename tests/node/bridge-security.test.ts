@@ -43,7 +43,7 @@ function httpRequest(port: number, opts: { method?: string; path?: string; heade
 
 test("loopback endpoint: token, Host, Origin, body size, methods", async () => {
   const vault = await copyFixture();
-  const backend = await HeadlessBackend.open({ vaultDir: vault, modelDir: null });
+  const backend = await HeadlessBackend.open({ vaultDir: vault, modelsDir: null });
   const token = newBridgeToken();
   let server: LoopbackServer | undefined;
   try {

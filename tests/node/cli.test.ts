@@ -7,27 +7,34 @@ import { writeFile } from "node:fs/promises";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 
-import { cleanupTemps, copyFixture, FIXTURE, FIXTURE_NOTES, hashTree, indexDirOf, MODEL, NEEDS_MODEL, ROOT, tempDir } from "./helpers.ts";
+import { cleanupTemps, copyFixture, FIXTURE, FIXTURE_NOTES, hashTree, indexDirOf, MODEL, NEEDS_BOTH, NEEDS_E5, NEEDS_MODEL, ROOT, tempDir } from "./helpers.ts";
 
 after(cleanupTemps);
 
 const CLI = path.join(ROOT, "dist", "strata.js");
-/** A model folder that holds no model: the CLI runs as on a machine without one. */
+/** A model folder that holds no model (nor a models folder: no model folders in it). */
 const NO_MODEL_DIR = path.join(ROOT, "tests", "fixtures", "no-such-model");
+/** The CLI as on a machine without any model. */
+const NO_MODELS = { STRATA_MODEL_DIR: NO_MODEL_DIR, STRATA_MODELS: NO_MODEL_DIR };
 
 function run(env: Record<string, string>, args: string[]) {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ...env }, timeout: 300_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-/** The CLI without the embedding model (lexical behaviour, fast). */
+/** The CLI without an embedding model (lexical behaviour, fast). */
 function strata(...args: string[]) {
-  return run({ STRATA_MODEL_DIR: NO_MODEL_DIR }, args);
+  return run(NO_MODELS, args);
 }
 
-/** The CLI with the real model (tests that use it need NEEDS_MODEL). */
+/** The CLI with all-MiniLM-L6-v2, chosen explicitly (tests that use it need NEEDS_MODEL). */
 function strataModel(...args: string[]) {
-  return run({ STRATA_MODEL_DIR: MODEL?.dir ?? NO_MODEL_DIR }, args);
+  return run({ STRATA_MODEL_DIR: MODEL?.dir ?? NO_MODEL_DIR }, [...args, "--model", "all-MiniLM-L6-v2"]);
+}
+
+/** The CLI with the models it finds (models/ in the repository), --model as given. */
+function strataModels(...args: string[]) {
+  return run({}, args);
 }
 
 describe("strata CLI", () => {
@@ -75,7 +82,7 @@ describe("strata CLI", () => {
     // No model: lexical only, and the user is told once how to get the model.
     assert.equal(j.embedding.modelLoaded, false);
     assert.equal(j.embedding.vectors, 0);
-    assert.equal(first.err.match(/fetch-model\.sh/g)?.length, 1, first.err);
+    assert.equal(first.err.match(/scripts\/fetch-(model|e5)\.sh/g)?.length, 1, first.err);
     assert.equal(j.fresh, true);
     assert.ok(j.bytesWritten > 0 && j.indexBytes > 0);
     assert.equal(j.indexDir, indexDirOf(vault));
@@ -133,10 +140,10 @@ describe("strata CLI", () => {
     const r = strata("search", vault, "bread", "--mode", "semantic");
     assert.equal(r.code, 2);
     assert.match(r.err, /\[unavailable\]/);
-    assert.match(r.err, /scripts\/fetch-model\.sh/);
+    assert.match(r.err, /scripts\/fetch-(model|e5)\.sh/);
     const sim = strata("similar", vault, "Cooking/Sourdough starter.md");
     assert.equal(sim.code, 2);
-    assert.match(sim.err, /\[unavailable\].*fetch-model/);
+    assert.match(sim.err, /\[unavailable\].*scripts\/fetch-(model|e5)\.sh/);
     const hybrid = strata("search", vault, "sourdough", "--mode", "hybrid");
     assert.equal(hybrid.code, 0, hybrid.err);
     assert.match(hybrid.out, /Cooking\/Sourdough starter\.md/);
@@ -290,7 +297,7 @@ describe("strata CLI with the embedding model", NEEDS_MODEL, () => {
 
   test("bench compares our embedder with onnxruntime-web on the same chunks", async () => {
     const fresh = await copyFixture();
-    const r = strataModel("bench", fresh, "--edits", "2", "--no-eval", "--embed-chunks", "1000", "--json");
+    const r = strataModel("bench", fresh, "--edits", "2", "--no-eval", "--embed-chunks", "1000", "--model-chunks", "0", "--json");
     assert.equal(r.code, 0, r.err);
     const j = JSON.parse(r.out);
     const e = j.embedding;
@@ -311,5 +318,97 @@ describe("strata CLI with the embedding model", NEEDS_MODEL, () => {
       assert.ok(o.referenceMinCosine >= 0.999, `onnxruntime-web harness vs reference: ${o.referenceMinCosine}`);
     }
     assert.ok(e.ratio > 0);
+  });
+});
+
+describe("strata --model", () => {
+  test("auto names the model it chose and why; a missing one is explained; a bad one exits 2", async () => {
+    const vault = await copyFixture();
+    const r = strata("index", vault, "--json");
+    assert.equal(r.code, 0, r.err);
+    const m = JSON.parse(r.out).model;
+    assert.equal(m.setting, "auto");
+    assert.equal(m.chosen, "multilingual-e5-small");
+    assert.match(m.reason, /^auto: \d+% of the vault's text is not in Latin script$/);
+    assert.ok(m.nonLatinShare >= 0.1);
+    assert.equal(m.loaded, null);
+    assert.deepEqual(m.missing.map((x: { model: string }) => x.model), ["multilingual-e5-small"]);
+    assert.match(r.err, /the embedding model multilingual-e5-small is missing: run scripts\/fetch-e5\.sh/);
+    const s = JSON.parse(strata("search", vault, "sourdough", "--json").out);
+    assert.equal(s.model.chosen, "multilingual-e5-small");
+    assert.equal(JSON.parse(strata("search", vault, "sourdough", "--mode", "lexical", "--json").out).model, null);
+    const human = strata("search", vault, "sourdough", "--model", "all-MiniLM-L6-v2");
+    assert.match(human.out, /model no model loaded \(all-MiniLM-L6-v2 chosen: chosen in the settings\)/);
+    for (const cmd of [["index", vault], ["search", vault, "x"], ["eval", vault, path.join(ROOT, "tests/fixtures/eval.jsonl")], ["bench", vault]]) {
+      const bad = strata(...cmd, "--model", "gpt-9");
+      assert.equal(bad.code, 2, cmd[0]);
+      assert.match(bad.err, /--model must be one of auto, all-MiniLM-L6-v2, multilingual-e5-small/);
+    }
+  });
+
+  test("auto falls back to all-MiniLM-L6-v2 when multilingual-e5-small is missing", NEEDS_MODEL, async () => {
+    const vault = await copyFixture();
+    const r = run({ STRATA_MODEL_DIR: MODEL!.dir, STRATA_MODELS: NO_MODEL_DIR }, ["index", vault, "--json"]);
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    assert.deepEqual([j.model.chosen, j.model.loaded, j.model.fallback], ["multilingual-e5-small", "all-MiniLM-L6-v2", true]);
+    assert.equal(j.embedding.model, "all-MiniLM-L6-v2");
+    assert.equal(j.embedding.done, j.embedding.total);
+    assert.match(r.err, /multilingual-e5-small is missing: .*; all-MiniLM-L6-v2 is used meanwhile/);
+  });
+
+  test("index and search with multilingual-e5-small, chosen by auto", NEEDS_E5, async () => {
+    const vault = await copyFixture();
+    const r = strataModels("index", vault, "--json");
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    assert.deepEqual([j.model.chosen, j.model.loaded, j.model.fallback, j.model.notice], ["multilingual-e5-small", "multilingual-e5-small", false, null]);
+    assert.equal(j.embedding.done, j.embedding.total);
+    assert.equal(j.model.switching, null);
+    const human = strataModels("index", vault);
+    assert.match(human.out, /model multilingual-e5-small \(auto: \d+% of the vault's text is not in Latin script\) loaded/);
+    const s = strataModels("search", vault, "泡乌龙茶的水温", "--mode", "semantic", "--json");
+    assert.equal(s.code, 0, s.err);
+    const res = JSON.parse(s.out);
+    assert.equal(res.model.loaded, "multilingual-e5-small");
+    assert.equal(res.hits[0].path, "中文/茶道笔记.md");
+    const e = strataModels("eval", vault, path.join(ROOT, "tests/fixtures/eval.jsonl"), "--index-dir", indexDirOf(vault), "--json");
+    assert.equal(e.code, 0, e.err);
+    assert.equal(JSON.parse(e.out).model.loaded, "multilingual-e5-small");
+  });
+
+  test("index switches models: every chunk embedded again with the new one, and the switch is over", NEEDS_BOTH, async () => {
+    const vault = await copyFixture();
+    const mini = JSON.parse(strataModels("index", vault, "--model", "all-MiniLM-L6-v2", "--json").out);
+    assert.equal(mini.embedding.model, "all-MiniLM-L6-v2");
+    const r = strataModels("index", vault, "--model", "multilingual-e5-small", "--json");
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    assert.equal(j.embedding.model, "multilingual-e5-small");
+    assert.equal(j.embedding.embedded, j.embedding.total, "everything embedded again");
+    assert.equal(j.model.switching, null, "the switch is over");
+    const again = strataModels("index", vault, "--model", "multilingual-e5-small");
+    assert.match(again.out, /embedded 0 chunks .* model multilingual-e5-small \(chosen in the settings\) loaded/);
+  });
+
+  test("bench measures both models side by side on the same chunks", NEEDS_BOTH, async () => {
+    const vault = await copyFixture();
+    const r = strataModels("bench", vault, "--edits", "2", "--no-eval", "--embed-chunks", "0", "--model-chunks", "24", "--json");
+    assert.equal(r.code, 0, r.err);
+    const m = JSON.parse(r.out).models;
+    assert.ok(m, "models comparison missing");
+    assert.deepEqual(m.results.map((x: { model: string }) => x.model), ["all-MiniLM-L6-v2", "multilingual-e5-small"]);
+    assert.deepEqual(m.missing, []);
+    assert.equal(m.queries, 20);
+    const [mini, e5] = m.results;
+    assert.equal(mini.chunks, e5.chunks, "the same sample");
+    for (const x of m.results) {
+      assert.ok(x.chunks >= 24 && x.steadyChunksPerSec > 0 && x.queryP95Ms >= x.queryP50Ms && x.queryP50Ms > 0, JSON.stringify(x));
+      assert.ok(x.embedderMemMb > 0 && x.peakEmbedderMemMb >= x.embedderMemMb && x.coreMemMb > 0, JSON.stringify(x));
+    }
+    const human = strataModels("bench", vault, "--edits", "2", "--no-eval", "--embed-chunks", "0", "--model-chunks", "16");
+    assert.equal(human.code, 0, human.err);
+    assert.match(human.out, /Embedding models on the same \d+ notes/);
+    assert.match(human.out, /\n\s*multilingual-e5-small\s+\d+/);
   });
 });

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 
 import type { CoreConfig, StrataCoreApi } from "../../plugin/core/api.ts";
 import { defaultIndexDir, openIndex, reconcile, type IndexStore } from "../../plugin/core/client.ts";
-import { findModelDir, FsIndexStore, loadCore, loadModelFiles, NodeVault, type ModelFiles } from "../../plugin/core/node.ts";
+import { findModelDir, FsIndexStore, loadCore, loadModelFiles, modelPresent, NodeVault, type ModelFiles } from "../../plugin/core/node.ts";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const FIXTURE = path.join(ROOT, "tests", "fixtures", "vault");
@@ -22,6 +22,14 @@ export const NEEDS_MODEL: { skip?: string } = MODEL
   ? {}
   : { skip: `no embedding model in ${findModelDir()} (run scripts/fetch-model.sh, or set STRATA_MODEL_DIR)` };
 if (!MODEL) process.stderr.write(`# ${NEEDS_MODEL.skip}: the semantic tests are skipped\n`);
+
+/** `{ skip: reason }` for tests that need multilingual-e5-small (read by the tests that use it:
+ *  it is several times MiniLM's size). */
+export const NEEDS_E5: { skip?: string } = modelPresent("multilingual-e5-small")
+  ? {}
+  : { skip: `no multilingual-e5-small model in ${findModelDir("multilingual-e5-small")} (run scripts/fetch-e5.sh, or set STRATA_MODELS)` };
+/** Both models (the switch tests). */
+export const NEEDS_BOTH: { skip?: string } = NEEDS_MODEL.skip ? NEEDS_MODEL : NEEDS_E5;
 
 /** Loads the model into `core` (the caller checked MODEL). */
 export function loadModelInto(core: StrataCoreApi) {

@@ -10,8 +10,9 @@ import * as path from "node:path";
 import { serveEngine } from "../../plugin/obsidian/engine.ts";
 import type { EngineState } from "../../plugin/obsidian/protocol.ts";
 import type { PortLike } from "../../plugin/obsidian/rpc.ts";
-import { EMBEDDER_WASM_NAME, findModelDir, findWasm } from "../../plugin/core/node.ts";
-import { MODEL, ROOT } from "./helpers.ts";
+import type { ModelId } from "../../plugin/core/client.ts";
+import { EMBEDDER_WASM_NAME, findModelDir, findWasm, modelPresent } from "../../plugin/core/node.ts";
+import { ROOT } from "./helpers.ts";
 
 register("../obsidian-fake/loader.mjs", import.meta.url);
 
@@ -42,13 +43,24 @@ StrataPlugin.spawn = () => {
 
 export const PLUGIN_DIR = ".obsidian/plugins/strata-search";
 
-/** Puts the repository's model into the vault's plugin folder (a symlink), when there is one. */
-export async function installModel(vault: string): Promise<boolean> {
-  if (!MODEL) return false;
+/** Puts the repository's models into the vault's plugin folder (symlinks), when they are
+ *  there; true when every one of `ids` is. */
+export async function installModel(vault: string, ids: ModelId[] = ["all-MiniLM-L6-v2"]): Promise<boolean> {
+  if (!ids.every(modelPresent)) return false;
   const dir = path.join(vault, PLUGIN_DIR, "models");
   await mkdir(dir, { recursive: true });
-  await symlink(findModelDir(), path.join(dir, "all-MiniLM-L6-v2"));
+  for (const id of ids) await symlink(findModelDir(id), path.join(dir, id));
   return true;
+}
+
+/** A row of the plugin's settings tab (displayed afresh), by its name: its description and dropdown. */
+export function settingRow(app: AppT, name: string): { desc: string; select: { value: string; dispatch(type: string): void } | undefined } {
+  const tab = app.settingTabs[0];
+  tab.display();
+  const els = (el: HTMLElement, cls: string) => Array.from(el.querySelectorAll(cls)) as HTMLElement[];
+  const row = els(tab.containerEl, "setting-item").find((r) => els(r, "setting-item-name")[0]?.getText() === name);
+  if (!row) throw new Error(`no setting named ${name}`);
+  return { desc: els(row, "setting-item-description")[0].getText(), select: els(row, "dropdown")[0] as never };
 }
 
 export interface Loaded {

@@ -7,8 +7,10 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 
-import { cleanupTemps, copyFixture, FIXTURE_NOTES, hashTree, NEEDS_MODEL } from "./helpers.ts";
-import { engineState, eventually, installModel, loadPlugin, Notice, PLUGIN_DIR, TFile, unloadPlugin, type StrataPluginT } from "./plugin-env.ts";
+import type { EmbedProgress } from "../../plugin/core/api.ts";
+import { StatusBar } from "../../plugin/obsidian/status.ts";
+import { cleanupTemps, copyFixture, FIXTURE_NOTES, hashTree, NEEDS_BOTH, NEEDS_MODEL } from "./helpers.ts";
+import { engineState, eventually, installModel, loadPlugin, Notice, PLUGIN_DIR, settingRow, TFile, unloadPlugin, type StrataPluginT } from "./plugin-env.ts";
 
 after(cleanupTemps);
 
@@ -265,6 +267,86 @@ describe("plugin", () => {
       await assert.rejects(plugin.search({ query: "x", k: -5, mode: "nonsense" as never }), /./);
       assert.ok((await plugin.search({ query: '"unbalanced (((', mode: "lexical" })).hits.length >= 0);
       assert.ok((await plugin.search({ query: "telescope", mode: "lexical" })).hits.length > 0, "still answering");
+    } finally {
+      await unloadPlugin(plugin);
+    }
+  });
+
+  test("a missing model: a notice says how to get it, search stays lexical, the setting says what auto chose", async () => {
+    const vault = await copyFixture();
+    const notices = Notice.log.length;
+    const { plugin, app } = await loadPlugin(vault);
+    try {
+      assert.equal(plugin.modelState, "absent");
+      const shown = Notice.log.slice(notices);
+      const how = /multilingual-e5-small is missing: put model\.onnx and tokenizer\.json of multilingual-e5-small in \.obsidian\/plugins\/strata-search\/models\/multilingual-e5-small\//;
+      assert.ok(shown.some((n) => how.test(n)), JSON.stringify(shown));
+      const res = await plugin.search({ query: "sourdough starter", mode: "hybrid" });
+      assert.equal(res.mode, "lexical");
+      assert.equal(res.hits[0]?.path, "Cooking/Sourdough starter.md");
+      assert.match(settingRow(app, "Embedding model").desc, /^Auto chose multilingual-e5-small: \d+% of the vault's text is not in Latin script\./);
+      assert.match(settingRow(app, "Model").desc, how);
+      assert.ok((await plugin.statusLines()).some((l) => l.startsWith("semantic: off")));
+    } finally {
+      await unloadPlugin(plugin);
+    }
+  });
+
+  test("the status bar shows a switch's re-embedding", () => {
+    const el = new (class {
+      addClass() {}
+      setText() {}
+    })() as unknown as HTMLElement;
+    const bar = new StatusBar(el);
+    const p: EmbedProgress = { done: 1234, total: 5678, embedded: 8, rate: 20, etaSeconds: 222, model: "multilingual-e5-small", modelLoaded: true };
+    bar.setEmbed({ ...p, switching: { from: "all-MiniLM-L6-v2", to: "multilingual-e5-small", fromLoaded: true } });
+    assert.equal(bar.text(), "Strata: re-embedding for multilingual-e5-small: 1,234 / 5,678 · ETA 4m");
+    bar.setEmbed(p);
+    assert.equal(bar.text(), "Strata: embedding 1,234/5,678 · ETA 4m");
+    bar.destroy();
+  });
+
+  test("the Embedding model setting switches models in the background; the old vectors answer meanwhile", NEEDS_BOTH, async () => {
+    const vault = await copyFixture();
+    assert.ok(await installModel(vault, ["all-MiniLM-L6-v2", "multilingual-e5-small"]));
+    const notices = Notice.log.length;
+    const { plugin, app } = await loadPlugin(vault, { settings: { embeddingModel: "all-MiniLM-L6-v2" } });
+    try {
+      await plugin.worker!.call("embedIdle", {});
+      assert.equal(plugin.modelLoad?.loaded, "all-MiniLM-L6-v2");
+      assert.match(settingRow(app, "Embedding model").desc, /^all-MiniLM-L6-v2, chosen here\./);
+      const events: EmbedProgress[] = [];
+      const bar: string[] = [];
+      plugin.worker!.on("embed", (p) => {
+        events.push(p as EmbedProgress);
+        bar.push(plugin.statusBar!.text());
+      });
+
+      const { select } = settingRow(app, "Embedding model");
+      select!.value = "auto";
+      select!.dispatch("change");
+      // The change returns at once: the model loads in the worker.
+      assert.equal(plugin.modelLoad?.choice.setting, "all-MiniLM-L6-v2");
+      await eventually(async () => plugin.modelLoad?.choice.setting === "auto", 60_000, "the new model");
+      assert.equal(plugin.modelLoad?.loaded, "multilingual-e5-small");
+      assert.deepEqual(plugin.modelLoad?.switching, { from: "all-MiniLM-L6-v2", to: "multilingual-e5-small", fromLoaded: true });
+      // MiniLM's complete vectors answer while e5 embeds.
+      const during = await plugin.search({ query: "looking after the optics of my stargazing instrument", mode: "semantic", k: 3 });
+      assert.equal(during.semanticCoverage, 1);
+      assert.equal(during.hits[0]?.path, "Astronomy/Telescope care.md");
+
+      const done = await plugin.worker!.call("embedIdle", {});
+      assert.ok(done && done.done === done.total, JSON.stringify(done));
+      const st = await plugin.indexStatus();
+      assert.equal(st?.model, "multilingual-e5-small");
+      assert.equal(st?.switching, undefined, "the switch is over");
+      assert.ok(events.some((e) => e.switching?.to === "multilingual-e5-small" && e.switching.fromLoaded && e.done < e.total), "progress during the switch");
+      assert.ok(bar.some((t) => /^Strata: re-embedding for multilingual-e5-small: [\d,]+ \/ [\d,]+/.test(t)), JSON.stringify(bar.slice(0, 3)));
+      assert.match(settingRow(app, "Embedding model").desc, /^Auto chose multilingual-e5-small: \d+% of the vault's text is not in Latin script\.$/);
+      assert.equal(JSON.parse(await readFile(path.join(vault, PLUGIN_DIR, "data.json"), "utf8")).embeddingModel, "auto");
+      assert.deepEqual(Notice.log.slice(notices), [], "no notice");
+      const after = await plugin.search({ query: "泡乌龙茶的水温", mode: "semantic", k: 3 });
+      assert.equal(after.hits[0]?.path, "中文/茶道笔记.md");
     } finally {
       await unloadPlugin(plugin);
     }

@@ -88,7 +88,8 @@ async function copyVault(src: string, withModel: boolean): Promise<{ vault: stri
 async function uiTest(page: Page, withModel: boolean): Promise<void> {
   const t0 = Date.now();
   const step = (s: string) => console.log(`ui: ${s} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
-  await page.evaluate(() => (window as any).harness.load({ settings: { semantic: true } }));
+  // The model is pinned: auto would choose multilingual-e5-small for the mixed fixture vault.
+  await page.evaluate(() => (window as any).harness.load({ settings: { semantic: true, embeddingModel: "all-MiniLM-L6-v2" } }));
   const rec = await page.evaluate(() => (window as any).harness.waitIndexed());
   assert.equal(rec.added, 14, `indexed the fixture vault: ${JSON.stringify(rec)}`);
   step("plugin loaded, fixture indexed");
@@ -185,7 +186,8 @@ async function uiTest(page: Page, withModel: boolean): Promise<void> {
   }
   assert.match(await page.evaluate(() => (window as any).harness.statusText()), /Strata: 14 notes/);
   const notices: string[] = await page.evaluate(() => (window as any).harness.notices());
-  assert.deepEqual(notices, [], "no notice on a healthy start");
+  if (withModel) assert.deepEqual(notices, [], "no notice on a healthy start");
+  else assert.ok(notices.length === 1 && /all-MiniLM-L6-v2 is missing: put model\.onnx/.test(notices[0]), `the missing model's notice: ${notices}`);
   await page.evaluate(() => (window as any).harness.unload());
   console.log(`ui: PASS — screenshots in ${path.relative(ROOT, ARTIFACTS)}/`);
 }
