@@ -996,8 +996,10 @@ impl Engine {
     /// Loads the model a switch is moving away from: its vectors answer queries until the
     /// new model has embedded everything (`status().switching` says which model it is).
     pub fn load_previous_model(&mut self, model: &[u8], tokenizer: &[u8], config: EmbedderConfig) -> Result<EmbedProgress> {
-        self.semantic.load_previous_model(model, tokenizer, config)?;
-        Ok(self.semantic.progress(&self.catalog))
+        self.semantic.check_previous(&config)?;
+        let embedder = crate::embed::load(model, tokenizer, config)
+            .map_err(|e| CoreError::BadRequest(format!("the embedding model could not be loaded: {e}")))?;
+        self.use_previous_embedder(embedder)
     }
 
     /// [`Engine::load_previous_model`] with an embedder the host made.

@@ -134,7 +134,7 @@ pub struct Switch {
     /// The model whose vectors answer queries until the new one has embedded everything.
     pub from: String,
     pub to: String,
-    /// Whether the host has loaded `from` (queries need it: see `load_previous_model`).
+    /// Whether the host has loaded `from` (queries need it: see `use_previous_embedder`).
     pub from_loaded: bool,
 }
 
@@ -274,19 +274,13 @@ impl Semantic {
         self.layout_changed
     }
 
-    /// Loads the model vectors are to be made with. A model whose spec differs from the
+    /// Uses the model vectors are to be made with. A model whose spec differs from the
     /// active vectors' starts a new space: everything is embedded again with it, while the
-    /// old vectors keep answering queries (if the host also loads the old model with
-    /// [`Semantic::load_previous_model`]). Loading the model of the space a switch is
-    /// moving away from switches back (the old vectors are still complete).
+    /// old vectors keep answering queries with the old model (still loaded in this session;
+    /// after a restart the host loads it with [`Semantic::use_previous_embedder`]). The
+    /// model of the space a switch is moving away from switches back (its vectors are
+    /// complete).
     /// Returns whether the active space changed.
-    pub fn load_model(&mut self, model: &[u8], tokenizer: &[u8], config: EmbedderConfig) -> Result<bool> {
-        let embedder = crate::embed::load(model, tokenizer, config)
-            .map_err(|e| CoreError::BadRequest(format!("the embedding model could not be loaded: {e}")))?;
-        self.use_embedder(embedder)
-    }
-
-    /// [`Semantic::load_model`] with an embedder the host made.
     pub fn use_embedder(&mut self, embedder: Box<dyn TextEmbedder>) -> Result<bool> {
         let spec = ModelSpec::from_config(embedder.config());
         let changed = self.spec() != Some(&spec);
@@ -324,16 +318,8 @@ impl Semantic {
         }
     }
 
-    /// Loads the model of the space a switch is moving away from, so that its vectors
-    /// keep answering queries until the new model has embedded everything.
-    pub fn load_previous_model(&mut self, model: &[u8], tokenizer: &[u8], config: EmbedderConfig) -> Result<()> {
-        self.check_previous(&config)?;
-        let embedder = crate::embed::load(model, tokenizer, config)
-            .map_err(|e| CoreError::BadRequest(format!("the embedding model could not be loaded: {e}")))?;
-        self.use_previous_embedder(embedder)
-    }
-
-    /// [`Semantic::load_previous_model`] with an embedder the host made.
+    /// Uses the model of the space a switch is moving away from, so that its vectors keep
+    /// answering queries until the new model has embedded everything.
     pub fn use_previous_embedder(&mut self, embedder: Box<dyn TextEmbedder>) -> Result<()> {
         self.check_previous(embedder.config())?;
         let prev = self.previous.as_mut().expect("checked");
