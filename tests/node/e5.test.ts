@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { before, describe, test } from "node:test";
 
 import { EMBEDDER_WASM_NAME, findModelDir, findWasm } from "../../plugin/core/node.ts";
-import { ROOT } from "./helpers.ts";
+import { cosine, ROOT } from "./helpers.ts";
 
 interface Reference {
   tokens: { text: string; ids: number[] }[];
@@ -28,18 +28,6 @@ interface Embedder {
   tokenIds(text: string): Uint32Array;
   dimension(): number;
 }
-
-const cosine = (a: ArrayLike<number>, b: ArrayLike<number>) => {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return dot / Math.sqrt(na * nb);
-};
 
 /** Same pieces in another order: the only difference allowed (see the ids test). */
 const samePieces = (a: number[], b: number[]) =>

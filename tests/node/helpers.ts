@@ -57,6 +57,19 @@ export const FIXTURE_NOTES = [
 
 const temps: string[] = [];
 
+/** Cosine of two vectors. */
+export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return dot / Math.sqrt(na * nb);
+}
+
 export async function tempDir(prefix = "strata-test-"): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
   temps.push(dir);

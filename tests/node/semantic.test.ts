@@ -11,7 +11,7 @@ import type { SearchMode, StrataCoreApi } from "../../plugin/core/api.ts";
 import { embedAll, openIndex, persist, reconcile, type IndexStore } from "../../plugin/core/client.ts";
 import { FsIndexStore, NodeVault } from "../../plugin/core/node.ts";
 import { evaluate, loadQueries } from "../../plugin/cli/metrics.ts";
-import { cleanupTemps, CONFIG, copyFixture, Core, indexDirOf, indexVault, loadModelInto, NEEDS_MODEL, ROOT, tempDir } from "./helpers.ts";
+import { cleanupTemps, CONFIG, cosine, copyFixture, Core, indexDirOf, indexVault, loadModelInto, NEEDS_MODEL, ROOT, tempDir } from "./helpers.ts";
 
 after(cleanupTemps);
 
@@ -22,18 +22,6 @@ interface RefSentence {
   vector: number[];
 }
 const REF = JSON.parse(readFileSync(path.join(ROOT, "tests/fixtures/embeddings/reference.json"), "utf8")) as { sentences: RefSentence[] };
-
-const cosine = (a: number[], b: number[]) => {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return dot / Math.sqrt(na * nb);
-};
 
 /** Indexes the vault, loads the model and embeds everything, persisting to the index folder. */
 async function semanticVault(vault: string) {
