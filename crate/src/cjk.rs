@@ -33,8 +33,9 @@ pub fn is_cjk(c: char) -> bool {
     )
 }
 
+/// A letter or digit outside the CJK ranges (what a Latin-style word is made of).
 #[inline]
-fn is_word_char(c: char) -> bool {
+pub fn is_word_char(c: char) -> bool {
     // ASCII first: Unicode's alphabetic table lookup is slow, and CJK is checked by
     // ranges before it.
     if c.is_ascii() {
@@ -329,7 +330,8 @@ pub fn analyze(text: &str) -> Vec<Token> {
         let mut stream = a.token_stream(text);
         let mut out = Vec::new();
         while stream.advance() {
-            out.push(stream.token().clone());
+            // Moved out, not cloned: the stream is dropped right after.
+            out.push(std::mem::take(stream.token_mut()));
         }
         out
     })

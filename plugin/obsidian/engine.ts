@@ -149,10 +149,12 @@ export class Engine implements Handlers<WorkerApi> {
       this.core = null;
       // The index files are read (through the UI thread) while the wasm is still compiling.
       let store: IndexStore = this.store;
+      let readMs: number | undefined;
       try {
         const names = await this.store.list();
         const prefetch = new Map(names.map((n) => [n, this.store.read(n)]));
         for (const p of prefetch.values()) p.catch(() => undefined); // failures surface in openIndex
+        void Promise.allSettled(prefetch.values()).then(() => (readMs = performance.now() - t0));
         store = { ...this.store, list: async () => names, read: (n) => prefetch.get(n) ?? this.store.read(n) };
       } catch {
         // openIndex meets the same error below and starts fresh
@@ -171,6 +173,7 @@ export class Engine implements Handlers<WorkerApi> {
       this.st.phase = "idle";
       this.markOpened();
       res.tookMs = performance.now() - t0;
+      res.readMs = readMs;
       return res;
     });
   }

@@ -46,7 +46,7 @@ export default class StrataPlugin extends Plugin {
   /** What the last model load chose and did (the settings tab shows it). */
   modelLoad: ModelLoad | null = null;
   /** Start-up timings (ms): worker start → wasm ready (wall; inside the worker), index open (wall; in the core). */
-  startTimings: { workerMs: number; wasmInitMs: number; openMs: number; coreOpenMs: number | null } | null = null;
+  startTimings: { workerMs: number; wasmInitMs: number; openMs: number; readMs: number | null; coreOpenMs: number | null } | null = null;
   bridge: BridgeHandle | null = null;
   bridgeError: string | null = null;
   /** Messages the user was shown (Notices) this session, newest last. */
@@ -196,7 +196,7 @@ export default class StrataPlugin extends Plugin {
       const init = await this.initCall;
       const t2 = performance.now();
       const open = await opening;
-      this.startTimings = { workerMs: t2 - this.bootT0, wasmInitMs: init.ms, openMs: performance.now() - t1, coreOpenMs: open.timings?.totalMs ?? null };
+      this.startTimings = { workerMs: t2 - this.bootT0, wasmInitMs: init.ms, openMs: performance.now() - t1, readMs: open.readMs ?? null, coreOpenMs: open.timings?.totalMs ?? null };
       this.openResult = open;
       if (open.rebuilt) this.notify(`Strata: the search index could not be used and is being rebuilt (${open.reason ?? "unknown reason"}).`);
     } catch (err) {

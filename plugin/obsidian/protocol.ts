@@ -25,6 +25,8 @@ export interface OpenResult extends OpenReport {
   /** Orphans (crash leftovers, sync-conflict copies) deleted from the index folder. */
   removedOrphans: string[];
   tookMs: number;
+  /** Reading the index files through the UI thread (wall, overlapping the wasm's compile). */
+  readMs?: number;
 }
 
 /** Vault changes collected from events (debounced): the worker reads `changed` through the host. */
