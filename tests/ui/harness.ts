@@ -66,6 +66,21 @@ const harness = {
     return { totalMs, onloadMs, hits: resp.hits.length, openMs: plugin.openResult?.tookMs ?? null, timings: plugin.startTimings };
   },
 
+  /** The harness's own I/O floor: every file of the index folder read through the adapter at once. */
+  async readIndexFolder(): Promise<{ ms: number; bytes: number; files: number }> {
+    const adapter = new HttpAdapter(location.origin, "vault");
+    const names: string[] = [];
+    const walk = async (d: string) => {
+      const l = await adapter.list(d);
+      names.push(...l.files);
+      for (const f of l.folders) await walk(f);
+    };
+    await walk(`${PLUGIN_DIR}/index`);
+    const t0 = performance.now();
+    const sizes = await Promise.all(names.map(async (n) => (await adapter.readBinary(n)).byteLength));
+    return { ms: performance.now() - t0, bytes: sizes.reduce((a, b) => a + b, 0), files: names.length };
+  },
+
   async waitIndexed() {
     const { plugin } = need();
     await plugin.indexed;
