@@ -27,6 +27,7 @@ pub mod sections;
 pub mod snippet;
 pub mod store;
 pub mod tokens;
+pub mod vector_bench;
 pub mod vectors;
 
 #[cfg(all(target_arch = "wasm32", feature = "bindings"))]

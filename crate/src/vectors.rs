@@ -696,78 +696,12 @@ mod scan {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Deterministic generator (splitmix64 + Box-Muller), no dependency.
-    pub(crate) struct Rng(u64);
-    impl Rng {
-        pub fn new(seed: u64) -> Self {
-            Rng(seed)
-        }
-        pub fn next_u64(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E3779B97F4A7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
-            z ^ (z >> 31)
-        }
-        pub fn unit(&mut self) -> f64 {
-            ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-        }
-        pub fn gauss(&mut self) -> f32 {
-            let (u, v) = (self.unit(), self.unit());
-            ((-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()) as f32
-        }
-        pub fn key(&mut self) -> Key {
-            let mut k = [0u8; 32];
-            for c in k.chunks_mut(8) {
-                c.copy_from_slice(&self.next_u64().to_le_bytes());
-            }
-            k
-        }
-    }
-
-    pub(crate) fn normalize(v: &mut [f32]) {
-        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        v.iter_mut().for_each(|x| *x /= n);
-    }
-
-    pub(crate) fn random_vectors(rng: &mut Rng, n: usize, dim: usize) -> Vec<Vec<f32>> {
-        (0..n)
-            .map(|_| {
-                let mut v: Vec<f32> = (0..dim).map(|_| rng.gauss()).collect();
-                normalize(&mut v);
-                v
-            })
-            .collect()
-    }
-
-    /// Clusters, like embeddings of related sections: centre + noise.
-    pub(crate) fn clustered_vectors(rng: &mut Rng, n: usize, dim: usize, clusters: usize, noise: f32) -> Vec<Vec<f32>> {
-        let centres = random_vectors(rng, clusters, dim);
-        (0..n)
-            .map(|_| {
-                let c = &centres[(rng.next_u64() % clusters as u64) as usize];
-                let mut v: Vec<f32> = c.iter().map(|x| x + noise * rng.gauss() / (dim as f32).sqrt()).collect();
-                normalize(&mut v);
-                v
-            })
-            .collect()
-    }
+    use crate::vector_bench::{clustered_vectors, normalize, random_vectors, recall_at, Rng};
 
     pub(crate) fn exact_top(data: &[(Key, Vec<f32>)], q: &[f32], k: usize) -> Vec<Key> {
         let mut s: Vec<(f32, Key)> = data.iter().map(|(key, v)| (v.iter().zip(q).map(|(a, b)| a * b).sum(), *key)).collect();
         s.sort_by(|a, b| b.0.total_cmp(&a.0));
         s.into_iter().take(k).map(|x| x.1).collect()
-    }
-
-    pub(crate) fn recall_at(idx: &FlatIndex, data: &[(Key, Vec<f32>)], queries: &[Vec<f32>], k: usize) -> f64 {
-        let mut hit = 0usize;
-        for q in queries {
-            let truth = exact_top(data, q, k);
-            let got: Vec<Key> = idx.search(q, k, None).unwrap().into_iter().map(|x| x.0).collect();
-            hit += truth.iter().filter(|t| got.contains(t)).count();
-        }
-        hit as f64 / (queries.len() * k) as f64
     }
 
     fn build(vecs: Vec<Vec<f32>>, rng: &mut Rng) -> (FlatIndex, Vec<(Key, Vec<f32>)>) {
@@ -1064,52 +998,17 @@ mod tests {
         assert!(FlatIndex::from_bytes(&lie, 32, 7).unwrap_err().contains("version"));
     }
 
-    /// `cargo test --release --lib -- --ignored --nocapture vector_bench`
+    /// `cargo test --release --lib -- --ignored --nocapture vector_bench` (the wasm core runs the
+    /// same code for `strata bench`).
     #[test]
     #[ignore]
     fn vector_bench() {
-        let dim = 384;
-        let mut rng = Rng::new(2024);
-        let all = clustered_vectors(&mut rng, 300_000, dim, 3000, 0.7);
-        let data: Vec<(Key, Vec<f32>)> = all.into_iter().map(|v| (rng.key(), v)).collect();
-        let queries: Vec<Vec<f32>> = (0..50)
-            .map(|i| {
-                let mut q: Vec<f32> = data[(i * 5981) % 10_000].1.iter().map(|x| x + 0.05 * rng.gauss()).collect();
-                normalize(&mut q);
-                q
-            })
-            .collect();
-        let rand_q = random_vectors(&mut rng, 20, dim);
-        for n in [10_000usize, 100_000, 300_000] {
-            let mut idx = FlatIndex::new(dim, 0).unwrap();
-            let t = std::time::Instant::now();
-            for (k, v) in &data[..n] {
-                idx.insert(*k, v).unwrap();
-            }
-            let build = t.elapsed().as_secs_f64();
-            for q in queries.iter().take(3) {
-                idx.search(q, 10, None).unwrap();
-            }
-            let t = std::time::Instant::now();
-            for q in &queries {
-                std::hint::black_box(idx.search(q, 10, None).unwrap());
-            }
-            let per = t.elapsed().as_secs_f64() * 1000.0 / queries.len() as f64;
-            let r = recall_at(&idx, &data[..n], &queries[..20], 10);
-            let rr = recall_at(&idx, &data[..n], &rand_q, 10);
-            let t = std::time::Instant::now();
-            let bytes = idx.to_bytes();
-            let ser = t.elapsed().as_secs_f64();
-            let t = std::time::Instant::now();
-            let back = FlatIndex::from_bytes(&bytes, dim, 0).unwrap();
-            let de = t.elapsed().as_secs_f64();
-            assert_eq!(back.len(), n);
+        for r in crate::vector_bench::run(&[10_000, 100_000, 300_000], 384) {
             println!(
-                "n={n}: query {per:.2} ms ({:.3} us/vector), recall@10 {r:.3} (near-data queries) {rr:.3} (random queries); \
-                 insert {build:.2}s, {:.1} MB in memory, snapshot {:.1} MB written in {ser:.2}s, loaded in {de:.2}s",
-                per * 1000.0 / n as f64,
-                idx.memory_bytes() as f64 / 1e6,
-                bytes.len() as f64 / 1e6
+                "n={}: query p50 {:.2} ms, p95 {:.2} ms ({:.3} us/vector), recall@10 {:.3} (near-data queries) {:.3} (random queries); \
+                 insert {:.2} s, {:.1} MB in memory, snapshot {:.1} MB written in {:.2} s, loaded in {:.2} s",
+                r.n, r.query_p50_ms, r.query_p95_ms, r.us_per_vector, r.recall_near, r.recall_random, r.insert_ms / 1000.0,
+                r.memory_bytes as f64 / 1e6, r.snapshot_bytes as f64 / 1e6, r.snapshot_write_ms / 1000.0, r.snapshot_load_ms / 1000.0
             );
         }
     }

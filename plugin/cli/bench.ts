@@ -1,6 +1,7 @@
 // `strata bench [vault]`: this engine and MiniSearch configured as Omnisearch configures it,
 // side by side in one run; then our embedder against onnxruntime-web (embed-bench.ts), the
-// embedding models side by side (throughput, query latency, memory) and the quality of the
+// embedding models side by side (throughput, query latency, memory), the vector index at
+// 10k/100k/300k vectors (crate/src/vector_bench.rs, in the wasm core) and the quality of the
 // lexical, semantic and hybrid modes on the shared dev queries. Full index runs and cold
 // opens run in child processes (hidden `__bench-worker` command) so that peak memory and
 // start-up of one engine do not pollute the other. Nothing is written into the vault: edits
@@ -13,7 +14,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 import type { CoreConfig, StrataCoreApi } from "../core/api.ts";
-import { DEFAULT_MODEL, embedAll, isModelId, loadChosenModel, MODEL_IDS, openIndex, persist, reconcile } from "../core/client.ts";
+import { DEFAULT_MODEL, embedAll, isModelId, loadChosenModel, MODEL_IDS, openIndex, persist, reconcile, type VectorBenchRow } from "../core/client.ts";
 import { FsIndexStore, loadCore, NodeVault, checkVaultDir, findModelDir, modelPresent, modelReader } from "../core/node.ts";
 import { CliError, intOption, MODEL_USAGE, modelOptions, parse, parseModelSetting, repoRoot } from "./common.ts";
 import {
@@ -32,9 +33,10 @@ import { buildOmni, loadOmni, omniDoc, omniSearch } from "./omnisearch.ts";
 import { bytes, ms, table } from "./ui.ts";
 
 export const BENCH_USAGE = `strata bench [vault] [--index-dir DIR] [--edits 20] [--embed-chunks 200] [--model-chunks 96] ${MODEL_USAGE}
-              [--eval DIR] [--eval-vaults DIR] [--no-eval] [--json]
+              [--vector-sizes 10000,100000,300000] [--eval DIR] [--eval-vaults DIR] [--no-eval] [--json]
               (default vault: ../shared/vaults/obsidian-help beside the repository, else the fixture vault;
-              --embed-chunks 0 skips the embedder comparison, --model-chunks 0 the models' side by side;
+              --embed-chunks 0 skips the embedder comparison, --model-chunks 0 the models' side by side,
+              --vector-sizes 0 the vector index;
               --model is the model of the semantic quality part)`;
 
 /** Fixed query list for latency: the kinds of words people type, in several of the vault's languages. */
@@ -114,6 +116,9 @@ export async function benchWorker(args: string[]): Promise<number> {
       res = { openMs: t1 - t0, queryMs: performance.now() - t1, hits };
       break;
     }
+    case "vectors":
+      res = { rows: JSON.stringify(loadCore().benchVectors(a.split(",").map(Number), 384)) };
+      break;
     case "embed-tract":
       res = { ...(await embedTractWorker(a, b, Number(args[3] ?? 8))) };
       break;
@@ -199,6 +204,17 @@ interface ModelsComparison {
   missing: string[];
 }
 
+/** `--vector-sizes 10000,100000,300000` (the default); `0` skips the vector index part. */
+function vectorSizesOption(v: string | undefined): number[] {
+  if (v === undefined) return [10_000, 100_000, 300_000];
+  if (v.trim() === "0") return [];
+  const sizes = v.split(",").map((x) => Number(x.trim()));
+  if (sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 2_000_000)) {
+    throw new CliError(`--vector-sizes: a comma-separated list of counts from 1 to 2000000, or 0 (got ${JSON.stringify(v)})`, 2);
+  }
+  return [...new Set(sizes)].sort((a, b) => a - b);
+}
+
 export async function benchCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, {
     "index-dir": { type: "string" },
@@ -208,6 +224,7 @@ export async function benchCommand(args: string[]): Promise<number> {
     "no-eval": { type: "boolean" },
     "embed-chunks": { type: "string" },
     "model-chunks": { type: "string" },
+    "vector-sizes": { type: "string" },
     ...modelOptions,
     json: { type: "boolean" },
   });
@@ -232,6 +249,7 @@ export async function benchCommand(args: string[]): Promise<number> {
   const edits = intOption(values.edits, "edits", 1) ?? 20;
   const embedChunks = intOption(values["embed-chunks"], "embed-chunks", 0) ?? 200;
   const modelChunks = intOption(values["model-chunks"], "model-chunks", 0) ?? 96;
+  const vectorSizes = vectorSizesOption(values["vector-sizes"]);
   const setting = parseModelSetting(values.model);
   // The comparison with onnxruntime-web is on all-MiniLM-L6-v2 (its harness pools and checks
   // itself as that model wants); the models' side by side and the quality part take any.
@@ -338,7 +356,15 @@ export async function benchCommand(args: string[]): Promise<number> {
     }
     core.free();
 
-    // 7. Quality on the shared dev sets: lexical (vs MiniSearch), semantic and hybrid.
+    // 7. The vector index at 10k/100k/300k synthetic 384-d vectors, in the wasm core (its own
+    //    process: 300k vectors and their f32 originals for the exact recall take ~1.7 GB).
+    let vectors: VectorBenchRow[] | null = null;
+    if (vectorSizes.length) {
+      log(`  vector index: ${vectorSizes.join(", ")} vectors…`);
+      vectors = JSON.parse(String((await runWorker(["vectors", vectorSizes.join(",")])).rows)) as VectorBenchRow[];
+    }
+
+    // 8. Quality on the shared dev sets: lexical (vs MiniSearch), semantic and hybrid.
     const quality: QualityRow[] = [];
     const evalDir = values.eval ? path.resolve(values.eval) : path.join(shared, "eval");
     const evalVaults = values["eval-vaults"] ? path.resolve(values["eval-vaults"]) : path.join(shared, "vaults", "obsidian-help");
@@ -387,7 +413,7 @@ export async function benchCommand(args: string[]): Promise<number> {
       embedding,
       embedSkipped,
       models,
-      vectorLatency: "measured natively by the core's Rust bench (crate/), not here",
+      vectors,
       quality,
     };
 
@@ -502,7 +528,7 @@ type BenchResult = {
   embedding: EmbedComparison | null;
   embedSkipped: string | null;
   models: ModelsComparison | null;
-  vectorLatency: string;
+  vectors: VectorBenchRow[] | null;
   quality: QualityRow[];
 };
 
@@ -566,7 +592,24 @@ function render(r: BenchResult): string {
     );
     if (x.missing.length) out.push(`Not measured (absent): ${x.missing.join(", ")} (scripts/fetch-model.sh, scripts/fetch-e5.sh).`);
   }
-  out.push(`Vector query latency (10k/100k/300k vectors): ${r.vectorLatency}.`);
+  if (r.vectors?.length) {
+    const target: Record<number, number> = { 100_000: 15, 300_000: 40 };
+    const v = [["vectors", "query p50", "query p95", "per vector", "recall@10 near / random", "insert", "memory", "snapshot", "write / load", "target"]];
+    for (const x of r.vectors) {
+      const t = target[x.n];
+      const goal = [t ? `≤ ${t} ms ${check(x.queryP95Ms <= t)}` : "", `recall ≥ 0.99 ${check(Math.min(x.recallNear, x.recallRandom) >= 0.99)}`].filter(Boolean).join(", ");
+      v.push([
+        String(x.n), ms(x.queryP50Ms), ms(x.queryP95Ms), `${(x.usPerVector * 1000).toFixed(0)} ns`, `${x.recallNear.toFixed(3)} / ${x.recallRandom.toFixed(3)}`,
+        ms(x.insertMs), bytes(x.memoryBytes), bytes(x.snapshotBytes), `${ms(x.snapshotWriteMs)} / ${ms(x.snapshotLoadMs)}`, goal,
+      ]);
+    }
+    out.push(
+      "",
+      `Vector index (the core's int8 SIMD128 scan + f16 re-rank, in wasm, one thread): synthetic unit vectors of ${r.vectors[0].dim} dimensions in clusters; ` +
+        `${r.vectors[0].queries} timed queries each; recall@10 against an exact f32 scan (20 queries near stored vectors, 20 random); insert = all vectors up to that size.`,
+      table(v, ["r", "r", "r", "r", "r", "r", "r", "r", "r", "l"]),
+    );
+  }
   if (r.quality.length) {
     const f = (a: number, b: number) => `${a.toFixed(3)} / ${b.toFixed(3)}`;
     const q = [["lexical quality", "n", "recall@10 S / MS", "MRR@10 S / MS", "nDCG@10 S / MS"]];

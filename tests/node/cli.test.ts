@@ -191,7 +191,7 @@ describe("strata CLI", () => {
   test("bench runs both engines on the fixture vault and writes nothing into it", async () => {
     const vault = await copyFixture();
     const before_ = await hashTree(vault);
-    const r = strata("bench", vault, "--edits", "3", "--no-eval", "--embed-chunks", "0", "--json");
+    const r = strata("bench", vault, "--edits", "3", "--no-eval", "--embed-chunks", "0", "--vector-sizes", "5000,2000", "--json");
     assert.equal(r.code, 0, r.err);
     const j = JSON.parse(r.out);
     assert.equal(j.notes, FIXTURE_NOTES.length);
@@ -201,6 +201,13 @@ describe("strata CLI", () => {
     }
     assert.equal(j.strata.editFound, 3);
     assert.equal(j.embedding, null);
+    // The vector index in the wasm core, sizes ascending, against an exact f32 scan.
+    assert.deepEqual(j.vectors.map((v: { n: number }) => v.n), [2000, 5000]);
+    for (const v of j.vectors) {
+      assert.ok(v.queryP50Ms > 0 && v.queryP95Ms >= v.queryP50Ms && v.insertMs > 0, JSON.stringify(v));
+      assert.ok(v.recallNear >= 0.99 && v.recallRandom >= 0.9, JSON.stringify(v));
+      assert.ok(v.snapshotBytes >= v.n * 384 && v.memoryBytes > v.snapshotBytes, JSON.stringify(v));
+    }
     assert.ok(j.strata.editBytesWritten > 0 && j.strata.editBytesWritten < j.strata.indexBytes);
     assert.deepEqual(await hashTree(vault), before_);
   });
@@ -297,7 +304,7 @@ describe("strata CLI with the embedding model", NEEDS_MODEL, () => {
 
   test("bench compares our embedder with onnxruntime-web on the same chunks", async () => {
     const fresh = await copyFixture();
-    const r = strataModel("bench", fresh, "--edits", "2", "--no-eval", "--embed-chunks", "1000", "--model-chunks", "0", "--json");
+    const r = strataModel("bench", fresh, "--edits", "2", "--no-eval", "--embed-chunks", "1000", "--vector-sizes", "0", "--model-chunks", "0", "--json");
     assert.equal(r.code, 0, r.err);
     const j = JSON.parse(r.out);
     const e = j.embedding;
@@ -393,7 +400,7 @@ describe("strata --model", () => {
 
   test("bench measures both models side by side on the same chunks", NEEDS_BOTH, async () => {
     const vault = await copyFixture();
-    const r = strataModels("bench", vault, "--edits", "2", "--no-eval", "--embed-chunks", "0", "--model-chunks", "24", "--json");
+    const r = strataModels("bench", vault, "--edits", "2", "--no-eval", "--embed-chunks", "0", "--vector-sizes", "0", "--model-chunks", "24", "--json");
     assert.equal(r.code, 0, r.err);
     const m = JSON.parse(r.out).models;
     assert.ok(m, "models comparison missing");
@@ -406,7 +413,7 @@ describe("strata --model", () => {
       assert.ok(x.chunks >= 24 && x.steadyChunksPerSec > 0 && x.queryP95Ms >= x.queryP50Ms && x.queryP50Ms > 0, JSON.stringify(x));
       assert.ok(x.embedderMemMb > 0 && x.peakEmbedderMemMb >= x.embedderMemMb && x.coreMemMb > 0, JSON.stringify(x));
     }
-    const human = strataModels("bench", vault, "--edits", "2", "--no-eval", "--embed-chunks", "0", "--model-chunks", "16");
+    const human = strataModels("bench", vault, "--edits", "2", "--no-eval", "--embed-chunks", "0", "--vector-sizes", "0", "--model-chunks", "16");
     assert.equal(human.code, 0, human.err);
     assert.match(human.out, /Embedding models on the same \d+ notes/);
     assert.match(human.out, /\n\s*multilingual-e5-small\s+\d+/);

@@ -1,0 +1,220 @@
+//! The vector index benchmark at 10k/100k/300k vectors, one code path for the native run
+//! (`cargo test --release --lib -- --ignored --nocapture vector_bench`) and the wasm core
+//! (`StrataCore.benchVectors`, which `strata bench` prints): synthetic unit vectors in
+//! clusters (like embeddings of related sections), the [`FlatIndex`]'s query latency, and its
+//! recall@10 against an exact f32 scan of the same vectors.
+
+use serde::Serialize;
+
+use crate::engine::now_ms;
+use crate::vectors::{FlatIndex, Key, VectorIndex};
+
+/// Deterministic generator (splitmix64 + Box-Muller), no dependency.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E3779B97F4A7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
+        z ^ (z >> 31)
+    }
+    pub fn unit(&mut self) -> f64 {
+        ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+    pub fn gauss(&mut self) -> f32 {
+        let (u, v) = (self.unit(), self.unit());
+        ((-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()) as f32
+    }
+    pub fn key(&mut self) -> Key {
+        let mut k = [0u8; 32];
+        for c in k.chunks_mut(8) {
+            c.copy_from_slice(&self.next_u64().to_le_bytes());
+        }
+        k
+    }
+}
+
+pub fn normalize(v: &mut [f32]) {
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    v.iter_mut().for_each(|x| *x /= n);
+}
+
+pub fn random_vectors(rng: &mut Rng, n: usize, dim: usize) -> Vec<Vec<f32>> {
+    (0..n)
+        .map(|_| {
+            let mut v: Vec<f32> = (0..dim).map(|_| rng.gauss()).collect();
+            normalize(&mut v);
+            v
+        })
+        .collect()
+}
+
+/// Clusters, like embeddings of related sections: centre + noise.
+pub fn clustered_vectors(rng: &mut Rng, n: usize, dim: usize, clusters: usize, noise: f32) -> Vec<Vec<f32>> {
+    let centres = random_vectors(rng, clusters, dim);
+    (0..n)
+        .map(|_| {
+            let c = &centres[(rng.next_u64() % clusters as u64) as usize];
+            let mut v: Vec<f32> = c.iter().map(|x| x + noise * rng.gauss() / (dim as f32).sqrt()).collect();
+            normalize(&mut v);
+            v
+        })
+        .collect()
+}
+
+/// The exact top `k` keys for each query, by f32 dot product over `data` (one pass).
+fn exact_tops(data: &[(Key, Vec<f32>)], queries: &[Vec<f32>], k: usize) -> Vec<Vec<Key>> {
+    let mut tops: Vec<Vec<(f32, Key)>> = vec![Vec::with_capacity(k + 1); queries.len()];
+    for (key, v) in data {
+        for (q, top) in queries.iter().zip(tops.iter_mut()) {
+            let s: f32 = v.iter().zip(q).map(|(a, b)| a * b).sum();
+            if top.len() < k || s > top[top.len() - 1].0 {
+                let at = top.partition_point(|x| x.0 >= s);
+                top.insert(at, (s, *key));
+                top.truncate(k);
+            }
+        }
+    }
+    tops.into_iter().map(|t| t.into_iter().map(|x| x.1).collect()).collect()
+}
+
+/// recall@k of `idx` against the exact scan of `data`.
+pub fn recall_at(idx: &FlatIndex, data: &[(Key, Vec<f32>)], queries: &[Vec<f32>], k: usize) -> f64 {
+    let truth = exact_tops(data, queries, k);
+    let mut hit = 0usize;
+    for (q, want) in queries.iter().zip(&truth) {
+        let got: Vec<Key> = idx.search(q, k, None).expect("bench query").into_iter().map(|x| x.0).collect();
+        hit += want.iter().filter(|t| got.contains(t)).count();
+    }
+    hit as f64 / (queries.len() * k) as f64
+}
+
+/// One index size of the benchmark.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VectorBenchRow {
+    pub n: usize,
+    pub dim: usize,
+    pub queries: usize,
+    pub query_p50_ms: f64,
+    pub query_p95_ms: f64,
+    pub query_mean_ms: f64,
+    /// Mean query time per stored vector (µs).
+    pub us_per_vector: f64,
+    /// recall@10 of queries near stored vectors (what a search for a known passage is).
+    pub recall_near: f64,
+    /// recall@10 of random unit queries (the hardest case for an int8 scan).
+    pub recall_random: f64,
+    pub insert_ms: f64,
+    pub memory_bytes: usize,
+    /// The persisted form (one base segment): its size and the time to write and load it.
+    pub snapshot_bytes: usize,
+    pub snapshot_write_ms: f64,
+    pub snapshot_load_ms: f64,
+}
+
+/// Builds indexes of each size in `sizes` (ascending) from one set of `dim`-dimensional
+/// clustered vectors and measures them. 50 timed queries (after 3 warm-up ones), recall over
+/// 20 near-data and 20 random queries.
+pub fn run(sizes: &[usize], dim: usize) -> Vec<VectorBenchRow> {
+    let max = sizes.iter().copied().max().unwrap_or(0);
+    let mut rng = Rng::new(2024);
+    let data: Vec<(Key, Vec<f32>)> = clustered_vectors(&mut rng, max, dim, (max / 100).max(1), 0.7)
+        .into_iter()
+        .map(|v| (rng.key(), v))
+        .collect();
+    let near = |rng: &mut Rng, i: usize, n: usize| {
+        let mut q: Vec<f32> = data[(i * 5981) % n].1.iter().map(|x| x + 0.05 * rng.gauss()).collect();
+        normalize(&mut q);
+        q
+    };
+    let random = random_vectors(&mut rng, 20, dim);
+    let mut rows = Vec::new();
+    let mut idx = FlatIndex::new(dim, 0).expect("bench dimension");
+    let mut inserted = 0;
+    let mut insert_ms = 0.0;
+    for &n in sizes {
+        // Grown in place: the rows share the insert work, each timed for its own vectors.
+        let t = now_ms();
+        for (k, v) in &data[inserted..n] {
+            idx.insert(*k, v).expect("bench insert");
+        }
+        insert_ms += now_ms() - t;
+        inserted = n;
+        let queries: Vec<Vec<f32>> = (0..50).map(|i| near(&mut rng, i, n)).collect();
+        for q in queries.iter().take(3) {
+            idx.search(q, 10, None).expect("bench query");
+        }
+        let mut times: Vec<f64> = queries
+            .iter()
+            .map(|q| {
+                let t = now_ms();
+                std::hint::black_box(idx.search(q, 10, None).expect("bench query"));
+                now_ms() - t
+            })
+            .collect();
+        let mean = times.iter().sum::<f64>() / times.len() as f64;
+        let t = now_ms();
+        let bytes = idx.to_bytes();
+        let snapshot_write_ms = now_ms() - t;
+        let t = now_ms();
+        let back = FlatIndex::from_bytes(&bytes, dim, 0).expect("bench snapshot");
+        let snapshot_load_ms = now_ms() - t;
+        assert_eq!(back.len(), n, "the snapshot holds every vector");
+        drop(back);
+        times.sort_by(f64::total_cmp);
+        let pick = |p: f64| times[((times.len() - 1) as f64 * p).round() as usize];
+        rows.push(VectorBenchRow {
+            n,
+            dim,
+            queries: times.len(),
+            query_p50_ms: pick(0.5),
+            query_p95_ms: pick(0.95),
+            query_mean_ms: mean,
+            us_per_vector: mean * 1000.0 / n as f64,
+            recall_near: recall_at(&idx, &data[..n], &queries[..20], 10),
+            recall_random: recall_at(&idx, &data[..n], &random, 10),
+            insert_ms,
+            memory_bytes: idx.memory_bytes(),
+            snapshot_bytes: bytes.len(),
+            snapshot_write_ms,
+            snapshot_load_ms,
+        });
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_run_measures_each_size() {
+        let rows = run(&[300, 1200], 48);
+        assert_eq!(rows.iter().map(|r| r.n).collect::<Vec<_>>(), vec![300, 1200]);
+        for r in &rows {
+            assert!(r.query_p95_ms >= r.query_p50_ms && r.query_p50_ms >= 0.0, "{r:?}");
+            assert!(r.recall_near >= 0.99 && r.recall_random >= 0.9, "{r:?}");
+            assert!(r.snapshot_bytes >= r.n * r.dim && r.memory_bytes > r.snapshot_bytes / 2, "{r:?}");
+        }
+        assert!(rows[1].insert_ms >= rows[0].insert_ms, "insert time covers every vector up to the size");
+    }
+
+    #[test]
+    fn exact_tops_match_a_full_sort() {
+        let mut rng = Rng::new(7);
+        let data: Vec<(Key, Vec<f32>)> = random_vectors(&mut rng, 200, 16).into_iter().map(|v| (rng.key(), v)).collect();
+        let qs = random_vectors(&mut rng, 3, 16);
+        let tops = exact_tops(&data, &qs, 5);
+        for (q, top) in qs.iter().zip(&tops) {
+            let mut all: Vec<(f32, Key)> = data.iter().map(|(k, v)| (v.iter().zip(q).map(|(a, b)| a * b).sum(), *k)).collect();
+            all.sort_by(|a, b| b.0.total_cmp(&a.0));
+            assert_eq!(top, &all.iter().take(5).map(|x| x.1).collect::<Vec<_>>());
+        }
+    }
+}
