@@ -105,6 +105,25 @@ pub trait VectorIndex {
     fn keys(&self) -> Vec<Key>;
 }
 
+/// Appends the int8 codes of `values` (finite: checked on insert and query) to `out`, scaled
+/// so that the largest magnitude maps to 127; returns the scale (code × scale ≈ value).
+/// Written with plain comparisons and ties-to-even rounding, which compile to wasm's
+/// `f32.gt`/`f32.nearest`: `f32::max` and `f32::round` were calls to libm's `fmaxf` and
+/// `roundf` per component (measured: most of the time of loading 100k vectors, 0.8 s).
+fn quantize_into(values: &[f32], out: &mut Vec<i8>) -> f32 {
+    let max = values.iter().fold(0f32, |m, &x| {
+        let a = x.abs();
+        if a > m { a } else { m }
+    });
+    let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
+    let inv = 1.0 / scale;
+    out.extend(values.iter().map(|&x| {
+        let r = (x * inv).round_ties_even();
+        (if r > 127.0 { 127.0 } else if r < -127.0 { -127.0 } else { r }) as i8
+    }));
+    scale
+}
+
 /// A new segment to persist, from [`FlatIndex::pending_segment`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SegmentWrite {
@@ -256,10 +275,7 @@ impl FlatIndex {
     /// made from the f16 values, so a reloaded index is bit-identical).
     fn push_slot(&mut self, key: Key, halves: &[f16], values: &[f32]) {
         let slot = self.slots() as u32;
-        let max = values.iter().fold(0f32, |m, x| m.max(x.abs()));
-        let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
-        let inv = 1.0 / scale;
-        self.codes.extend(values.iter().map(|x| (x * inv).round().clamp(-127.0, 127.0) as i8));
+        let scale = quantize_into(values, &mut self.codes);
         self.codes.resize(self.codes.len() + self.stride - self.dim, 0);
         self.scales.push(scale);
         self.halves.extend_from_slice(halves);
@@ -269,9 +285,8 @@ impl FlatIndex {
     }
 
     fn quantize_query(&self, query: &[f32]) -> Vec<i8> {
-        let max = query.iter().fold(0f32, |m, x| m.max(x.abs()));
-        let inv = if max > 0.0 { 127.0 / max } else { 0.0 };
-        let mut q: Vec<i8> = query.iter().map(|x| (x * inv).round().clamp(-127.0, 127.0) as i8).collect();
+        let mut q = Vec::with_capacity(self.stride);
+        quantize_into(query, &mut q);
         q.resize(self.stride, 0);
         q
     }
