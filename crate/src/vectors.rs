@@ -105,6 +105,13 @@ pub trait VectorIndex {
     fn keys(&self) -> Vec<Key>;
 }
 
+/// `half`'s f16 → f32 conversion of every bit pattern, computed once (256 KB): wasm has no
+/// f16 instructions, and loading a snapshot converts every stored component.
+fn f16_table() -> &'static [f32] {
+    static TABLE: std::sync::OnceLock<Vec<f32>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| (0..=u16::MAX).map(|b| f16::from_bits(b).to_f32()).collect())
+}
+
 /// Appends the int8 codes of `values` (finite: checked on insert and query) to `out`, scaled
 /// so that the largest magnitude maps to 127; returns the scale (code × scale ≈ value).
 /// Written with plain comparisons and ties-to-even rounding, which compile to wasm's
@@ -425,7 +432,10 @@ impl FlatIndex {
                     continue;
                 }
                 seg.vector(v, &mut h);
-                h.convert_to_f32_slice(&mut f);
+                let t = f16_table();
+                for (o, x) in f.iter_mut().zip(&h) {
+                    *o = t[x.to_bits() as usize];
+                }
                 idx.push_slot(key, &h, &f);
             }
         }
