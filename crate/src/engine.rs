@@ -41,6 +41,9 @@ pub struct Engine {
     semantic: Semantic,
     /// Vector key → the leaf sections with that text (built on demand).
     key_map: Option<HashMap<Key, Vec<(String, u32)>>>,
+    /// The paths seen by a plan made in chunks ([`Engine::plan_chunk`]), until
+    /// [`Engine::plan_deletes`].
+    plan_seen: Option<HashSet<String>>,
 }
 
 pub fn now_ms() -> f64 {
@@ -106,6 +109,7 @@ impl Engine {
             recent_deletes: HashMap::new(),
             semantic: Semantic::default(),
             key_map: None,
+            plan_seen: None,
         })
     }
 
@@ -216,6 +220,7 @@ impl Engine {
             recent_deletes: HashMap::new(),
             semantic,
             key_map: None,
+            plan_seen: None,
         }))
     }
 
@@ -233,8 +238,31 @@ impl Engine {
 
     /// Compares a vault listing with the catalog: what to read, what to delete.
     pub fn plan(&self, listing: &[FileStat]) -> Plan {
-        let mut plan = Plan::default();
         let mut seen = HashSet::new();
+        let mut plan = self.plan_part(listing, &mut seen);
+        plan.delete = self.unseen(&seen);
+        plan
+    }
+
+    /// [`Engine::plan`] a part of the listing at a time, so that a host can answer searches
+    /// between the parts of a large vault's plan (measured: 0.3–0.5 s for 100k notes in one
+    /// call). `first` starts a new plan; `delete` stays empty until [`Engine::plan_deletes`],
+    /// after the last part. The parts together give exactly `plan` of the whole listing.
+    pub fn plan_chunk(&mut self, listing: &[FileStat], first: bool) -> Plan {
+        let mut seen = if first { HashSet::new() } else { self.plan_seen.take().unwrap_or_default() };
+        let plan = self.plan_part(listing, &mut seen);
+        self.plan_seen = Some(seen);
+        plan
+    }
+
+    /// The notes of the catalog that no part of the chunked plan listed (to delete).
+    pub fn plan_deletes(&mut self) -> Vec<String> {
+        let seen = self.plan_seen.take().unwrap_or_default();
+        self.unseen(&seen)
+    }
+
+    fn plan_part(&self, listing: &[FileStat], seen: &mut HashSet<String>) -> Plan {
+        let mut plan = Plan::default();
         for f in listing {
             let path = match paths::normalize(&f.path) {
                 Ok(p) => p,
@@ -251,14 +279,17 @@ impl Engine {
                 plan.skipped.push(Skip { path: path.clone(), reason: too_large(f.size, self.config.max_note_bytes) });
                 continue;
             }
-            seen.insert(path.clone());
             match self.catalog.get(&path) {
                 Some(e) if e.size == f.size && e.mtime == f.mtime => plan.unchanged += 1,
-                _ => plan.read.push(path),
+                _ => plan.read.push(path.clone()),
             }
+            seen.insert(path);
         }
-        plan.delete = self.catalog.paths().filter(|p| !seen.contains(*p)).cloned().collect();
         plan
+    }
+
+    fn unseen(&self, seen: &HashSet<String>) -> Vec<String> {
+        self.catalog.paths().filter(|p| !seen.contains(*p)).cloned().collect()
     }
 
     /// Applies a batch of changes. Bad notes are skipped with a reason, never fatal.

@@ -165,6 +165,18 @@ impl StrataCore {
         to_js(&self.engine.plan(&listing))
     }
 
+    /// `plan` a part of the listing at a time (`first` starts a new plan); then `planDeletes`.
+    #[wasm_bindgen(js_name = planChunk)]
+    pub fn plan_chunk(&mut self, listing: JsValue, first: bool) -> Result<JsValue, JsError> {
+        let listing: Vec<FileStat> = from_js(listing, "listing")?;
+        to_js(&self.engine.plan_chunk(&listing, first))
+    }
+
+    #[wasm_bindgen(js_name = planDeletes)]
+    pub fn plan_deletes(&mut self) -> Result<JsValue, JsError> {
+        to_js(&self.engine.plan_deletes())
+    }
+
     pub fn update(&mut self, batch: JsValue) -> Result<JsValue, JsError> {
         let batch: UpdateBatch = from_js(batch, "batch")?;
         to_js(&self.engine.update(batch).map_err(err)?)

@@ -367,6 +367,10 @@ export interface StrataCoreApi {
   openReport(): OpenReport;
   shouldIndex(path: string): boolean;
   plan(listing: FileStat[]): Plan;
+  /** `plan` a part of the listing at a time (`first` starts a new plan; `delete` stays empty). */
+  planChunk(listing: FileStat[], first: boolean): Plan;
+  /** After the last `planChunk`: the notes no part listed (to delete). */
+  planDeletes(): string[];
   update(batch: UpdateBatch): UpdateReport;
   /** Makes staged (commit: false) changes searchable. flush() commits too. */
   commit(): void;

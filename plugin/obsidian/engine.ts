@@ -10,7 +10,7 @@
 
 import init, { StrataCore } from "../../build/wasm/strata_core.js";
 import initEmbedder, { StrataEmbedder } from "../../build/wasm/strata_embedder.js";
-import type { CoreConfig, EmbedProgress, NoteInput, StrataCoreApi } from "../core/api.ts";
+import type { CoreConfig, EmbedProgress, FileStat, NoteInput, StrataCoreApi } from "../core/api.ts";
 import {
   asBytes,
   embedAll,
@@ -27,6 +27,7 @@ import {
   type ReconcileSummary,
   type StrataCoreStatic,
   type VaultSource,
+  yieldToEvents,
 } from "../core/client.ts";
 import { CancelledError, Endpoint, type Handlers, type PortLike } from "./rpc.ts";
 import { pluginModelHowTo } from "./settings.ts";
@@ -36,6 +37,9 @@ import type { ApplyResult, ChangeSet, EngineCounters, EngineState, HostApi, Open
 /** Background embedding steps aim at this (ms): a search queued behind a step waits at most
  *  about that long (see stepChunks). */
 const EMBED_STEP_MS = 800;
+
+/** Vault files checked per part of the listing before other work (a search) may run. */
+const LIST_CHUNK = 4096;
 
 const Core = StrataCore as unknown as StrataCoreStatic;
 
@@ -102,7 +106,12 @@ export class Engine implements Handlers<WorkerApi> {
     this.vault = {
       list: async (shouldIndex) => {
         const all = await host.call("vaultList", {});
-        const files = all.filter((f) => shouldIndex(f.path));
+        // In parts, letting searches through: 100k calls into the core take 0.12–0.15 s.
+        const files: FileStat[] = [];
+        for (let i = 0; i < all.length; i += LIST_CHUNK) {
+          for (const f of all.slice(i, i + LIST_CHUNK)) if (shouldIndex(f.path)) files.push(f);
+          if (i + LIST_CHUNK < all.length) await yieldToEvents();
+        }
         return { files, skipped: [], ignored: all.length - files.length };
       },
       read: async (path) => new Uint8Array(await host.call("vaultRead", { path })),

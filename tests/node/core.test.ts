@@ -255,6 +255,41 @@ describe("persistence", () => {
     assert.equal(again.note("Cooking/Fermented hot sauce.md"), null);
   });
 
+  test("a plan in parts (a search can run between them) does what one plan does", async () => {
+    const vault = await copyFixture();
+    const { core, store } = await indexVault(vault);
+    await unlink(path.join(vault, "日本語/書道の練習.md"));
+    await appendFile(path.join(vault, "Garden/Drip irrigation.md"), "\nzqpartsword\n");
+    await writeFile(path.join(vault, "New note.md"), "# New\n\nzqbrandnew text\n");
+    const listing = await new NodeVault(vault).list((p) => core.shouldIndex(p));
+    const whole = core.plan(listing.files);
+    assert.equal(whole.delete.length, 1);
+    assert.equal(whole.read.length, 2);
+    // Parts of 2 files, with a search between two of them.
+    const parts = core.planChunk(listing.files.slice(0, 2), true);
+    assert.deepEqual(parts.delete, []);
+    assert.equal(topPaths(core, "habaneros")[0], "Cooking/Fermented hot sauce.md");
+    const read = [...parts.read];
+    let unchanged = parts.unchanged;
+    for (let i = 2; i < listing.files.length; i += 2) {
+      const p = core.planChunk(listing.files.slice(i, i + 2), false);
+      read.push(...p.read);
+      unchanged += p.unchanged;
+    }
+    assert.deepEqual(read, whole.read);
+    assert.equal(unchanged, whole.unchanged);
+    assert.deepEqual(core.planDeletes(), whole.delete);
+    // reconcile() planning in parts of 3 applies the same changes.
+    const sum = await reconcile(core, new NodeVault(vault), { store, planChunk: 3 });
+    assert.equal(sum.added, 1, JSON.stringify(sum));
+    assert.equal(sum.updated, 1);
+    assert.equal(sum.deleted, 1);
+    assert.equal(sum.unchanged, whole.unchanged);
+    assert.equal(topPaths(core, "zqpartsword")[0], "Garden/Drip irrigation.md");
+    assert.equal(topPaths(core, "zqbrandnew")[0], "New note.md");
+    assert.equal(core.note("日本語/書道の練習.md"), null);
+  });
+
   test("a deleted note leaves the index", async () => {
     const vault = await copyFixture();
     const { core, store } = await indexVault(vault);

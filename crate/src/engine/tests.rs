@@ -430,6 +430,44 @@ fn plan_reads_only_changed_files() {
 }
 
 #[test]
+fn a_plan_in_chunks_is_the_plan_of_the_whole_listing() {
+    let mut e = Engine::create(cfg()).unwrap();
+    upsert(&mut e, sample());
+    let mut listing: Vec<FileStat> = sample()
+        .iter()
+        .map(|n| FileStat { path: n.path.clone(), size: n.bytes.len() as u64, mtime: n.mtime })
+        .filter(|f| f.path != "Daily/2024-01-01.md")
+        .collect();
+    listing[0].mtime = 2000.0;
+    listing.extend([
+        FileStat { path: "new.md".into(), size: 3, mtime: 1.0 },
+        FileStat { path: ".obsidian/x.md".into(), size: 3, mtime: 1.0 },
+        FileStat { path: "../escape.md".into(), size: 3, mtime: 1.0 },
+        FileStat { path: "huge.md".into(), size: 50_000_000, mtime: 1.0 },
+    ]);
+    let whole = e.plan(&listing);
+    assert_eq!(whole.delete, vec!["Daily/2024-01-01.md"]);
+    assert_eq!(whole.skipped.len(), 3, "{:?}", whole.skipped);
+    // A plan abandoned half-way must not leak into the next one.
+    e.plan_chunk(&listing[..1], true);
+    for size in [1, 2, 3, listing.len()] {
+        let mut parts = Plan::default();
+        for (i, chunk) in listing.chunks(size).enumerate() {
+            let p = e.plan_chunk(chunk, i == 0);
+            assert!(p.delete.is_empty());
+            parts.read.extend(p.read);
+            parts.unchanged += p.unchanged;
+            parts.skipped.extend(p.skipped);
+        }
+        parts.delete = e.plan_deletes();
+        assert_eq!(parts.read, whole.read, "chunks of {size}");
+        assert_eq!(parts.unchanged, whole.unchanged, "chunks of {size}");
+        assert_eq!(parts.skipped, whole.skipped, "chunks of {size}");
+        assert_eq!(parts.delete, whole.delete, "chunks of {size}");
+    }
+}
+
+#[test]
 fn list_filters_sorts_and_pages() {
     let mut e = Engine::create(cfg()).unwrap();
     let mut notes = sample();
