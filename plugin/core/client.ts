@@ -181,7 +181,7 @@ export interface ReconcileOptions {
   store?: IndexStore;
   /** Default 64 MB. */
   persistEveryBytes?: number;
-  /** Files per part of the plan; between parts the host's other work (searches) runs. Default 4096. */
+  /** Files per part of the plan; between parts the host's other work (searches) runs. Default 1024. */
   planChunk?: number;
 }
 
@@ -194,7 +194,7 @@ export function yieldToEvents(): Promise<void> {
  * `core.plan` of a vault listing, a part at a time: on a 100k-note vault one plan() call takes
  * 0.3–0.5 s (measured in wasm), during which a worker could answer no search.
  */
-export async function planInParts(core: StrataCoreApi, files: FileStat[], chunk = 4096): Promise<Plan> {
+export async function planInParts(core: StrataCoreApi, files: FileStat[], chunk = 1024): Promise<Plan> {
   if (files.length <= chunk) return core.plan(files);
   const plan: Plan = { read: [], delete: [], unchanged: 0, skipped: [] };
   for (let i = 0; i < files.length; i += chunk) {

@@ -39,7 +39,7 @@ import type { ApplyResult, ChangeSet, EngineCounters, EngineState, HostApi, Open
 const EMBED_STEP_MS = 800;
 
 /** Vault files checked per part of the listing before other work (a search) may run. */
-const LIST_CHUNK = 4096;
+const LIST_CHUNK = 1024;
 
 const Core = StrataCore as unknown as StrataCoreStatic;
 
