@@ -7,7 +7,8 @@ import { gzipSync } from "node:zlib";
 
 import { buildBridge, COMMON as common, ESM_REQUIRE_BANNER } from "./esbuild.bridge.mjs";
 
-/** esbuild plugin: the virtual modules "strata:wasm" and "strata:embedder-wasm" (gzip+base64 .wasm) and "strata:worker" (the worker bundle's text). */
+/** esbuild plugin: the virtual modules "strata:wasm" (the core's .wasm, base64), "strata:embedder-wasm" (gzip+base64:
+ *  only loaded with a model) and "strata:worker" (the worker bundle's text). See plugin/obsidian/wasm-inline.ts. */
 export function inlinePlugin() {
   let workerText = null;
   return {
@@ -18,7 +19,8 @@ export function inlinePlugin() {
         const wasmFile = { "strata:wasm": "strata_core_bg.wasm", "strata:embedder-wasm": "strata_embedder_bg.wasm" }[args.path];
         if (wasmFile) {
           const wasm = await readFile(`build/wasm/${wasmFile}`);
-          return { contents: gzipSync(wasm, { level: 6 }).toString("base64"), loader: "text" };
+          const text = args.path === "strata:wasm" ? wasm.toString("base64") : gzipSync(wasm, { level: 6 }).toString("base64");
+          return { contents: text, loader: "text" };
         }
         if (workerText === null) {
           const out = await build({

@@ -6,10 +6,10 @@ declare module "strata:worker" {
   export default source;
 }
 
-/** The core's .wasm, gzip-compressed, base64. */
+/** The core's .wasm, base64 (not compressed: it is decoded at every start). */
 declare module "strata:wasm" {
-  const base64Gzip: string;
-  export default base64Gzip;
+  const base64: string;
+  export default base64;
 }
 
 /** The embedder's .wasm (tract + tokenizers), gzip-compressed, base64. */
