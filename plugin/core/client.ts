@@ -310,8 +310,9 @@ export async function reconcile(
     }
   };
 
-  // Notes read ahead: the reads (libuv's threads, or the UI thread in the plugin) go on while
-  // the core indexes the batch before, so reading costs almost no wall time.
+  // Notes read ahead: in the plugin the reads (the UI thread, through the vault adapter) go on
+  // while the worker's core indexes the batch before, so reading costs almost no wall time.
+  // (The Node hosts read synchronously: see NodeVault.)
   const READ_AHEAD = 64;
   const readOne = async (path: string): Promise<Uint8Array | undefined> => {
     try {

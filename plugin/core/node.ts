@@ -1,7 +1,7 @@
 // Node.js side of the shared client: loading the wasm core from disk, the index folder on
 // the file system (atomic writes) and the vault walker. Used by the CLI and the MCP bridge.
 
-import { constants, existsSync, readFileSync } from "node:fs";
+import { constants, existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -287,21 +287,25 @@ export class NodeVault implements VaultSource {
     this.configDir = opts.configDir ?? ".obsidian";
   }
 
+  // Synchronous file calls on purpose: a vault is thousands of small files, and each promise
+  // of node:fs costs more on the main thread than the read itself. Measured on the help vault
+  // (5,882 notes, 31.6 MB): reading every note took 765–828 ms through FileHandle (open, fstat,
+  // read, close), 116–152 ms with readFileSync; lstat'ing them 204–220 ms with promises, 43–51 ms
+  // sync. The main thread is the core's thread too, so that time was indexing time.
   async list(shouldIndex: (path: string) => boolean): Promise<VaultListing> {
     const files: FileStat[] = [];
     const skipped: Skip[] = [];
     let ignored = 0;
-    const walk = async (rel: string): Promise<void> => {
+    const walk = (rel: string): void => {
       let entries;
       try {
-        entries = await fs.readdir(rel ? path.join(this.root, rel) : this.root, { withFileTypes: true });
+        entries = readdirSync(rel ? path.join(this.root, rel) : this.root, { withFileTypes: true });
       } catch (err) {
         if (rel === "") throw err;
         skipped.push({ path: rel, reason: `unreadable folder: ${(err as Error).message}` });
         return;
       }
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      const notes: string[] = [];
       const folders: string[] = [];
       for (const e of entries) {
         const p = rel ? `${rel}/${e.name}` : e.name;
@@ -312,40 +316,29 @@ export class NodeVault implements VaultSource {
         }
         if (e.isDirectory()) folders.push(p);
         else if (!e.isFile()) continue;
-        else if (shouldIndex(p)) notes.push(p);
-        else ignored++;
+        else if (!shouldIndex(p)) ignored++;
+        else {
+          try {
+            const st = lstatSync(path.join(this.root, p));
+            files.push({ path: p, size: st.size, mtime: Math.trunc(st.mtimeMs) });
+          } catch (err) {
+            skipped.push({ path: p, reason: `unreadable: ${(err as Error).message}` });
+          }
+        }
       }
-      // The folder's notes are stat'ed concurrently (one lstat each is the cost of listing).
-      const stats = await Promise.all(
-        notes.map((p) =>
-          fs.lstat(path.join(this.root, p)).then(
-            (st) => st,
-            (err: Error) => err,
-          ),
-        ),
-      );
-      notes.forEach((p, i) => {
-        const st = stats[i];
-        if (st instanceof Error) skipped.push({ path: p, reason: `unreadable: ${st.message}` });
-        else files.push({ path: p, size: st.size, mtime: Math.trunc(st.mtimeMs) });
-      });
-      for (const f of folders) await walk(f);
+      for (const f of folders) walk(f);
     };
-    await walk("");
+    walk("");
     return { files, skipped, ignored };
   }
 
   async read(rel: string): Promise<Uint8Array> {
     checkRelative(rel);
-    const full = path.join(this.root, rel);
-    // O_NOFOLLOW: a note replaced by a symlink after listing is not followed out of the vault.
-    const fh = await fs.open(full, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
-    try {
-      const buf = await fh.readFile();
-      return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
-    } finally {
-      await fh.close();
-    }
+    // O_NOFOLLOW: a note replaced by a symlink after listing is not followed out of the vault
+    // (Node takes numeric flags; its types only name the string ones).
+    const flag = (constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0)) as unknown as string;
+    const buf = readFileSync(path.join(this.root, rel), { flag });
+    return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
   }
 }
 
