@@ -527,7 +527,7 @@ impl Engine {
             frontmatter,
             aliases: parsed.aliases,
             tags: parsed.tags,
-            links: parsed.links,
+            links: crate::catalog::PackedLinks::pack(&parsed.links),
             sections,
             line_count: parsed.line_count,
             body_start_line: parsed.body_start_line,
@@ -1244,7 +1244,7 @@ impl Engine {
             title: n.title.clone(),
             aliases: n.aliases.clone(),
             tags: n.tags.clone(),
-            links: n.links.clone(),
+            links: n.links.unpack(),
             frontmatter: serde_json::from_str(&n.frontmatter).unwrap_or(serde_json::Value::Null),
             sections: n
                 .sections

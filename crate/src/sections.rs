@@ -27,11 +27,14 @@ pub struct Section {
     pub start_line: u32,
     pub end_line: u32,
     pub tokens: u32,
-    /// SHA-256 of the section's text (hex in the API).
+    /// SHA-256 of the section's text (hex in the API). Serialised as one byte string, not
+    /// as 32 separate bytes: the catalog decodes two of these per section at every open.
+    #[serde(with = "serde_bytes")]
     pub hash: [u8; 32],
     /// SHA-256 of the text that is embedded for this section ([`embed_text`]); only
     /// leaves (sections without children) are embedded. Vectors are keyed by it, so
     /// unchanged text is never embedded twice, whatever the note's path.
+    #[serde(with = "serde_bytes")]
     pub embed_key: Option<[u8; 32]>,
 }
 
