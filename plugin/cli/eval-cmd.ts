@@ -46,7 +46,12 @@ export function evalCore(
   let answeredMode: SearchMode = mode;
   let notice: string | null = null;
   const res = evaluate(queries, k, (query) => {
-    const r = runSearch(core, { query, mode, k: Math.min(200, k * SECTIONS_PER_NOTE), snippets: false, ...(fusion ? { fusion } : {}) });
+    // Hybrid and semantic hits are notes already: ask for k, as a user does (the candidate
+    // pools, and so the first results, are those of the plugin and the bridge). Lexical hits
+    // are sections (also hybrid's answer without a model): ask for more, deduplicated by note.
+    const req = { query, mode, snippets: false, ...(fusion ? { fusion } : {}) };
+    let r = runSearch(core, { ...req, k: mode === "lexical" ? Math.min(200, k * SECTIONS_PER_NOTE) : k });
+    if (r.mode === "lexical" && mode !== "lexical") r = runSearch(core, { ...req, k: Math.min(200, k * SECTIONS_PER_NOTE) });
     answeredMode = r.mode;
     notice ??= r.notice;
     return r.hits.map((h) => h.path);
