@@ -66,7 +66,7 @@ fn build_alnum_table() -> Vec<u64> {
 
 #[derive(Clone, Default)]
 pub struct CjkBigramTokenizer {
-    tokens: Vec<Token>,
+    buf: TokenBuf,
 }
 
 pub struct CjkTokenStream<'a> {
@@ -78,10 +78,10 @@ impl Tokenizer for CjkBigramTokenizer {
     type TokenStream<'a> = CjkTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> CjkTokenStream<'a> {
-        self.tokens.clear();
-        tokenize_into(text, &mut self.tokens);
+        self.buf.len = 0;
+        tokenize_into(text, &mut self.buf);
         CjkTokenStream {
-            tokens: &mut self.tokens,
+            tokens: &mut self.buf.tokens[..self.buf.len],
             index: usize::MAX,
         }
     }
@@ -101,19 +101,38 @@ impl TokenStream for CjkTokenStream<'_> {
     }
 }
 
-fn push(tokens: &mut Vec<Token>, text: &str, from: usize, to: usize) {
-    let position = tokens.len();
-    tokens.push(Token {
-        offset_from: from,
-        offset_to: to,
-        position,
-        text: text[from..to].to_string(),
-        position_length: 1,
-    });
+/// Tokens of one text, the first `len` of `tokens`. The slots (and their strings) are reused
+/// from text to text: tantivy keeps one tokenizer per field for a whole segment, so indexing
+/// allocates no string per token once the buffer has grown.
+#[derive(Clone, Default)]
+pub struct TokenBuf {
+    pub tokens: Vec<Token>,
+    pub len: usize,
+}
+
+impl TokenBuf {
+    fn push(&mut self, text: &str, from: usize, to: usize) {
+        let position = self.len;
+        if let Some(t) = self.tokens.get_mut(position) {
+            t.offset_from = from;
+            t.offset_to = to;
+            t.position = position;
+            t.position_length = 1;
+            t.text.clear();
+            t.text.push_str(&text[from..to]);
+        } else {
+            self.tokens.push(Token { offset_from: from, offset_to: to, position, text: text[from..to].to_string(), position_length: 1 });
+        }
+        self.len += 1;
+    }
+
+    pub fn as_slice(&self) -> &[Token] {
+        &self.tokens[..self.len]
+    }
 }
 
 /// Splits `text` into word tokens and CJK bigrams, in order, positions consecutive.
-pub fn tokenize_into(text: &str, tokens: &mut Vec<Token>) {
+pub fn tokenize_into(text: &str, tokens: &mut TokenBuf) {
     let mut iter = text.char_indices().peekable();
     while let Some(&(start, c)) = iter.peek() {
         if is_word_char(c) {
@@ -125,7 +144,7 @@ pub fn tokenize_into(text: &str, tokens: &mut Vec<Token>) {
                 end = i + c.len_utf8();
                 iter.next();
             }
-            push(tokens, text, start, end);
+            tokens.push(text, start, end);
         } else if !c.is_ascii() && is_cjk(c) {
             // Bigrams over the run: each token spans the previous char and this one.
             iter.next();
@@ -136,13 +155,13 @@ pub fn tokenize_into(text: &str, tokens: &mut Vec<Token>) {
                     break;
                 }
                 let end = i + c.len_utf8();
-                push(tokens, text, prev.0, end);
+                tokens.push(text, prev.0, end);
                 prev = (i, end);
                 single = false;
                 iter.next();
             }
             if single {
-                push(tokens, text, prev.0, prev.1);
+                tokens.push(text, prev.0, prev.1);
             }
         } else {
             iter.next();
@@ -317,38 +336,6 @@ pub fn analyzer() -> TextAnalyzer {
         .build()
 }
 
-thread_local! {
-    /// One analyzer per thread, so its stem cache stays warm from note to note.
-    static ANALYZER: std::cell::RefCell<TextAnalyzer> = std::cell::RefCell::new(analyzer());
-}
-
-/// Analyzes `text` once into tokens (offsets into `text`), for pre-tokenized fields:
-/// a note is tokenized once and each of its sections takes its slice.
-pub fn analyze(text: &str) -> Vec<Token> {
-    ANALYZER.with(|a| {
-        let mut a = a.borrow_mut();
-        let mut stream = a.token_stream(text);
-        let mut out = Vec::new();
-        while stream.advance() {
-            // Moved out, not cloned: the stream is dropped right after.
-            out.push(std::mem::take(stream.token_mut()));
-        }
-        out
-    })
-}
-
-/// The tokens of `tokens` (sorted by offset) that lie inside `range`.
-pub fn tokens_in(tokens: &[Token], range: std::ops::Range<usize>) -> &[Token] {
-    &tokens[token_range(tokens, range)]
-}
-
-/// The indexes of the tokens of `tokens` (sorted by offset) that lie inside `range`.
-pub fn token_range(tokens: &[Token], range: std::ops::Range<usize>) -> std::ops::Range<usize> {
-    let from = tokens.partition_point(|t| t.offset_from < range.start);
-    let to = tokens.partition_point(|t| t.offset_to <= range.end);
-    from..to.max(from)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -378,16 +365,6 @@ mod tests {
     }
 
     #[test]
-    fn analyze_once_then_slice_matches_analyzing_the_slice() {
-        let text = "Intro words\n## 同步设置\nsyncing devices quickly";
-        let all = analyze(text);
-        let start = text.find("## ").unwrap();
-        let slice = tokens_in(&all, start..text.len());
-        let direct: Vec<String> = terms(&text[start..]);
-        assert_eq!(slice.iter().map(|t| t.text.clone()).collect::<Vec<_>>(), direct);
-    }
-
-    #[test]
     fn chinese_runs_become_bigrams() {
         assert_eq!(terms("全文检索"), vec!["全文", "文检", "检索"]);
     }
@@ -409,12 +386,29 @@ mod tests {
     #[test]
     fn positions_are_consecutive_and_offsets_point_into_text() {
         let text = "同步 sync 设置";
-        let mut tokens = Vec::new();
+        let mut tokens = TokenBuf::default();
         tokenize_into(text, &mut tokens);
-        for (i, t) in tokens.iter().enumerate() {
+        assert_eq!(tokens.len, 3);
+        for (i, t) in tokens.as_slice().iter().enumerate() {
             assert_eq!(t.position, i);
             assert_eq!(&text[t.offset_from..t.offset_to], t.text);
         }
+    }
+
+    #[test]
+    fn a_reused_buffer_gives_the_tokens_of_the_new_text_only() {
+        let mut a = analyzer();
+        let mut seen = Vec::new();
+        for text in ["a longer first text with many words", "同步 sync", ""] {
+            let mut stream = a.token_stream(text);
+            let mut got = Vec::new();
+            while stream.advance() {
+                got.push((stream.token().text.clone(), stream.token().position, stream.token().offset_from));
+            }
+            seen.push(got);
+        }
+        assert_eq!(seen[1], vec![("同步".to_string(), 0, 0), ("sync".to_string(), 1, 7)]);
+        assert!(seen[2].is_empty());
     }
 
     #[test]

@@ -457,14 +457,14 @@ impl Engine {
             .iter()
             .map(|s| section_headings(&parsed.headings, s))
             .collect();
-        // Tokenize the note once. Each section indexes its own lines: a leaf all of them, a
-        // section with children only those before its first child (the frontmatter and intro
-        // of the whole-note document, a heading's intro), since its children index the rest.
-        // So no text is indexed twice (measured: half the tokens of indexing every section
-        // whole, the same dev-query quality) and the tokens are moved, never copied; overview
-        // searches lift section hits to their ancestors (`lift`), and title, aliases,
-        // headings and tags stay on every document.
-        let mut tokens = crate::cjk::analyze(text);
+        // Each section indexes its own lines: a leaf all of them, a section with children only
+        // those before its first child (the frontmatter and intro of the whole-note document, a
+        // heading's intro), since its children index the rest. So no text is indexed twice
+        // (measured: half the tokens of indexing every section whole, the same dev-query
+        // quality); overview searches lift section hits to their ancestors (`lift`), and title,
+        // aliases, headings and tags stay on every document. The body is tokenized by the
+        // field's analyzer as tantivy indexes it: its token stream reuses one token, where
+        // tokens analyzed beforehand cost a string each, cloned twice more inside tantivy.
         let mut first_child: Vec<Option<u32>> = vec![None; sections.len()];
         for s in &sections {
             if let Some(p) = s.parent {
@@ -474,30 +474,16 @@ impl Engine {
                 }
             }
         }
-        let ranges: Vec<std::ops::Range<usize>> = sections
-            .iter()
-            .zip(&first_child)
-            .map(|(s, child)| match child {
-                Some(c) if *c <= s.start_line => 0..0,
-                Some(c) => crate::cjk::token_range(&tokens, lines.byte_range(text, s.start_line, c - 1)),
-                None => crate::cjk::token_range(&tokens, lines.byte_range(text, s.start_line, s.end_line)),
-            })
-            .collect();
-        let mut body_tokens: Vec<Vec<tantivy::tokenizer::Token>> = vec![Vec::new(); sections.len()];
-        let mut by_start: Vec<usize> = (0..sections.len()).filter(|&i| !ranges[i].is_empty()).collect();
-        by_start.sort_by_key(|&i| std::cmp::Reverse(ranges[i].start));
-        for i in by_start {
-            let r = ranges[i].clone();
-            let mut tail = tokens.split_off(r.start.min(tokens.len()));
-            tail.truncate(r.len());
-            body_tokens[i] = tail;
-        }
         let docs: Vec<SectionDoc> = sections
             .iter()
             .zip(&heading_texts)
-            .zip(body_tokens)
-            .map(|((s, headings), body_tokens)| SectionDoc {
-                body_tokens: Some(body_tokens),
+            .zip(&first_child)
+            .map(|((s, headings), child)| SectionDoc {
+                body: match child {
+                    Some(c) if *c <= s.start_line => "",
+                    Some(c) => &text[lines.byte_range(text, s.start_line, c - 1)],
+                    None => &text[lines.byte_range(text, s.start_line, s.end_line)],
+                },
                 path,
                 order: s.order,
                 depth: s.depth,
@@ -507,7 +493,6 @@ impl Engine {
                 headings,
                 tags: &parsed.tags,
                 props: &props,
-                body: &text[lines.byte_range(text, s.start_line, s.end_line)],
                 stored_text: (s.depth == 0).then_some(text),
             })
             .collect();

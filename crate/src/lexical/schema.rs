@@ -6,7 +6,6 @@ use tantivy::schema::{
     STORED, STRING,
 };
 use tantivy::schema::{Document, OwnedValue};
-use tantivy::tokenizer::PreTokenizedString;
 
 use crate::cjk::TOKENIZER_NAME;
 
@@ -63,11 +62,8 @@ pub struct SectionDoc<'a> {
     pub headings: &'a str,
     pub tags: &'a [String],
     pub props: &'a [String],
+    /// The section's own lines (see `Engine::index_text`), tokenized by the field's analyzer.
     pub body: &'a str,
-    /// The body's tokens, when the caller analyzed the whole note once (see
-    /// `cjk::analyze`); otherwise the field's analyzer tokenizes `body`. Owned: tantivy
-    /// takes a pre-tokenized text by value, and a leaf's tokens are moved, not copied.
-    pub body_tokens: Option<Vec<tantivy::tokenizer::Token>>,
     /// The whole note, for the depth-0 document.
     pub stored_text: Option<&'a str>,
 }
@@ -88,8 +84,8 @@ pub fn tag_terms(tag: &str) -> Vec<String> {
 }
 
 /// A section's field values as tantivy indexes them. Not `TantivyDocument`: its compact
-/// form stores a pre-tokenized text as JSON and parses it back while indexing (measured: a
-/// sixth of the native indexing time went to serde_json); this holds the tokens as they are.
+/// form re-encodes every value (measured, when the body was pre-tokenized: a sixth of the
+/// native indexing time went to serde_json); this holds the values as they are.
 #[derive(Default)]
 pub struct SectionDocument(Vec<(Field, OwnedValue)>);
 
@@ -111,10 +107,6 @@ impl SectionDocument {
 
     fn add_u64(&mut self, field: Field, value: u64) {
         self.0.push((field, OwnedValue::U64(value)));
-    }
-
-    fn add_pre_tokenized_text(&mut self, field: Field, text: PreTokenizedString) {
-        self.0.push((field, OwnedValue::PreTokStr(text)));
     }
 }
 
@@ -145,10 +137,7 @@ impl Fields {
         for p in d.props {
             doc.add_text(self.prop, p);
         }
-        match d.body_tokens {
-            Some(tokens) => doc.add_pre_tokenized_text(self.body, PreTokenizedString { text: String::new(), tokens }),
-            None => doc.add_text(self.body, d.body),
-        }
+        doc.add_text(self.body, d.body);
         if let Some(t) = d.stored_text {
             doc.add_text(self.text, t);
         }

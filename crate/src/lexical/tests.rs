@@ -16,7 +16,6 @@ fn doc<'a>(path: &'a str, body: &'a str, text: &'a str) -> SectionDoc<'a> {
         tags: &[],
         props: &[],
         body,
-        body_tokens: None,
         stored_text: Some(text),
     }
 }
