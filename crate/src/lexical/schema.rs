@@ -1,9 +1,13 @@
 //! The tantivy schema: one document per section (every depth), with the note's title,
 //! aliases and tags repeated on each so a title match lifts all of its sections.
+//!
+//! Nothing is stored: hits are read from fast fields (path, order), and the note text that
+//! snippets, `read`, renames and embedding need is supplied by the host, which has the notes
+//! on disk (measured on the 5.9k-note help vault: the stored text was 38% of the index).
 
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, FAST,
-    STORED, STRING,
+    STRING,
 };
 use tantivy::schema::{Document, OwnedValue};
 use tantivy::tokenizer::PreTokenizedString;
@@ -23,8 +27,6 @@ pub struct Fields {
     pub headings: Field,
     pub tags: Field,
     pub body: Field,
-    /// Whole note text, stored on the depth-0 document only (snippets, read, rename).
-    pub text: Field,
 }
 
 pub fn build_schema() -> (Schema, Fields) {
@@ -46,7 +48,6 @@ pub fn build_schema() -> (Schema, Fields) {
         headings: b.add_text_field("headings", text_indexed.clone()),
         tags: b.add_text_field("tags", text_indexed.clone()),
         body: b.add_text_field("body", text_indexed),
-        text: b.add_text_field("text", STORED),
     };
     (b.build(), fields)
 }
@@ -68,8 +69,6 @@ pub struct SectionDoc<'a> {
     /// `cjk::analyze`); otherwise the field's analyzer tokenizes `body`. Owned: tantivy
     /// takes a pre-tokenized text by value, and a leaf's tokens are moved, not copied.
     pub body_tokens: Option<Vec<tantivy::tokenizer::Token>>,
-    /// The whole note, for the depth-0 document.
-    pub stored_text: Option<&'a str>,
 }
 
 /// Filter terms of a tag: the tag and each parent ("a/b/c" → a, a/b, a/b/c), lower-cased.
@@ -148,9 +147,6 @@ impl Fields {
         match d.body_tokens {
             Some(tokens) => doc.add_pre_tokenized_text(self.body, PreTokenizedString { text: String::new(), tokens }),
             None => doc.add_text(self.body, d.body),
-        }
-        if let Some(t) = d.stored_text {
-            doc.add_text(self.text, t);
         }
         doc
     }
