@@ -1,9 +1,17 @@
 //! Request and response types of the engine API. They cross the wasm boundary as
 //! plain JS objects (serde-wasm-bindgen, camelCase) and mirror `plugin/core/api.ts`.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
 pub use crate::snippet::Snippet;
+
+/// The current bytes of notes by path, read by the host: the index does not store note text
+/// (the host has the notes on disk). `None` (JS `null`): the host could not read the note.
+/// The core decodes them as it decodes `NoteInput::bytes`, and compares their SHA-256 with
+/// the catalog's to know whether the note changed since it was indexed.
+pub type NoteTexts = HashMap<String, Option<serde_bytes::ByteBuf>>;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -76,6 +84,15 @@ pub struct NoteInput {
 pub struct Rename {
     pub from: String,
     pub to: String,
+    /// The note's current bytes, read by the host at `to` (the index does not store note
+    /// text). Their SHA-256 equal to the indexed note's: a move (nothing re-embedded);
+    /// otherwise `from` is deleted and `to` indexed from these bytes. Without them the
+    /// rename is skipped, with the reason in the report.
+    #[serde(default, with = "serde_bytes")]
+    pub bytes: Option<Vec<u8>>,
+    /// The note's modification time at `to` (default: the indexed one).
+    #[serde(default)]
+    pub mtime: Option<f64>,
 }
 
 fn yes() -> bool {
@@ -185,8 +202,6 @@ pub struct SearchRequest {
     pub filters: Option<SearchFilters>,
     #[serde(default)]
     pub depth_order: Option<DepthOrder>,
-    #[serde(default)]
-    pub snippets: Option<bool>,
     /// Further query strings (a model's expansions), fused by RRF with the original
     /// (`query`, weight 2; expansions weight 1). Hybrid and semantic modes.
     #[serde(default)]
@@ -221,7 +236,6 @@ pub struct Hit {
     pub rrf_score: f32,
     /// How the score was made, for the score breakdown on hover.
     pub explain: String,
-    pub snippet: Option<Snippet>,
     /// The folder context the note inherits (see [`crate::engine::Engine::folder_context`]).
     pub context: Option<String>,
 }
@@ -249,6 +263,30 @@ pub struct SearchResponse {
     pub notice: Option<String>,
     /// Share of sections embedded so far (hybrid and semantic modes).
     pub semantic_coverage: Option<f32>,
+}
+
+/// A hit to make a snippet for: a search hit (its other fields are ignored).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SnippetHit {
+    pub path: String,
+    pub section_id: String,
+}
+
+/// Snippets for search hits, from the notes' current bytes (`Engine::snippets`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SnippetRequest {
+    /// The search's query: its terms are highlighted.
+    pub query: String,
+    /// The search's further query strings: when `query` is empty the first of them is
+    /// highlighted, as hybrid and semantic search rank by it first.
+    #[serde(default)]
+    pub queries: Option<Vec<String>>,
+    pub hits: Vec<SnippetHit>,
+    /// The hit notes' bytes; a hit whose note is missing here gets no snippet.
+    #[serde(default)]
+    pub texts: NoteTexts,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -299,6 +337,11 @@ pub struct ReadRequest {
     pub parent: bool,
     #[serde(default)]
     pub whole: bool,
+    /// The note's current bytes, read by the host (the index does not store note text).
+    /// When the note changed since it was indexed, the answer comes from these bytes'
+    /// sections, not the index's, so lines and content are never stale.
+    #[serde(default, with = "serde_bytes")]
+    pub bytes: Option<Vec<u8>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -2,8 +2,10 @@
 //!
 //! `update` parses changed notes into sections and stages them in the lexical index and
 //! the catalog; `commit` makes them searchable; `flush` returns the files to write.
-//! `search` and `read` answer from the index alone (the note text is stored once, on the
-//! whole-note document), so the plugin's worker, the CLI and the bridge share one path.
+//! `search` answers from the index alone. The index does not store note text (it was 38% of
+//! the help vault's index): where the core needs it — `snippets` for search hits, `read`,
+//! a rename, the embedding queue — the host, which has the notes on disk, supplies their
+//! current bytes, and the core checks them against the catalog's content hash.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -82,6 +84,19 @@ pub fn now_wall_ms() -> f64 {
     {
         use std::time::{SystemTime, UNIX_EPOCH};
         SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64() * 1000.0).unwrap_or(0.0)
+    }
+}
+
+/// Makes `bytes` of heap available in one block before many small allocations: the block is
+/// allocated and freed at once (from free memory when a free block is that large, else by one
+/// grow of linear memory), and the allocations that follow split it. In wasm the allocator
+/// otherwise grows linear memory 64 KiB at a time as its free space runs out, each grow a call
+/// into the engine: decoding a 100k-note catalog so took 1.3–2.5 s instead of 0.3. (Pages of
+/// the block that are not used yet are not touched: they take no resident memory.)
+fn reserve_heap(bytes: usize) {
+    if cfg!(target_arch = "wasm32") && bytes > 0 {
+        let block: Vec<u8> = Vec::with_capacity(bytes);
+        std::hint::black_box(block.as_ptr());
     }
 }
 
@@ -175,6 +190,10 @@ impl Engine {
         let lex = Lexical::open(&m.lexical_meta, lex_files)?;
         let t2 = now_ms();
         let cat_files: Vec<&[u8]> = m.catalog.iter().map(|c| files[c].as_slice()).collect();
+        // Decoding the catalog takes up to twice its files' bytes of heap (measured natively: a
+        // peak of 1.9× at 5.9k and at 100k notes), in small allocations: make it available in
+        // one block first (see `reserve_heap`).
+        reserve_heap(2 * cat_files.iter().map(|f| f.len()).sum::<usize>());
         let catalog = Catalog::load(&cat_files)?;
         let vec_files: Vec<(String, &[u8])> = m.vectors.iter().map(|v| (v.clone(), files[v].as_slice())).collect();
         let previous = m.previous_model.clone().map(|spec| {
@@ -298,7 +317,7 @@ impl Engine {
         let mut report = UpdateReport::default();
 
         for r in &batch.renames {
-            self.rename(&r.from, &r.to, &mut report)?;
+            self.rename(r, &mut report)?;
         }
         for d in &batch.deletes {
             let Ok(path) = paths::normalize(d) else {
@@ -394,11 +413,16 @@ impl Engine {
         Ok(())
     }
 
-    fn rename(&mut self, from: &str, to: &str, report: &mut UpdateReport) -> Result<()> {
-        let (from, to) = match (paths::normalize(from), paths::normalize(to)) {
+    /// A rename event: the note at `r.from` is now at `r.to`, with the bytes the host read
+    /// there. The same content (SHA-256) is a move: the note is indexed under its new path
+    /// from those bytes, and every section keeps its vector (keys are the embedded text's
+    /// hash); only the title vector ("folders > title") is new. Other content: `from` is
+    /// deleted and `to` indexed like any upsert.
+    fn rename(&mut self, r: &Rename, report: &mut UpdateReport) -> Result<()> {
+        let (from, to) = match (paths::normalize(&r.from), paths::normalize(&r.to)) {
             (Ok(f), Ok(t)) => (f, t),
             _ => {
-                report.skipped.push(Skip { path: format!("{from} → {to}"), reason: "invalid path".into() });
+                report.skipped.push(Skip { path: format!("{} → {}", r.from, r.to), reason: "invalid path".into() });
                 return Ok(());
             }
         };
@@ -409,19 +433,37 @@ impl Engine {
         if from == to {
             return Ok(());
         }
-        let text = self.lex.note_text(&from)?.unwrap_or_default();
         let usage = self.catalog.access(&from);
-        self.catalog.remove(&from);
-        self.lex.delete_note(&from)?;
         if paths::exclusion_reason(&to, &self.config).is_some() {
             // Moved out of the indexed set (e.g. into an excluded folder).
+            self.catalog.remove(&from);
+            self.lex.delete_note(&from)?;
             report.deleted += 1;
             return Ok(());
         }
-        let existed = self.catalog.get(&to).is_some();
-        self.index_text(&to, &text, old.hash, old.size, old.mtime, existed, report)?;
-        self.catalog.move_access(&from, &to, usage);
-        report.moved += 1;
+        let Some(bytes) = r.bytes.as_deref() else {
+            report.skipped.push(Skip {
+                path: format!("{from} → {to}"),
+                reason: "rename without the note's bytes (the index does not store note text; the host reads the note at its new path)".into(),
+            });
+            return Ok(());
+        };
+        let mtime = r.mtime.unwrap_or(old.mtime);
+        self.catalog.remove(&from);
+        self.lex.delete_note(&from)?;
+        if sha256_hex(bytes) == old.hash {
+            let text = markdown::decode(bytes).text;
+            let existed = self.catalog.get(&to).is_some();
+            self.index_text(&to, &text, old.hash, old.size, mtime, existed, report)?;
+            report.moved += 1;
+        } else {
+            // Edited as well as renamed: a delete and an upsert.
+            report.deleted += 1;
+            self.upsert(&NoteInput { path: to.clone(), bytes: bytes.to_vec(), mtime }, report)?;
+        }
+        if self.catalog.get(&to).is_some() {
+            self.catalog.move_access(&from, &to, usage);
+        }
         Ok(())
     }
 
@@ -493,7 +535,6 @@ impl Engine {
                 headings,
                 tags: &parsed.tags,
                 props: &props,
-                stored_text: (s.depth == 0).then_some(text),
             })
             .collect();
         if existed {
@@ -715,37 +756,15 @@ impl Engine {
             })
             .collect();
         let strong = fusion::strong_signal(&kept.iter().map(|k| k.0).collect::<Vec<_>>());
-        let hits = self.make_hits(&req.query, req.snippets.unwrap_or(true), scored)?;
+        let hits = self.make_hits(scored);
         Ok(SearchResponse { hits, mode, took_ms: now_ms() - t0, strong_signal: strong, weights: None, notice: None, semantic_coverage: None })
     }
 
-    /// Builds hits with snippets (highlighting the terms of `query`).
-    fn make_hits(&self, query: &str, want_snippets: bool, scored: Vec<(&NoteEntry, &Section, Scores)>) -> Result<Vec<Hit>> {
-        let generator = if want_snippets && !query.trim().is_empty() {
-            let q = self.lex.search(&LexQuery { text: query.to_string(), limit: 1, ..Default::default() })?;
-            Some(self.lex.snippet_generator(&*q.query)?)
-        } else {
-            None
-        };
-        let mut texts: HashMap<&str, Option<String>> = HashMap::new();
-        let mut hits = Vec::with_capacity(scored.len());
-        for (note, sec, sc) in scored {
-            let snippet = if want_snippets {
-                let text = texts
-                    .entry(note.path.as_str())
-                    .or_insert_with(|| self.lex.note_text(&note.path).ok().flatten());
-                text.as_deref().map(|t| {
-                    let body = markdown::slice_lines(t, sec.start_line.max(body_start(note, sec)), sec.end_line);
-                    let s = generator.as_ref().map(|g| g.snippet(body));
-                    match s {
-                        Some(s) if !s.highlighted().is_empty() => make_snippet(s.fragment(), s.highlighted()),
-                        _ => leading_snippet(body, SNIPPET_CHARS),
-                    }
-                })
-            } else {
-                None
-            };
-            hits.push(Hit {
+    /// Builds hits (snippets come from [`Engine::snippets`], with the notes' text).
+    fn make_hits(&self, scored: Vec<(&NoteEntry, &Section, Scores)>) -> Vec<Hit> {
+        scored
+            .into_iter()
+            .map(|(note, sec, sc)| Hit {
                 section_id: section_id(&note.path, sec.order),
                 parent_id: sec.parent.map(|p| section_id(&note.path, p)),
                 path: note.path.clone(),
@@ -762,11 +781,92 @@ impl Engine {
                 vec_norm: sc.vec_norm,
                 rrf_score: sc.rrf_score,
                 explain: sc.explain,
-                snippet,
                 context: self.folder_context(&note.path),
-            });
+            })
+            .collect()
+    }
+
+    /// A snippet for each hit, in order, from the hit notes' current bytes (`texts`): the
+    /// hit section's lines (without frontmatter) around the best-matching fragment, the
+    /// terms of the search's query highlighted, or its first characters when no term is in
+    /// it. A note edited since it was indexed gets the snippet of its section that stands for
+    /// the hit in its current text (same heading path). None for a hit whose note is not
+    /// in `texts` or not in the index.
+    pub fn snippets(&self, req: &SnippetRequest) -> Result<Vec<Option<Snippet>>> {
+        let query = snippet_query(&req.query, req.queries.as_deref());
+        let generator = if query.trim().is_empty() {
+            None
+        } else {
+            let q = self.lex.search(&LexQuery { text: query.to_string(), limit: 1, ..Default::default() })?;
+            Some(self.lex.snippet_generator(&*q.query)?)
+        };
+        // path → the current text, and its sections when it is not the indexed version.
+        let mut current: HashMap<&str, Option<(String, Option<NoteEntry>)>> = HashMap::new();
+        let mut out = Vec::with_capacity(req.hits.len());
+        for hit in &req.hits {
+            out.push(self.hit_snippet(hit, &req.texts, &mut current, generator.as_ref()));
         }
-        Ok(hits)
+        Ok(out)
+    }
+
+    fn hit_snippet<'r>(
+        &self,
+        hit: &'r SnippetHit,
+        texts: &NoteTexts,
+        current: &mut HashMap<&'r str, Option<(String, Option<NoteEntry>)>>,
+        generator: Option<&tantivy::snippet::SnippetGenerator>,
+    ) -> Option<Snippet> {
+        let (path, order) = parse_section_id(&hit.section_id).filter(|(p, _)| *p == hit.path)?;
+        let indexed = self.catalog.get(path)?;
+        let hit_sec = indexed.section(order)?;
+        if !current.contains_key(path) {
+            let entry = texts.get(path).and_then(|b| b.as_ref()).map(|bytes| {
+                let text = markdown::decode(bytes).text;
+                let hash = sha256_hex(bytes);
+                let fresh = (hash != indexed.hash).then(|| self.current_entry(path, &text, hash));
+                (text, fresh)
+            });
+            current.insert(path, entry);
+        }
+        let (text, fresh) = current.get(path)?.as_ref()?;
+        let (note, sec) = match fresh {
+            None => (indexed, hit_sec),
+            Some(f) => (f, matching_section(indexed, hit_sec, f).or(f.sections.first())?),
+        };
+        let body = markdown::slice_lines(text, body_start(note, sec), sec.end_line);
+        match generator.map(|g| g.snippet(body)) {
+            Some(s) if !s.highlighted().is_empty() => Some(make_snippet(s.fragment(), s.highlighted())),
+            _ => Some(leading_snippet(body, SNIPPET_CHARS)),
+        }
+    }
+
+    /// A note's entry for `text` without indexing it: its sections as the index would make
+    /// them, for a note edited since it was indexed (`read`, `snippets`).
+    fn current_entry(&self, path: &str, text: &str, hash: String) -> NoteEntry {
+        let parsed = markdown::parse(path, text);
+        let sections = build_sections(
+            text,
+            &parsed.headings,
+            parsed.line_count,
+            parsed.body_start_line,
+            SplitConfig { budget: self.config.chunk_budget, min: self.config.chunk_min },
+        );
+        NoteEntry {
+            path: path.to_string(),
+            hash,
+            size: text.len() as u64,
+            mtime: 0.0,
+            title: parsed.title,
+            frontmatter: "{}".into(),
+            aliases: Vec::new(),
+            tags: Vec::new(),
+            links: Default::default(),
+            sections,
+            line_count: parsed.line_count,
+            body_start_line: parsed.body_start_line,
+            title_key: None,
+            script: Default::default(),
+        }
     }
 
     fn key_map(&mut self) -> &HashMap<Key, Vec<(String, u32)>> {
@@ -970,7 +1070,7 @@ impl Engine {
                 },
             ));
         }
-        let hits = self.make_hits(&queries[0].0, req.snippets.unwrap_or(true), scored)?;
+        let hits = self.make_hits(scored);
         Ok(SearchResponse {
             hits,
             mode,
@@ -1025,8 +1125,18 @@ impl Engine {
 
     /// Embeds up to `max_chunks` pending sections; call repeatedly (between calls the
     /// caller may search, update, cancel or flush).
-    pub fn embed_step(&mut self, max_chunks: usize) -> Result<EmbedProgress> {
-        self.semantic.embed_step(&self.catalog, &self.lex, max_chunks, now_ms)
+    ///
+    /// `texts`: the current bytes of the notes [`Engine::embed_needs`] named (the index does
+    /// not store note text); a chunk whose note is missing there or changed since it was
+    /// indexed is dropped from this session's queue, so a loop of steps always ends.
+    pub fn embed_step(&mut self, max_chunks: usize, texts: &NoteTexts) -> Result<EmbedProgress> {
+        self.semantic.embed_step(&self.catalog, max_chunks, texts, now_ms)
+    }
+
+    /// The notes whose text the next [`Engine::embed_step`] needs: it takes the next
+    /// `max_chunks` pending chunks off the queue (title vectors need no text).
+    pub fn embed_needs(&mut self, max_chunks: usize) -> Result<Vec<String>> {
+        self.semantic.embed_needs(&self.catalog, max_chunks)
     }
 
     pub fn embed_progress(&mut self) -> EmbedProgress {
@@ -1130,16 +1240,25 @@ impl Engine {
         Ok(SimilarResponse { source: path, hits, took_ms: now_ms() - t0 })
     }
 
+    /// A section, a heading, a line range or the whole of an indexed note, from its current
+    /// bytes (`req.bytes`, read by the host). When they are the indexed version, sections
+    /// and section ids are the index's; when the note was edited since, the answer comes
+    /// from a fresh parse of these bytes (a section id then names the section with the same
+    /// heading path), so lines and text are those of the note as it is now, and
+    /// `contentHash` is theirs.
     pub fn read(&self, req: &ReadRequest) -> Result<ReadResult> {
         let path = paths::normalize(&req.path)?;
-        let note = self
+        let indexed = self
             .catalog
             .get(&path)
             .ok_or_else(|| CoreError::BadRequest(format!("not in the index: {path}")))?;
-        let text = self
-            .lex
-            .note_text(&path)?
-            .ok_or_else(|| CoreError::Internal(format!("no stored text for {path}")))?;
+        let bytes = req.bytes.as_deref().ok_or_else(|| {
+            CoreError::BadRequest(format!("read needs the current bytes of {path} (`bytes`): the index does not store note text"))
+        })?;
+        let text = markdown::decode(bytes).text;
+        let hash = sha256_hex(bytes);
+        let fresh = (hash != indexed.hash).then(|| self.current_entry(&path, &text, hash));
+        let note = fresh.as_ref().unwrap_or(indexed);
         let whole = note.section(0).cloned();
         let mut section: Option<Section> = None;
         let (mut start, mut end) = (1u32, note.line_count.max(1));
@@ -1151,10 +1270,18 @@ impl Engine {
             if p != path {
                 return Err(CoreError::BadRequest(format!("section {id} is not in {path}")));
             }
-            let mut s = note
+            let mut s = indexed
                 .section(order)
-                .ok_or_else(|| CoreError::BadRequest(format!("no section {id}")))?
-                .clone();
+                .ok_or_else(|| CoreError::BadRequest(format!("no section {id}")))?;
+            if let Some(f) = &fresh {
+                s = matching_section(indexed, s, f).ok_or_else(|| {
+                    CoreError::BadRequest(format!(
+                        "section {id} ({}) is no longer in {path}: the note changed since it was indexed; read it by heading or line, or search again",
+                        if s.heading_path.is_empty() { "the text before the first heading" } else { s.heading_path.as_str() }
+                    ))
+                })?;
+            }
+            let mut s = s.clone();
             if req.parent {
                 if let Some(parent) = s.parent.and_then(|p| note.section(p)) {
                     s = parent.clone();
@@ -1198,11 +1325,18 @@ impl Engine {
             start = s.start_line;
             end = s.end_line;
         }
+        // Section ids are the index's: a note edited since it was indexed answers with the id
+        // of the indexed section that stands for the one read (none for a new heading).
+        let id = match (&section, &fresh) {
+            (Some(s), None) => Some(s.order),
+            (Some(s), Some(f)) => matching_section(f, s, indexed).map(|x| x.order),
+            (None, _) => None,
+        };
         let r = ReadResult {
             path: path.clone(),
             title: note.title.clone(),
             content_hash: note.hash.clone(),
-            section_id: section.as_ref().map(|s| section_id(&path, s.order)),
+            section_id: id.map(|o| section_id(&path, o)),
             heading_path: section.map(|s| s.heading_path).unwrap_or_default(),
             start_line: start,
             end_line: end,
@@ -1502,6 +1636,24 @@ fn find_heading(path: &str, text: &str, wanted: &str) -> Option<(u32, u32, Strin
     None
 }
 
+/// The query string whose terms snippets highlight: the query hybrid and semantic search
+/// rank by first (the original, else the first expansion).
+fn snippet_query<'a>(query: &'a str, queries: Option<&'a [String]>) -> &'a str {
+    if !query.trim().is_empty() {
+        return query;
+    }
+    queries.into_iter().flatten().map(String::as_str).find(|q| !q.trim().is_empty()).unwrap_or("")
+}
+
+/// The section of `to` (another version of a note: its current text, or the indexed one)
+/// that stands for `sec`, a section of `from`: the same heading path at the same depth (the
+/// n-th such one when headings repeat). None when the heading is not there.
+fn matching_section<'a>(from: &NoteEntry, sec: &Section, to: &'a NoteEntry) -> Option<&'a Section> {
+    let same = |s: &&Section| s.depth == sec.depth && s.heading_path == sec.heading_path;
+    let nth = from.sections.iter().filter(same).take_while(|s| s.order != sec.order).count();
+    to.sections.iter().filter(same).nth(nth)
+}
+
 fn finish_read(mut r: ReadResult, text: &str, req: &ReadRequest) -> ReadResult {
     let max_lines = req.max_lines.unwrap_or(DEFAULT_READ_LINES).max(1);
     if r.end_line >= r.start_line + max_lines {
@@ -1528,3 +1680,5 @@ mod tests;
 mod semantic_tests;
 #[cfg(test)]
 mod switch_tests;
+#[cfg(test)]
+mod text_tests;

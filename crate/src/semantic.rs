@@ -6,6 +6,12 @@
 //! most recently edited or opened notes first. It is therefore resumable after a
 //! restart (vectors are persisted as they are flushed), cancellable between steps, and
 //! a rename, a move or an edit elsewhere in a note never re-embeds unchanged text.
+//!
+//! The index does not store note text, so a step is two calls: [`Semantic::embed_needs`]
+//! takes the next chunks off the queue and names the notes whose text they need (a title
+//! vector needs none), the host reads them, and [`Semantic::embed_step`] embeds those chunks
+//! from the bytes it is given. A chunk whose note is missing there, or changed since it was
+//! indexed, is dropped from this session's queue: the note's next update queues it again.
 
 use std::collections::{HashMap, HashSet};
 
@@ -14,7 +20,8 @@ use serde::{Deserialize, Serialize};
 use crate::catalog::Catalog;
 use crate::embed::{EmbedderConfig, Pooling, TextEmbedder};
 use crate::error::{CoreError, Result};
-use crate::lexical::Lexical;
+use crate::api::NoteTexts;
+use crate::hash::sha256_hex;
 use crate::sections::embed_text;
 use crate::vectors::{FlatIndex, Key, VectorIndex};
 
@@ -63,6 +70,9 @@ pub struct EmbedProgress {
     pub total: usize,
     /// Embedded by this call.
     pub embedded: usize,
+    /// Chunks this call took off the queue without embedding them: their note's text was not
+    /// supplied, or changed since the note was indexed (its next update queues them again).
+    pub dropped: usize,
     /// Chunks per second over this session's embedding work.
     pub rate: f64,
     /// Seconds left at that rate (null until a rate is known).
@@ -148,6 +158,10 @@ pub struct Semantic {
     previous: Option<Space>,
     priority: HashMap<String, f64>,
     queue: Option<Vec<Pending>>,
+    /// Chunks taken off the queue by `embed_needs`, for the next `embed_step`: they stay
+    /// what the host read texts for even when the queue is rebuilt in between (an edit, a
+    /// `prioritize` while the host reads).
+    staged: Option<Vec<Pending>>,
     total: usize,
     /// Work done in this session, for the rate.
     embedded: usize,
@@ -349,6 +363,7 @@ impl Semantic {
             return;
         };
         let vectors = &active.vectors;
+        let staged: HashSet<Key> = self.staged.iter().flatten().map(|p| p.key).collect();
         let mut notes: Vec<(f64, &str)> = catalog
             .entries()
             .map(|n| (self.priority.get(&n.path).copied().unwrap_or(0.0).max(n.mtime), n.path.as_str()))
@@ -362,7 +377,7 @@ impl Semantic {
                 if !seen.insert(key) {
                     continue;
                 }
-                if !vectors.contains(&key) {
+                if !vectors.contains(&key) && !staged.contains(&key) {
                     queue.push(Pending { path: path.to_string(), order, key });
                 }
             }
@@ -375,7 +390,7 @@ impl Semantic {
 
     /// The new space has a vector for every text: the old one is no longer needed.
     fn finish_switch(&mut self) {
-        let done = self.queue.as_ref().is_some_and(|q| q.is_empty());
+        let done = self.queue.as_ref().is_some_and(|q| q.is_empty()) && self.staged.as_ref().is_none_or(|s| s.is_empty());
         if done && self.previous.is_some() && self.model_loaded() {
             self.previous = None;
             self.layout_changed = true;
@@ -386,12 +401,13 @@ impl Semantic {
         if self.queue.is_none() {
             self.build_queue(catalog);
         }
-        let pending = self.queue.as_ref().map(|q| q.len()).unwrap_or(0);
+        let pending = self.queue.as_ref().map(|q| q.len()).unwrap_or(0) + self.staged.as_ref().map_or(0, |s| s.len());
         let rate = if self.embed_ms > 0.0 { self.embedded as f64 / (self.embed_ms / 1000.0) } else { 0.0 };
         EmbedProgress {
             done: self.total.saturating_sub(pending),
             total: self.total,
             embedded: 0,
+            dropped: 0,
             rate,
             eta_seconds: (rate > 0.0).then(|| pending as f64 / rate),
             model: self.spec().map(|s| s.model_id.clone()),
@@ -410,47 +426,119 @@ impl Semantic {
         if p.total == 0 { 1.0 } else { p.done as f32 / p.total as f32 }
     }
 
-    /// Embeds up to `max_chunks` pending leaves (most recent notes first).
-    pub fn embed_step(&mut self, catalog: &Catalog, lex: &Lexical, max_chunks: usize, now: impl Fn() -> f64) -> Result<EmbedProgress> {
+    /// Takes up to `max_chunks` pending chunks off the queue (most recent notes first) for the
+    /// next [`Semantic::embed_step`], unless an earlier call's are still waiting, and returns
+    /// the notes whose text they need, in queue order (title vectors need none).
+    pub fn embed_needs(&mut self, catalog: &Catalog, max_chunks: usize) -> Result<Vec<String>> {
         if !self.model_loaded() {
             return Err(CoreError::Unavailable(HOW_TO_ENABLE.into()));
         }
+        if self.staged.is_none() {
+            let batch = self.take_batch(catalog, max_chunks);
+            self.staged = Some(batch);
+        }
+        let mut seen: HashSet<&str> = HashSet::new();
+        Ok(self
+            .staged
+            .iter()
+            .flatten()
+            .filter(|p| p.order.is_some() && seen.insert(p.path.as_str()))
+            .map(|p| p.path.clone())
+            .collect())
+    }
+
+    /// Pops up to `max_chunks` chunks that still lack a vector.
+    fn take_batch(&mut self, catalog: &Catalog, max_chunks: usize) -> Vec<Pending> {
         if self.queue.is_none() {
             self.build_queue(catalog);
         }
-        let t0 = now();
-        let mut batch: Vec<Pending> = Vec::new();
+        let vectors = self.active.as_ref().map(|a| &a.vectors);
         let queue = self.queue.as_mut().expect("built");
+        let mut batch: Vec<Pending> = Vec::new();
         while batch.len() < max_chunks.max(1) {
             let Some(p) = queue.pop() else { break };
+            if vectors.is_some_and(|v| v.contains(&p.key)) {
+                continue;
+            }
             batch.push(p);
         }
-        let mut texts: Vec<String> = Vec::with_capacity(batch.len());
-        let mut note_texts: HashMap<String, Option<String>> = HashMap::new();
+        batch
+    }
+
+    /// Embeds the chunks [`Semantic::embed_needs`] took (at most `max_chunks` of them; the
+    /// rest go back to the queue), or, without that call, up to `max_chunks` pending ones.
+    /// `texts`: the current bytes of the notes they need. A chunk whose note is missing
+    /// there or whose bytes no longer hash to the indexed note's is dropped (`dropped`).
+    pub fn embed_step(&mut self, catalog: &Catalog, max_chunks: usize, texts: &NoteTexts, now: impl Fn() -> f64) -> Result<EmbedProgress> {
+        if !self.model_loaded() {
+            return Err(CoreError::Unavailable(HOW_TO_ENABLE.into()));
+        }
+        let max_chunks = max_chunks.max(1);
+        let batch = match self.staged.take() {
+            Some(mut staged) => {
+                if self.queue.is_none() {
+                    self.build_queue(catalog);
+                }
+                if staged.len() > max_chunks {
+                    let queue = self.queue.as_mut().expect("built");
+                    // Back in pop order: the first of the rest is popped next.
+                    queue.extend(staged.split_off(max_chunks).into_iter().rev());
+                }
+                staged
+            }
+            None => self.take_batch(catalog, max_chunks),
+        };
+        let t0 = now();
+        let mut inputs: Vec<String> = Vec::with_capacity(batch.len());
         let mut keys: Vec<Key> = Vec::with_capacity(batch.len());
+        // path → the note's current text, when it is the indexed version.
+        let mut current: HashMap<&str, Option<String>> = HashMap::new();
+        let mut stale = false;
         for p in &batch {
-            let Some(note) = catalog.get(&p.path) else { continue };
+            let Some(note) = catalog.get(&p.path) else {
+                stale = true;
+                continue;
+            };
             let Some(order) = p.order else {
-                texts.push(crate::catalog::title_text(&note.path, &note.title));
+                if note.title_key != Some(p.key) {
+                    // The note changed since the chunk was taken: its new keys are queued.
+                    stale = true;
+                    continue;
+                }
+                inputs.push(crate::catalog::title_text(&note.path, &note.title));
                 keys.push(p.key);
                 continue;
             };
-            let Some(sec) = note.section(order) else { continue };
-            let text = note_texts
-                .entry(p.path.clone())
-                .or_insert_with(|| lex.note_text(&p.path).ok().flatten());
+            let Some(sec) = note.section(order).filter(|s| s.embed_key == Some(p.key)) else {
+                stale = true;
+                continue;
+            };
+            let text = current.entry(p.path.as_str()).or_insert_with(|| {
+                let bytes = texts.get(&p.path)?.as_ref()?;
+                (sha256_hex(bytes) == note.hash).then(|| crate::markdown::decode(bytes).text)
+            });
             let Some(text) = text else { continue };
-            texts.push(embed_text(text, sec, note.body_start_line));
+            inputs.push(embed_text(text, sec, note.body_start_line));
             keys.push(p.key);
         }
-        let refs: Vec<&str> = texts.iter().map(|t| t.as_str()).collect();
+        let dropped = batch.len() - keys.len();
+        if stale {
+            // Chunks of notes that changed after they were taken: rebuild the queue, which
+            // holds the notes' new chunks (and a text another note shares).
+            self.queue = None;
+        }
+        let refs: Vec<&str> = inputs.iter().map(|t| t.as_str()).collect();
         let active = self.active.as_mut().expect("a loaded model has a space");
-        let vecs = active
-            .embedder
-            .as_mut()
-            .expect("checked")
-            .embed_passages(&refs)
-            .map_err(|e| CoreError::Internal(format!("embedding failed: {e}")))?;
+        let vecs = if refs.is_empty() {
+            Vec::new()
+        } else {
+            active
+                .embedder
+                .as_mut()
+                .expect("checked")
+                .embed_passages(&refs)
+                .map_err(|e| CoreError::Internal(format!("embedding failed: {e}")))?
+        };
         for (key, v) in keys.iter().zip(&vecs) {
             active
                 .vectors
@@ -458,10 +546,13 @@ impl Semantic {
                 .map_err(|e| CoreError::Internal(format!("vector index: {e}")))?;
         }
         self.embedded += vecs.len();
-        self.embed_ms += now() - t0;
+        if !vecs.is_empty() {
+            self.embed_ms += now() - t0;
+        }
         self.finish_switch();
         let mut p = self.progress(catalog);
         p.embedded = vecs.len();
+        p.dropped = dropped;
         Ok(p)
     }
 

@@ -24,8 +24,10 @@ pub const FORMAT_NAME: &str = "strata-index";
 /// 4: a split note's text is indexed in its sections only. 5: every line once (a section
 /// with children indexes its lines before the first child). 6: script counts per note.
 /// 7: links kept encoded, hashes as byte strings (a faster catalog decode at open).
+/// 8: no stored note text (the hosts supply it: snippets, read, renames, embedding); body
+/// positions restart in each section (the body is tokenized per section).
 /// (A rebuild for a new version keeps the embedded vectors: see `salvage_vectors`.)
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 pub const SLOTS: [&str; 2] = ["manifest-a.json", "manifest-b.json"];
 pub const LEX_DIR: &str = "lex/";
 pub const CAT_DIR: &str = "cat/";

@@ -195,9 +195,16 @@ impl StrataCore {
         to_js(&self.engine.search(&req).map_err(err)?)
     }
 
+    /// `req.bytes`: the note's current bytes (the index does not store note text).
     pub fn read(&self, req: JsValue) -> Result<JsValue, JsError> {
         let req: ReadRequest = from_js(req, "read request")?;
         to_js(&self.engine.read(&req).map_err(err)?)
+    }
+
+    /// A snippet (or null) for each of `req.hits`, from the hit notes' bytes in `req.texts`.
+    pub fn snippets(&self, req: JsValue) -> Result<JsValue, JsError> {
+        let req: SnippetRequest = from_js(req, "snippet request")?;
+        to_js(&self.engine.snippets(&req).map_err(err)?)
     }
 
     pub fn note(&self, path: &str) -> Result<JsValue, JsError> {
@@ -244,10 +251,19 @@ impl StrataCore {
         to_js(&self.engine.choose_model(setting).map_err(err)?)
     }
 
-    /// Embeds up to `maxChunks` pending sections and reports progress.
+    /// Takes up to `maxChunks` pending chunks for the next `embedStep` and returns the paths
+    /// of the notes whose bytes it needs.
+    #[wasm_bindgen(js_name = embedNeeds)]
+    pub fn embed_needs(&mut self, max_chunks: usize) -> Result<JsValue, JsError> {
+        to_js(&self.engine.embed_needs(max_chunks).map_err(err)?)
+    }
+
+    /// Embeds the chunks `embedNeeds` took (or up to `maxChunks` pending ones) from `texts`
+    /// (path → the note's bytes, or null when unreadable) and reports progress.
     #[wasm_bindgen(js_name = embedStep)]
-    pub fn embed_step(&mut self, max_chunks: usize) -> Result<JsValue, JsError> {
-        to_js(&self.engine.embed_step(max_chunks).map_err(err)?)
+    pub fn embed_step(&mut self, max_chunks: usize, texts: JsValue) -> Result<JsValue, JsError> {
+        let texts: NoteTexts = if texts.is_undefined() || texts.is_null() { NoteTexts::default() } else { from_js(texts, "texts")? };
+        to_js(&self.engine.embed_step(max_chunks, &texts).map_err(err)?)
     }
 
     #[wasm_bindgen(js_name = embedProgress)]

@@ -11,7 +11,20 @@ import * as path from "node:path";
 
 import type { ListRequest, ListResponse, NoteInfo, ReadRequest, ReadResult, SearchRequest, SearchResponse, SimilarRequest, SimilarResponse, StrataCoreApi } from "../core/api.ts";
 import type { BackendStatus, ToolSettings, VaultBackend } from "../core/backend.ts";
-import { AUTO_MODEL, defaultIndexDir, errorMessage, isModelSetting, loadChosenModel, openIndex, persist, reconcile, stepChunks } from "../core/client.ts";
+import {
+  AUTO_MODEL,
+  defaultIndexDir,
+  embedStepFrom,
+  errorMessage,
+  isModelSetting,
+  loadChosenModel,
+  openIndex,
+  persist,
+  readNote,
+  reconcile,
+  searchWithSnippets,
+  stepChunks,
+} from "../core/client.ts";
 import { atomicWrite, FsIndexStore, loadCore, modelReader, NodeVault } from "../core/node.ts";
 import { pluginDirOf } from "./protocol.ts";
 import { checkVaultPath } from "./vault-paths.ts";
@@ -188,13 +201,15 @@ export class HeadlessBackend implements VaultBackend {
     let rate = 0;
     for (;;) {
       if (this.closed) break;
-      // Short steps: a tool call waits for the step under way (see stepChunks).
+      // Short steps: a tool call waits for the step under way (see stepChunks). The notes a
+      // step needs are read from the vault (the index stores no note text).
       const n = stepChunks(rate, EMBED_STEP_MS, 16);
       const t = performance.now();
-      const p = await this.mutex.run(() => this.core.embedStep(n));
+      const p = await this.mutex.run(() => embedStepFrom(this.core, this.vault, n));
       if (p.embedded > 0) rate = p.embedded / ((performance.now() - t) / 1000);
       unpersisted += p.embedded;
-      const done = p.done >= p.total || p.embedded === 0;
+      // A step that neither embedded nor dropped a chunk took none: the queue is empty.
+      const done = p.done >= p.total || (p.embedded === 0 && !p.dropped);
       if (unpersisted > 0 && (done || Date.now() - lastPersist > 8000)) {
         await this.mutex.run(() => persist(this.core, this.store));
         unpersisted = 0;
@@ -274,13 +289,13 @@ export class HeadlessBackend implements VaultBackend {
 
   async search(req: SearchRequest): Promise<SearchResponse> {
     await this.refresh();
-    return this.core.search(req);
+    return searchWithSnippets(this.core, (p) => this.vault.read(p), req);
   }
 
   async read(req: ReadRequest): Promise<ReadResult> {
     await this.safePath(req.path);
     await this.refresh();
-    return this.core.read(req);
+    return readNote(this.core, (p) => this.vault.read(p), req);
   }
 
   async similar(req: SimilarRequest): Promise<SimilarResponse> {

@@ -14,7 +14,18 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 import type { CoreConfig, StrataCoreApi } from "../core/api.ts";
-import { DEFAULT_MODEL, embedAll, isModelId, loadChosenModel, MODEL_IDS, openIndex, persist, reconcile, type VectorBenchRow } from "../core/client.ts";
+import {
+  DEFAULT_MODEL,
+  embedAll,
+  isModelId,
+  loadChosenModel,
+  MODEL_IDS,
+  openIndex,
+  persist,
+  reconcile,
+  searchWithSnippets,
+  type VectorBenchRow,
+} from "../core/client.ts";
 import { FsIndexStore, loadCore, NodeVault, checkVaultDir, findModelDir, modelPresent, modelReader } from "../core/node.ts";
 import { CliError, intOption, MODEL_USAGE, modelOptions, parse, parseModelSetting, repoRoot } from "./common.ts";
 import {
@@ -105,7 +116,9 @@ export async function benchWorker(args: string[]): Promise<number> {
     case "cold-strata": {
       const { core } = await openIndex(loadCore(), new FsIndexStore(a), CONFIG);
       const t1 = performance.now();
-      const hits = core.search({ query: b, k: 10, mode: "lexical" }).hits.length;
+      // With snippets, as a user sees it: the hit notes are read from the vault (args[3]).
+      const vault = new NodeVault(args[3]);
+      const hits = (await searchWithSnippets(core, (p) => vault.read(p), { query: b, k: 10, mode: "lexical" })).hits.length;
       res = { openMs: t1 - t0, queryMs: performance.now() - t1, hits };
       break;
     }
@@ -278,7 +291,7 @@ export async function benchCommand(args: string[]): Promise<number> {
     log("  cold opens…");
     const cold = async (kind: string, target: string) => {
       const runs = [];
-      for (let i = 0; i < 3; i++) runs.push(await runWorker([kind, target, "daily notes"]));
+      for (let i = 0; i < 3; i++) runs.push(await runWorker([kind, target, "daily notes", vaultDir]));
       runs.sort((x, y) => (x.ms as number) - (y.ms as number));
       return runs[1];
     };
@@ -289,13 +302,15 @@ export async function benchCommand(args: string[]): Promise<number> {
     const Core = loadCore();
     const store = new FsIndexStore(strataDir);
     const { core } = await openIndex(Core, store, CONFIG);
+    const benchVault = new NodeVault(vaultDir);
+    const readNote = (p: string) => benchVault.read(p);
     const mini = loadOmni(await readFile(omniFile, "utf8"));
     const sTimes: number[] = [];
     const mTimes: number[] = [];
     for (let round_ = 0; round_ <= QUERY_ROUNDS; round_++) {
       for (const q of BENCH_QUERIES) {
         let t = performance.now();
-        core.search({ query: q, k: 10, mode: "lexical" });
+        await searchWithSnippets(core, readNote, { query: q, k: 10, mode: "lexical" });
         const s = performance.now() - t;
         t = performance.now();
         omniSearch(mini, q).slice(0, 10);
@@ -501,7 +516,7 @@ async function qualityRow(lang: string, file: string, vaultDir: string, setting:
   let embedMs = 0;
   const load = setting ? await loadChosenModel(core, setting, modelReader()) : null;
   if (load?.loaded) {
-    const sum = await embedAll(core, null, { maxChunks: 32 });
+    const sum = await embedAll(core, vault, null, { maxChunks: 32 });
     embedded = sum.embedded;
     embedMs = round(sum.embedMs, 0);
     const sem = evalCore(core, queries, "semantic", 10);
@@ -554,7 +569,7 @@ function render(r: BenchResult): string {
   ];
   const out = [
     `Vault ${r.vault}: ${r.notes} notes, ${bytes(r.vaultBytes)} of Markdown, ${s.sections} sections. Node baseline RSS ${mb(r.baselineRssMb)}.`,
-    `Queries: ${r.queries} timed (${BENCH_QUERIES.length} fixed queries × ${QUERY_ROUNDS}); Strata's include snippets. Edits: ${r.edits} to ${r.editNote} (in memory), update + persist + search (MiniSearch: replace + search, no save).`,
+    `Queries: ${r.queries} timed (${BENCH_QUERIES.length} fixed queries × ${QUERY_ROUNDS}); Strata's include snippets (the hit notes read from the vault). Edits: ${r.edits} to ${r.editNote} (in memory), update + persist + search (MiniSearch: replace + search, no save).`,
     "",
     table(rows, ["l", "r", "r", "r", "l"]),
   ];

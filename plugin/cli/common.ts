@@ -22,6 +22,7 @@ import {
   reconcile,
   type ReconcileProgress,
   type ReconcileSummary,
+  type VaultSource,
 } from "../core/client.ts";
 import { checkVaultDir, FsIndexStore, loadCore, modelReader, NodeVault } from "../core/node.ts";
 import { EmbedBar, Progress } from "./ui.ts";
@@ -155,11 +156,12 @@ export interface EmbedRun extends EmbedSummary {
 }
 
 /**
- * Embeds every pending chunk with a progress bar on stderr (unless `quiet`), persisting to
- * `store` as it goes (null: an in-memory index). Ctrl-C stops between two steps, persists
- * what was done and returns with `interrupted` set: the next run resumes there.
+ * Embeds every pending chunk with a progress bar on stderr (unless `quiet`), reading the notes
+ * the steps need from `vault` and persisting to `store` as it goes (null: an in-memory index).
+ * Ctrl-C stops between two steps, persists what was done and returns with `interrupted` set:
+ * the next run resumes there.
  */
-export async function embedWithProgress(core: StrataCoreApi, store: IndexStore | null, quiet: boolean): Promise<EmbedRun> {
+export async function embedWithProgress(core: StrataCoreApi, vault: VaultSource, store: IndexStore | null, quiet: boolean): Promise<EmbedRun> {
   const bar = quiet ? undefined : new EmbedBar("embedding");
   const ctl = new AbortController();
   const onSigint = () => {
@@ -169,7 +171,7 @@ export async function embedWithProgress(core: StrataCoreApi, store: IndexStore |
   };
   process.on("SIGINT", onSigint);
   try {
-    const sum = await embedAll(core, store, { signal: ctl.signal, onProgress: (p) => bar?.update(p) });
+    const sum = await embedAll(core, vault, store, { signal: ctl.signal, onProgress: (p) => bar?.update(p) });
     return { ...sum, interrupted: sum.aborted };
   } finally {
     process.off("SIGINT", onSigint);
@@ -185,6 +187,7 @@ export async function embedWithProgress(core: StrataCoreApi, store: IndexStore |
  */
 export async function readySemantic(
   core: StrataCoreApi,
+  vault: VaultSource,
   store: IndexStore | null,
   mode: string,
   opts: { setting?: string; noEmbed?: boolean; quiet?: boolean } = {},
@@ -197,7 +200,7 @@ export async function readySemantic(
   if (!model.loaded || opts.noEmbed) return { model, run: null };
   const p = core.embedProgress();
   if (p.done >= p.total) return { model, run: null };
-  const run = await embedWithProgress(core, store, Boolean(opts.quiet));
+  const run = await embedWithProgress(core, vault, store, Boolean(opts.quiet));
   if (run.interrupted) throw new CliError("interrupted while embedding (the work done so far is saved)", 130);
   return { model, run };
 }

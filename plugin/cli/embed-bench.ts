@@ -17,7 +17,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import * as path from "node:path";
 
-import type { CoreConfig, NoteInfo, SectionInfo, StrataCoreApi } from "../core/api.ts";
+import type { CoreConfig, NoteInfo, NoteTexts, SectionInfo, StrataCoreApi } from "../core/api.ts";
 import { MODEL_HOW_TO, type ModelId } from "../core/client.ts";
 import { loadCore, loadModelFiles, modelReader, NodeVault, wasmMemory } from "../core/node.ts";
 import { CliError, repoRoot } from "./common.ts";
@@ -109,6 +109,13 @@ export function embedTexts(noteText: string, note: NoteInfo): string[] {
   })];
 }
 
+/** The bytes of the sample notes a step needs (embedNeeds). */
+function textsFor(notes: { path: string; bytes: Uint8Array }[], needs: string[]): NoteTexts {
+  const texts: NoteTexts = {};
+  for (const p of needs) texts[p] = notes.find((n) => n.path === p)?.bytes ?? null;
+  return texts;
+}
+
 async function sampleInputs(vaultDir: string, sampleFile: string) {
   const paths: string[] = JSON.parse(await readFile(sampleFile, "utf8"));
   const vault = new NodeVault(vaultDir);
@@ -155,8 +162,10 @@ export async function embedTractWorker(vaultDir: string, sampleFile: string, bat
   const loadMs = performance.now() - t;
   const steps: { n: number; ms: number }[] = [];
   for (;;) {
+    // The notes a step needs, from memory (not timed): the index stores no note text.
+    const texts = textsFor(notes, core.embedNeeds(STEP_CHUNKS));
     t = performance.now();
-    const p = core.embedStep(STEP_CHUNKS);
+    const p = core.embedStep(STEP_CHUNKS, texts);
     const ms = performance.now() - t;
     if (p.embedded === 0) break;
     steps.push({ n: p.embedded, ms });
@@ -209,8 +218,9 @@ export async function embedModelWorker(vaultDir: string, sampleFile: string, id:
   const afterLoad = wasmMemory();
   const steps: { n: number; ms: number }[] = [];
   for (;;) {
+    const texts = textsFor(notes, core.embedNeeds(STEP_CHUNKS));
     t = performance.now();
-    const p = core.embedStep(STEP_CHUNKS);
+    const p = core.embedStep(STEP_CHUNKS, texts);
     if (p.embedded === 0) break;
     steps.push({ n: p.embedded, ms: performance.now() - t });
     if (p.done >= p.total) break;

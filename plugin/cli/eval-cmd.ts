@@ -77,7 +77,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     // An existing index is brought up to date first: eval measures the vault as it is now,
     // with every chunk embedded for the semantic and hybrid modes.
     const { core } = await openVaultIndex(ctx, true, quiet);
-    const { model } = await readySemantic(core, ctx.store, mode, { setting, quiet });
+    const { model } = await readySemantic(core, ctx.vault, ctx.store, mode, { setting, quiet });
     const res = evalCore(core, queries, mode, k, fusion);
     core.free();
     if (res.notice) process.stderr.write(`strata: ${res.notice}\n`);

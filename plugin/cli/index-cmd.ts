@@ -39,7 +39,7 @@ export async function indexCommand(args: string[]): Promise<number> {
   let run: EmbedRun | null = null;
   if (!values["no-embed"]) {
     model = await loadModel(core, setting, { quiet: false });
-    if (model.loaded) run = await embedWithProgress(core, ctx.store, quiet);
+    if (model.loaded) run = await embedWithProgress(core, ctx.vault, ctx.store, quiet);
   }
   const progress = core.embedProgress();
   const status = core.status();

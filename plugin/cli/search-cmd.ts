@@ -1,7 +1,7 @@
 // `strata search <vault> "<query>"`: search the vault's index (indexing it first if it has none).
 
 import type { Hit, SearchFilters, SearchMode, SearchRequest, SearchResponse, StrataCoreApi } from "../core/api.ts";
-import { coreErrorCode, describeModel, errorMessage, modelReport, type ModelLoad } from "../core/client.ts";
+import { coreErrorCode, describeModel, errorMessage, modelReport, searchWithSnippets, type ModelLoad, type ReadNote } from "../core/client.ts";
 import {
   CliError,
   intOption,
@@ -36,14 +36,27 @@ export function parseFusion(value: string | undefined): SearchRequest["fusion"] 
   return value;
 }
 
-/** core.search with the core's request errors as exit code 2. */
+/** The core's request errors as exit code 2. */
+function usageError(err: unknown): unknown {
+  const code = coreErrorCode(err);
+  return code === "unavailable" || code === "bad-request" ? new CliError(errorMessage(err), 2) : err;
+}
+
+/** core.search (no snippets: no note is read) with the core's request errors as exit code 2. */
 export function runSearch(core: StrataCoreApi, req: SearchRequest): SearchResponse {
   try {
     return core.search(req);
   } catch (err) {
-    const code = coreErrorCode(err);
-    if (code === "unavailable" || code === "bad-request") throw new CliError(errorMessage(err), 2);
-    throw err;
+    throw usageError(err);
+  }
+}
+
+/** A search with snippets (the hit notes read through `read`), request errors as exit code 2. */
+export async function runSearchWithSnippets(core: StrataCoreApi, read: ReadNote, req: SearchRequest): Promise<SearchResponse> {
+  try {
+    return await searchWithSnippets(core, read, req);
+  } catch (err) {
+    throw usageError(err);
   }
 }
 
@@ -104,8 +117,8 @@ export async function searchCommand(args: string[]): Promise<number> {
       `strata: indexed ${summary.added + summary.updated + summary.moved} notes, ${summary.unchanged} unchanged, ${summary.deleted} deleted\n`,
     );
   }
-  const { model } = await readySemantic(core, ctx.store, mode, { setting, noEmbed: Boolean(values["no-embed"]), quiet: json && !process.stderr.isTTY });
-  const res = runSearch(core, req);
+  const { model } = await readySemantic(core, ctx.vault, ctx.store, mode, { setting, noEmbed: Boolean(values["no-embed"]), quiet: json && !process.stderr.isTTY });
+  const res = await runSearchWithSnippets(core, (p) => ctx.vault.read(p), req);
   core.free();
   if (res.notice) process.stderr.write(`strata: ${res.notice}\n`);
 

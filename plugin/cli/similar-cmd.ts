@@ -56,7 +56,7 @@ export async function similarCommand(args: string[]): Promise<number> {
   if (before.total === 0 || before.done < before.total) {
     const model = await loadModel(core, setting, { quiet: true });
     if (model.loaded) {
-      const run = await embedWithProgress(core, ctx.store, quiet);
+      const run = await embedWithProgress(core, ctx.vault, ctx.store, quiet);
       if (run.interrupted) throw new CliError("interrupted while embedding (the work done so far is saved)", 130);
     } else if (core.status().vectors === 0) {
       throw new CliError(`[unavailable] similar notes need vectors, and the index has none; ${model.notice}`, 2);

@@ -4,7 +4,10 @@
 //
 // Data flows one way: vault files → StrataCore.update → (flush → index folder) and
 // StrataCore.search/read → UI, CLI, bridge. The core never touches the file system: the
-// caller lists and reads notes, and writes the files `flush()` returns, in order.
+// caller lists and reads notes, and writes the files `flush()` returns, in order. The index
+// does not store note text: where the core needs it (snippets, read, renames, embedding) the
+// caller passes the notes' current bytes, and the core checks them against its content hash
+// (the shared client's searchWithSnippets, readNote and embedAll do the reading).
 
 export interface CoreConfig {
   /** Obsidian's config folder, excluded from indexing. Default ".obsidian". */
@@ -71,10 +74,25 @@ export interface NoteInput {
   mtime: number;
 }
 
+/** Current bytes of notes by path, read by the caller (null: the note could not be read). */
+export type NoteTexts = Record<string, Uint8Array | null>;
+
+export interface Rename {
+  from: string;
+  to: string;
+  /** The note's current bytes, read at `to` (the index does not store note text). The same
+   *  content as indexed: a move (no section re-embedded); other content: `from` is deleted and
+   *  `to` indexed from these bytes. Without them the rename is skipped (a reason in `skipped`);
+   *  into an excluded folder they are not needed (the note leaves the index). */
+  bytes?: Uint8Array;
+  /** Modification time at `to` (default: the indexed one). */
+  mtime?: number;
+}
+
 export interface UpdateBatch {
   upserts?: NoteInput[];
   deletes?: string[];
-  renames?: { from: string; to: string }[];
+  renames?: Rename[];
   /** Make the batch searchable now (default true). A bulk index passes false for all but the
    *  last batch (or calls commit()/flush() at the end), so the batches share one segment. */
   commit?: boolean;
@@ -89,7 +107,7 @@ export interface UpdateReport {
   added: number;
   updated: number;
   unchanged: number; // same content hash: nothing re-indexed
-  moved: number; // same content at a new path (rename): text not re-parsed
+  moved: number; // same content at a new path (rename): no section re-embedded
   deleted: number;
   skipped: Skip[];
   warnings: Warning[];
@@ -122,7 +140,9 @@ export interface SearchRequest {
   filters?: SearchFilters;
   /** Tie-break/sort preference: "relevance" (default), "shallow" (overview first), "deep". */
   depthOrder?: "relevance" | "shallow" | "deep";
-  /** Default true. */
+  /** Highlighted snippets, default true. Read by the shared client's `searchWithSnippets`, which
+   *  reads the hit notes and calls `snippets()`: the core's `search` never makes them (the index
+   *  does not store note text). false: no note is read. */
   snippets?: boolean;
   /** Further query strings (a model's expansions), fused by RRF with `query`
    *  (original weight 2, expansions 1). Hybrid and semantic modes. */
@@ -160,6 +180,7 @@ export interface Hit {
   rrfScore: number;
   /** How the score was made (for the score breakdown on hover). */
   explain: string;
+  /** Attached by `searchWithSnippets` (from `snippets()`); absent in the core's own answer. */
   snippet?: Snippet | null;
   /** The folder context inherited by this note: the `context` frontmatter property of the
    *  folder notes above it ("Projects/Projects.md" or "Projects.md" for "Projects/"), nearest
@@ -191,6 +212,17 @@ export interface SearchResponse {
 
 /** Hybrid/semantic results are one hit per note (its best section). */
 
+/** Snippets for search hits (`snippets()`), from the hit notes' current bytes. */
+export interface SnippetRequest {
+  /** The search's query (its terms are highlighted) and expansions (when `query` is empty,
+   *  the first of them is, as hybrid and semantic search rank by it). */
+  query: string;
+  queries?: string[];
+  hits: { path: string; sectionId: string }[];
+  /** The hit notes' bytes; a hit whose note is absent or null here gets a null snippet. */
+  texts: NoteTexts;
+}
+
 export interface ModelConfig {
   model_id: string;
   dimension: number;
@@ -213,6 +245,9 @@ export interface EmbedProgress {
   total: number;
   /** Embedded by this call. */
   embedded: number;
+  /** Taken off the queue by this call without being embedded: the note's text was not passed to
+   *  embedStep, or changed since the note was indexed (its next update queues them again). */
+  dropped: number;
   /** Chunks per second in this session. */
   rate: number;
   etaSeconds: number | null;
@@ -274,6 +309,11 @@ export interface ReadRequest {
   maxChars?: number;
   parent?: boolean; // widen to the parent section
   whole?: boolean; // widen to the whole note
+  /** The note's current bytes (required: the index does not store note text; the shared
+   *  client's `readNote` reads them). A note edited since it was indexed is answered from these
+   *  bytes' own sections (a section id names the section with the same heading path), so lines
+   *  and `contentHash` are the note's as it is now. */
+  bytes?: Uint8Array;
 }
 
 export interface ReadResult {
@@ -375,7 +415,12 @@ export interface StrataCoreApi {
   /** Makes staged (commit: false) changes searchable. flush() commits too. */
   commit(): void;
   flush(): FlushOutput;
+  /** Ranks; hits carry no snippet (see `snippets`). */
   search(req: SearchRequest): SearchResponse;
+  /** A snippet (or null) per hit, in order: the hit section's best fragment with the query's
+   *  terms highlighted, from the notes' bytes in `req.texts`. */
+  snippets(req: SnippetRequest): (Snippet | null)[];
+  /** `req.bytes`: the note's current bytes. */
   read(req: ReadRequest): ReadResult;
   note(path: string): NoteInfo | null;
   paths(): string[];
@@ -391,9 +436,14 @@ export interface StrataCoreApi {
   /** The model for a setting, "auto" or a model id (an unknown one throws "[bad-request] …").
    *  auto reads the indexed notes' scripts: call it after indexing. */
   chooseModel(setting: string): ModelChoice;
-  /** Embeds up to maxChunks pending sections (recent notes first). Call in a loop; cancel
-   *  by not calling again. Vectors persist with flush(). */
-  embedStep(maxChunks: number): EmbedProgress;
+  /** Takes up to maxChunks pending chunks (recent notes first) for the next embedStep and
+   *  returns the paths of the notes whose bytes it needs (title vectors need none). */
+  embedNeeds(maxChunks: number): string[];
+  /** Embeds the chunks embedNeeds took (without that call, up to maxChunks pending ones) from
+   *  `texts`, the needed notes' bytes; a chunk whose note is missing there or changed since it
+   *  was indexed is dropped (`dropped`). Call in a loop (`embedAll`); cancel by not calling
+   *  again. Vectors persist with flush(). */
+  embedStep(maxChunks: number, texts: NoteTexts): EmbedProgress;
   embedProgress(): EmbedProgress;
   /** Moves notes to the front of the embedding queue (opened/edited notes). */
   prioritize(paths: string[]): void;

@@ -1,6 +1,7 @@
-// The small shared client over the wasm core: index folder I/O (open, persist) and vault
-// reconciliation (list → plan → read changed notes → update). Platform-neutral: the
-// Obsidian plugin, the CLI and the MCP bridge each supply an IndexStore and a VaultSource.
+// The small shared client over the wasm core: index folder I/O (open, persist), vault
+// reconciliation (list → plan → read changed notes → update), and the note reads the core
+// needs because the index stores no note text (snippets, read, embedding). Platform-neutral:
+// the Obsidian plugin, the CLI and the MCP bridge each supply an IndexStore and a VaultSource.
 // Search logic lives in the core; this file only moves bytes.
 
 import type {
@@ -11,8 +12,13 @@ import type {
   ModelChoice,
   ModelSwitch,
   NoteInput,
+  NoteTexts,
   OpenReport,
   Plan,
+  ReadRequest,
+  ReadResult,
+  SearchRequest,
+  SearchResponse,
   Skip,
   StrataCoreApi,
   UpdateReport,
@@ -163,6 +169,77 @@ export interface VaultListing {
 export interface VaultSource {
   list(shouldIndex: (path: string) => boolean): Promise<VaultListing>;
   read(path: string): Promise<Uint8Array>;
+}
+
+// ---- note text: the host reads it, the core uses it ---------------------------------------
+
+/** Reads a note's bytes by vault-relative path (a VaultSource's `read`). */
+export type ReadNote = (path: string) => Promise<Uint8Array>;
+
+/** The core, or a getter for it: a host whose core can be replaced while a note is read (the
+ *  plugin's worker rebuilds) passes the getter, so the second call goes to the current core. */
+export type CoreRef = StrataCoreApi | (() => StrataCoreApi);
+
+function coreOf(core: CoreRef): StrataCoreApi {
+  return typeof core === "function" ? core() : core;
+}
+
+/** Reads `paths` (each once, in parallel); a note that cannot be read is null (the core then
+ *  leaves it out: no snippet, its chunks dropped), never an error. */
+export async function readNoteTexts(read: ReadNote, paths: Iterable<string>): Promise<NoteTexts> {
+  const unique = [...new Set(paths)];
+  const bytes = await Promise.all(unique.map((p) => read(p).then(asBytes, () => null)));
+  const texts: NoteTexts = {};
+  unique.forEach((p, i) => (texts[p] = bytes[i]));
+  return texts;
+}
+
+/**
+ * `core.search`, then the hits' snippets: the hit notes are read through `read` (the index does
+ * not store note text) and `core.snippets` highlights the query's terms in them. Every host
+ * that shows snippets searches through this (the plugin's worker, the CLI, the bridge);
+ * `req.snippets === false` reads nothing. The response's `tookMs` includes the reads.
+ */
+export async function searchWithSnippets(core: CoreRef, read: ReadNote, req: SearchRequest): Promise<SearchResponse> {
+  const t0 = performance.now();
+  const res = coreOf(core).search({ ...req, snippets: false });
+  if (req.snippets === false || res.hits.length === 0) return res;
+  const texts = await readNoteTexts(read, res.hits.map((h) => h.path));
+  const snippets = coreOf(core).snippets({
+    query: req.query,
+    // Hybrid and semantic rank by the expansions too; lexical search ignores them.
+    queries: res.mode === "lexical" ? undefined : req.queries,
+    hits: res.hits.map((h) => ({ path: h.path, sectionId: h.sectionId })),
+    texts,
+  });
+  res.hits.forEach((h, i) => (h.snippet = snippets[i] ?? null));
+  res.tookMs = Math.max(res.tookMs, performance.now() - t0);
+  return res;
+}
+
+/**
+ * `core.read` with the note's current bytes, read through `read`: a note edited since it was
+ * indexed is answered from its current text. A note that cannot be read is an error:
+ * "[bad-request] not in the index: …" when the index does not hold it either, else
+ * "[bad-request] cannot read …".
+ */
+export async function readNote(core: CoreRef, read: ReadNote, req: ReadRequest): Promise<ReadResult> {
+  let bytes: Uint8Array;
+  try {
+    bytes = asBytes(await read(req.path));
+  } catch (err) {
+    if (!coreOf(core).note(req.path)) throw new Error(`[bad-request] not in the index: ${req.path}`);
+    throw new Error(`[bad-request] cannot read ${req.path}: ${errorMessage(err)}`);
+  }
+  return coreOf(core).read({ ...req, bytes });
+}
+
+/** One embedding step: the notes the core's next step needs (embedNeeds), read through
+ *  `vault`, then embedStep with them. */
+export async function embedStepFrom(core: StrataCoreApi, vault: VaultSource, maxChunks: number): Promise<EmbedProgress> {
+  const needs = core.embedNeeds(maxChunks);
+  const texts = needs.length ? await readNoteTexts((p) => vault.read(p), needs) : {};
+  return core.embedStep(maxChunks, texts);
 }
 
 export interface ReconcileProgress {
@@ -416,13 +493,21 @@ export interface EmbedSummary {
 const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /**
- * Embeds every pending chunk: calls `core.embedStep()` in a loop until the queue is empty or
+ * Embeds every pending chunk: steps (`embedStepFrom`: the core names the notes a step needs,
+ * they are read through `vault`, the core embeds) in a loop until the queue is empty or
  * `signal` aborts, persisting to `store` (when given) every `flushEveryMs` and at the end.
  * The queue is derived by the core from the index (leaves without a vector), so a run that
  * was interrupted, crashed or cancelled resumes where its last persist left it: calling
- * this again is all it takes. The model must be loaded (`core.loadModel`).
+ * this again is all it takes. A note that cannot be read, or changed since it was indexed,
+ * has its chunks dropped for this run (its next update queues them again), so the loop ends.
+ * The model must be loaded (`core.loadModel`).
  */
-export async function embedAll(core: StrataCoreApi, store: IndexStore | null | undefined, opts: EmbedOptions = {}): Promise<EmbedSummary> {
+export async function embedAll(
+  core: StrataCoreApi,
+  vault: VaultSource,
+  store: IndexStore | null | undefined,
+  opts: EmbedOptions = {},
+): Promise<EmbedSummary> {
   const t0 = performance.now();
   const maxChunks = Math.max(1, opts.maxChunks ?? 16);
   const flushEvery = opts.flushEveryMs ?? 8000;
@@ -447,15 +532,17 @@ export async function embedAll(core: StrataCoreApi, store: IndexStore | null | u
         sum.aborted = true;
         break;
       }
+      const n = stepChunks(sum.embedded / (sum.embedMs / 1000) || progress.rate, opts.stepMs, maxChunks);
+      const needs = core.embedNeeds(n);
+      const texts = needs.length ? await readNoteTexts((p) => vault.read(p), needs) : {};
       const t = performance.now();
-      progress = core.embedStep(stepChunks(sum.embedded / (sum.embedMs / 1000) || progress.rate, opts.stepMs, maxChunks));
+      progress = core.embedStep(n, texts);
       sum.embedMs += performance.now() - t;
       sum.embedded += progress.embedded;
       unflushed += progress.embedded;
       report(progress);
-      // Nothing embedded while chunks remain would loop forever: the core could not read
-      // the pending chunks' text (a note changed under it). Stop; the next run retries.
-      if (progress.embedded === 0) break;
+      // A step that neither embedded nor dropped a chunk took none: the queue is empty.
+      if (progress.embedded === 0 && !progress.dropped) break;
       if (performance.now() - lastFlush >= flushEvery) await flush();
       await yieldToEventLoop();
     }

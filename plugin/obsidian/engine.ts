@@ -1,6 +1,8 @@
 // The search worker's engine: owns the wasm core and serves WorkerApi over an Endpoint. Index
 // and note I/O go back to the UI thread (HostApi) through the shared client's IndexStore and
-// VaultSource, so open/persist/reconcile/embedAll are plugin/core/client.ts, unchanged.
+// VaultSource, so open/persist/reconcile/embedAll are plugin/core/client.ts, unchanged. The
+// index stores no note text: searches read their hits' notes for snippets, reads the note,
+// renames the renamed note and embedding the notes a step needs, all through the host.
 //
 // Writes to the index are serialised (one job at a time: open, reconcile, apply, persist,
 // rebuild, loadModel); background embedding pauses for them and resumes after. Reads (search,
@@ -10,7 +12,7 @@
 
 import init, { StrataCore } from "../../build/wasm/strata_core.js";
 import initEmbedder, { StrataEmbedder } from "../../build/wasm/strata_embedder.js";
-import type { CoreConfig, EmbedProgress, FileStat, NoteInput, StrataCoreApi } from "../core/api.ts";
+import type { CoreConfig, EmbedProgress, FileStat, NoteInput, Rename, StrataCoreApi } from "../core/api.ts";
 import {
   asBytes,
   embedAll,
@@ -19,7 +21,9 @@ import {
   loadChosenModel,
   openIndex,
   persist,
+  readNote,
   reconcile,
+  searchWithSnippets,
   type IndexStore,
   type ModelLoad,
   type ReadModel,
@@ -80,7 +84,7 @@ export class Engine implements Handlers<WorkerApi> {
     embeddingActive: false,
     pendingNotes: 0,
     lastUpdate: null,
-    counters: { embedded: 0, notesRead: 0, reindexed: 0, persists: 0, bytesWritten: 0 },
+    counters: { embedded: 0, notesRead: 0, renamesRead: 0, reindexed: 0, persists: 0, bytesWritten: 0 },
   };
   readonly store: IndexStore;
   readonly vault: VaultSource;
@@ -219,36 +223,62 @@ export class Engine implements Handlers<WorkerApi> {
   apply(cs: ChangeSet): Promise<ApplyResult> {
     return this.exclusive(async () => {
       const core = this.need();
-      const renames: { from: string; to: string }[] = [];
+      const renames: Rename[] = [];
+      const deletes = [...cs.deleted];
       const changed = new Map(cs.changed.map((f) => [f.path, f]));
-      for (const r of cs.renames) {
-        // A rename of a note the index does not hold (new, or a newly indexed extension) is a create.
-        if (core.note(r.from)) renames.push(r);
-        else if (!changed.has(r.to)) changed.set(r.to, { path: r.to, size: 0, mtime: Date.now() });
-      }
+      const warnings: { path: string; message: string }[] = [];
+      // Each note read once: a renamed note whose content changed too is also in `changed`.
+      const reads = new Map<string, Promise<Uint8Array>>();
+      const read = (path: string) => {
+        let p = reads.get(path);
+        if (!p) reads.set(path, (p = this.vault.read(path)));
+        return p;
+      };
+      let renamesRead = 0;
+      await Promise.all(
+        cs.renames.map(async (r) => {
+          // A rename of a note the index does not hold (new, or a newly indexed extension) is a create.
+          if (!core.note(r.from)) {
+            if (!changed.has(r.to)) changed.set(r.to, { path: r.to, size: 0, mtime: r.mtime ?? Date.now() });
+            return;
+          }
+          // Out of the indexed set (an excluded folder, another extension): the core drops it.
+          if (!core.shouldIndex(r.to)) return void renames.push({ from: r.from, to: r.to });
+          // The index stores no note text: the core checks the bytes at the new path against the
+          // note's content hash (the same: a move, nothing re-embedded; else re-indexed).
+          try {
+            renames.push({ from: r.from, to: r.to, bytes: await read(r.to), ...(r.mtime ? { mtime: r.mtime } : {}) });
+            renamesRead++;
+          } catch (err) {
+            // Gone or unreadable at its new path: it leaves the index, like an unreadable upsert.
+            deletes.push(r.from);
+            warnings.push({ path: r.to, message: `unreadable: ${errorMessage(err)}` });
+          }
+        }),
+      );
       this.st.pendingNotes = changed.size;
       const upserts: NoteInput[] = [];
-      const warnings: { path: string; message: string }[] = [];
       await Promise.all(
         [...changed.values()]
           .filter((f) => core.shouldIndex(f.path))
           .map(async (f) => {
             try {
-              upserts.push({ path: f.path, bytes: await this.vault.read(f.path), mtime: f.mtime });
+              upserts.push({ path: f.path, bytes: await read(f.path), mtime: f.mtime });
             } catch (err) {
               warnings.push({ path: f.path, message: `unreadable: ${errorMessage(err)}` });
             }
           }),
       );
-      const rep = core.update({ upserts, deletes: cs.deleted, renames, commit: true });
+      const rep = core.update({ upserts, deletes, renames, commit: true });
       this.st.counters.notesRead += upserts.length;
+      this.st.counters.renamesRead += renamesRead;
       this.st.pendingNotes = 0;
       if (rep.added + rep.updated + rep.moved + rep.deleted > 0) {
         this.st.lastUpdate = Date.now();
         this.dirty = true;
         this.schedulePersist();
       }
-      return { ...rep, warnings: [...rep.warnings, ...warnings], read: upserts.length };
+      return { ...rep, warnings: [...rep.warnings, ...warnings], read: upserts.length + renamesRead };
     });
   }
 
@@ -353,12 +383,16 @@ export class Engine implements Handlers<WorkerApi> {
     // Let queued messages (a newer keystroke's cancel) arrive before the search runs.
     await macrotask();
     if (ctx.signal.aborted) throw new CancelledError();
-    return this.need().search(req);
+    // The hit notes are read through the UI thread for their snippets (the index stores no
+    // text); the getter reaches the current core should a rebuild replace it meanwhile.
+    const res = await searchWithSnippets(() => this.need(), this.vault.read, req);
+    if (ctx.signal.aborted) throw new CancelledError();
+    return res;
   }
 
   async read(req: Parameters<WorkerApi["read"]>[0]) {
     await this.opened;
-    return this.need().read(req);
+    return readNote(() => this.need(), this.vault.read, req);
   }
 
   async similar(req: Parameters<WorkerApi["similar"]>[0], ctx: { signal: AbortSignal }) {
@@ -450,7 +484,7 @@ export class Engine implements Handlers<WorkerApi> {
     const core = this.core;
     const ctl = new AbortController();
     this.embedAbort = ctl;
-    this.embedRun = embedAll(core, this.store, {
+    this.embedRun = embedAll(core, this.vault, this.store, {
       signal: ctl.signal,
       maxChunks: this.embedChunks,
       stepMs: EMBED_STEP_MS,

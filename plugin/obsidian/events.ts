@@ -1,7 +1,7 @@
 // Vault events → debounced, coalesced change sets for the worker. A burst of events (a sync
 // pulling 300 notes, a folder rename, autosave while typing) becomes one apply() after the
 // vault has been quiet for `delayMs` (at most `maxWaitMs` after the first event). A rename
-// stays a rename (the core moves the note: no re-parse, no re-embedding of its sections).
+// stays a rename (the core moves the note: no re-embedding of its sections).
 
 import type { FileStat } from "../core/api.ts";
 import type { ChangeSet } from "./protocol.ts";
@@ -9,7 +9,7 @@ import type { ChangeSet } from "./protocol.ts";
 export class ChangeQueue {
   private changed = new Map<string, FileStat>();
   private deleted = new Set<string>();
-  private renames: { from: string; to: string }[] = [];
+  private renames: { from: string; to: string; mtime?: number }[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
   private firstAt = 0;
   private running: Promise<void> = Promise.resolve();
@@ -55,8 +55,9 @@ export class ChangeQueue {
     const chained = this.renames.find((r) => r.to === from);
     if (chained) {
       chained.to = to;
+      chained.mtime = stat.mtime;
       if (chained.from === to) this.renames.splice(this.renames.indexOf(chained), 1);
-    } else this.renames.push({ from, to });
+    } else this.renames.push({ from, to, mtime: stat.mtime });
     this.schedule();
   }
 

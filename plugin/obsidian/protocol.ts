@@ -29,23 +29,27 @@ export interface OpenResult extends OpenReport {
   readMs?: number;
 }
 
-/** Vault changes collected from events (debounced): the worker reads `changed` through the host. */
+/** Vault changes collected from events (debounced): the worker reads `changed`, and each
+ *  renamed note at its new path, through the host. */
 export interface ChangeSet {
   changed: FileStat[];
   deleted: string[];
-  renames: { from: string; to: string }[];
+  /** `mtime`: the note's at `to`, when the event carried it. */
+  renames: { from: string; to: string; mtime?: number }[];
 }
 
 export interface ApplyResult extends UpdateReport {
-  /** Notes read through the host for this change set. */
+  /** Notes read through the host for this change set (upserts and renamed notes). */
   read: number;
 }
 
 export interface EngineCounters {
   /** Chunks embedded by this worker since it started (all runs). */
   embedded: number;
-  /** Notes passed to core.update() with content (reconcile + events). */
+  /** Notes passed to core.update() as upserts (reconcile + events). */
   notesRead: number;
+  /** Renamed notes read at their new path for the core's content check (events). */
+  renamesRead: number;
   /** Notes the reconcile re-indexed (added + updated). */
   reindexed: number;
   /** Persists and bytes written since start. */

@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import type { StrataCoreApi } from "../../plugin/core/api.ts";
-import { asBytes, coreErrorCode, openIndex, reconcile } from "../../plugin/core/client.ts";
+import { asBytes, coreErrorCode, openIndex, readNote, reconcile, searchWithSnippets } from "../../plugin/core/client.ts";
 import { FsIndexStore, NodeVault } from "../../plugin/core/node.ts";
 import {
   cleanupTemps,
@@ -123,27 +123,45 @@ describe("index and search the fixture vault", () => {
     assert.ok(whole.every((h) => h.depth === 0 && h.headingPath === ""));
   });
 
-  test("snippets highlight the query terms", () => {
+  test("snippets highlight the query terms, from the notes read by searchWithSnippets", async () => {
+    const reads: string[] = [];
+    const vaultReader = new NodeVault(vault);
+    const read = (p: string) => (reads.push(p), vaultReader.read(p));
     for (const [query, term] of [["collimation", "collimat"], ["乌龙茶", "乌龙"], ["山小屋", "小屋"]]) {
-      const hit = core.search({ query, k: 1 }).hits[0];
+      const hit = (await searchWithSnippets(core, read, { query, k: 1 })).hits[0];
       assert.ok(hit.snippet, query);
       assert.ok(hit.snippet.highlights.length > 0, query);
       const marked = hit.snippet.highlights.map(([s, e]) => hit.snippet!.text.slice(s, e).toLowerCase());
       assert.ok(marked.some((m) => m.includes(term) || term.includes(m)), `${query}: ${JSON.stringify(marked)}`);
     }
-    const bare = core.search({ query: "collimation", k: 1, snippets: false }).hits[0];
+    assert.equal(reads.length, 3, "one read per hit note");
+    // The core's own search makes none; snippets: false reads nothing.
+    assert.equal(core.search({ query: "collimation", k: 1 }).hits[0].snippet, undefined);
+    const bare = (await searchWithSnippets(core, read, { query: "collimation", k: 1, snippets: false })).hits[0];
     assert.ok(bare.snippet === undefined || bare.snippet === null);
+    assert.equal(reads.length, 3);
+    // An unreadable note has no snippet; the search still answers.
+    const res = await searchWithSnippets(core, async () => {
+      throw new Error("EACCES");
+    }, { query: "collimation", k: 3 });
+    assert.ok(res.hits.length > 0 && res.hits.every((h) => h.snippet === null));
   });
 
-  test("hits carry section ids, lines and read() expands them", () => {
+  test("hits carry section ids, lines and read() expands them from the note's bytes", async () => {
     const hit = core.search({ query: "collimation", k: 5, filters: { minDepth: 1 } }).hits[0];
     assert.ok(hit.sectionId && hit.startLine >= 1);
-    const r = core.read({ path: hit.path, sectionId: hit.sectionId });
+    const read = (p: string) => new NodeVault(vault).read(p);
+    const r = await readNote(core, read, { path: hit.path, sectionId: hit.sectionId });
     assert.equal(r.path, hit.path);
     assert.equal(r.startLine, hit.startLine);
     assert.match(r.text.toLowerCase(), /collimat/);
-    const whole = core.read({ path: hit.path, whole: true });
+    const whole = await readNote(core, read, { path: hit.path, whole: true });
     assert.ok(whole.text.length > r.text.length);
+    assert.throws(() => core.read({ path: hit.path, whole: true }), (err: unknown) => coreErrorCode(err) === "bad-request" && /bytes/.test(String(err)));
+    await assert.rejects(readNote(core, read, { path: "Astronomy/No such note.md" }), /not in the index/);
+    await assert.rejects(readNote(core, async () => {
+      throw new Error("EACCES");
+    }, { path: hit.path }), /cannot read .*EACCES/);
   });
 
   test("without a model: hybrid (the default) answers lexically with a notice; semantic is unavailable", () => {
@@ -166,7 +184,8 @@ describe("index and search the fixture vault", () => {
     const p = core.embedProgress();
     assert.equal(p.modelLoaded, false);
     assert.equal(p.done, 0);
-    assert.throws(() => core.embedStep(8), (err: unknown) => coreErrorCode(err) === "unavailable");
+    assert.throws(() => core.embedStep(8, {}), (err: unknown) => coreErrorCode(err) === "unavailable");
+    assert.throws(() => core.embedNeeds(8), (err: unknown) => coreErrorCode(err) === "unavailable");
   });
 
   test("lexical hits carry the score breakdown fields", () => {

@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { after, describe, test } from "node:test";
 
 import type { StrataCoreApi } from "../../plugin/core/api.ts";
-import { coreErrorCode, embedAll, loadChosenModel, openIndex, persist, reconcile, type ModelId, type ReadModel } from "../../plugin/core/client.ts";
+import { coreErrorCode, embedAll, embedStepFrom, loadChosenModel, openIndex, persist, reconcile, type ModelId, type ReadModel } from "../../plugin/core/client.ts";
 import { FsIndexStore, modelReader, NodeVault } from "../../plugin/core/node.ts";
 import { HeadlessBackend, readModelSetting } from "../../plugin/bridge/headless.ts";
 import { cleanupTemps, CONFIG, copyFixture, Core, FIXTURE, NEEDS_BOTH, NEEDS_E5, NEEDS_MODEL, tempDir } from "./helpers.ts";
@@ -133,7 +133,7 @@ describe("switching from all-MiniLM-L6-v2 to multilingual-e5-small", NEEDS_BOTH,
     await reconcile(core, new NodeVault(vault), { store });
     const first = await loadChosenModel(core, MINILM, read);
     assert.deepEqual([first.loaded, first.switching], [MINILM, null]);
-    await embedAll(core, store);
+    await embedAll(core, new NodeVault(vault), store);
     const miniFiles = await vectorFiles(store);
     assert.ok(miniFiles.length > 0);
 
@@ -159,7 +159,7 @@ describe("switching from all-MiniLM-L6-v2 to multilingual-e5-small", NEEDS_BOTH,
     for (const name of miniFiles) assert.ok((await store.list()).includes(name), `${name} kept during the switch`);
 
     // Mid-way, back to MiniLM: its vectors are complete, nothing to embed.
-    const part = core.embedStep(4);
+    const part = await embedStepFrom(core, new NodeVault(vault), 4);
     assert.ok(part.embedded > 0 && part.done < part.total, JSON.stringify(part));
     const back = await loadChosenModel(core, MINILM, read);
     assert.deepEqual([back.loaded, back.switching], [MINILM, null]);
@@ -170,15 +170,17 @@ describe("switching from all-MiniLM-L6-v2 to multilingual-e5-small", NEEDS_BOTH,
     // And forward again, to the end: the old space is dropped, its files deleted.
     const fwd = await loadChosenModel(core, E5, read);
     assert.deepEqual(fwd.switching, { from: MINILM, to: E5, fromLoaded: true });
-    const sum = await embedAll(core, store);
+    const sum = await embedAll(core, new NodeVault(vault), store);
     assert.equal(sum.done, sum.total);
     assert.equal(core.status().switching, undefined);
     assert.equal(core.embedProgress().switching, undefined);
     await persist(core, store);
     // The manifest in the other slot (the generation before, kept for a torn manifest write to
     // fall back on) still names MiniLM's files: they go with the next generation.
-    core.update({ upserts: [{ path: "Telescope.md", bytes: new TextEncoder().encode(ENGLISH["Telescope.md"] + "\nClean the eyepiece.\n"), mtime: 1 }] });
-    await embedAll(core, store);
+    const edited = new TextEncoder().encode(ENGLISH["Telescope.md"] + "\nClean the eyepiece.\n");
+    await writeFile(path.join(vault, "Telescope.md"), edited);
+    core.update({ upserts: [{ path: "Telescope.md", bytes: edited, mtime: 1 }] });
+    await embedAll(core, new NodeVault(vault), store);
     await persist(core, store);
     const left = await vectorFiles(store);
     assert.ok(left.length > 0);
@@ -199,7 +201,7 @@ describe("switching from all-MiniLM-L6-v2 to multilingual-e5-small", NEEDS_BOTH,
     const opened = await openIndex(Core, store, CONFIG);
     await reconcile(opened.core, new NodeVault(vault), { store });
     await loadChosenModel(opened.core, MINILM, modelReader());
-    await embedAll(opened.core, store);
+    await embedAll(opened.core, new NodeVault(vault), store);
     await loadChosenModel(opened.core, E5, modelReader());
     await persist(opened.core, store);
     opened.core.free();
@@ -209,7 +211,7 @@ describe("switching from all-MiniLM-L6-v2 to multilingual-e5-small", NEEDS_BOTH,
     assert.deepEqual(load.switching, { from: MINILM, to: E5, fromLoaded: false });
     assert.deepEqual(load.missing.map((m) => m.model), [MINILM]);
     assert.match(load.notice ?? "", /re-embedding for multilingual-e5-small without all-MiniLM-L6-v2 .*0 of \d+ chunks embedded so far/);
-    core.embedStep(4);
+    await embedStepFrom(core, new NodeVault(vault), 4);
     const res = core.search({ query: Q_EN, mode: "semantic", k: 3 });
     assert.ok(res.semanticCoverage !== null && res.semanticCoverage < 1, `coverage ${res.semanticCoverage}`);
     core.free();

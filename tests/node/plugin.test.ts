@@ -70,16 +70,77 @@ describe("plugin", () => {
     }
   });
 
-  test("a rename is a move: the note is not read or re-parsed, and is found at its new path", async () => {
+  test("a rename is a move: the note is read once at its new path (checked against the index), not re-indexed", async () => {
     const vault = await copyFixture();
     const { plugin, app, adapter } = await loadPlugin(vault, { settings: { semantic: false } });
     try {
-      const before = (await engineState(plugin)).counters.notesRead;
+      const before = (await engineState(plugin)).counters;
       const reads = adapter.log.length;
+      const moved = new Promise<number>((resolve) => {
+        const apply = plugin.applyChanges.bind(plugin);
+        plugin.applyChanges = async (cs) => {
+          const r = await apply(cs);
+          resolve(r?.moved ?? -1);
+          return r;
+        };
+      });
       await app.vault.rename(app.vault.getFileByPath("Cooking/Sourdough starter.md")!, "Baking/Sourdough starter.md");
-      await eventually(async () => (await topPath(plugin, "sourdough starter")) === "Baking/Sourdough starter.md", 5000, "the renamed note at its new path");
-      assert.equal((await engineState(plugin)).counters.notesRead, before, "the renamed note was not read again");
-      assert.ok(!adapter.log.slice(reads).some((e) => e.op === "readBinary" && e.path.endsWith("Sourdough starter.md")));
+      assert.equal(await moved, 1, "the core moved it");
+      const after = (await engineState(plugin)).counters;
+      assert.equal(after.notesRead, before.notesRead, "not read as a changed note");
+      assert.equal(after.renamesRead - before.renamesRead, 1, "read once, for the content check");
+      assert.deepEqual(
+        adapter.log.slice(reads).filter((e) => e.op === "readBinary" && e.path.endsWith("Sourdough starter.md")).map((e) => e.path),
+        ["Baking/Sourdough starter.md"],
+      );
+      assert.equal(await topPath(plugin, "sourdough starter"), "Baking/Sourdough starter.md");
+      assert.equal(await plugin.worker!.call("note", { path: "Cooking/Sourdough starter.md" }), null);
+    } finally {
+      await unloadPlugin(plugin);
+    }
+  });
+
+  test("a note renamed and edited before the event is applied is re-indexed at its new path", async () => {
+    const vault = await copyFixture();
+    const { plugin, app } = await loadPlugin(vault, { settings: { semantic: false } });
+    try {
+      const file = app.vault.getFileByPath("Garden/Drip irrigation.md")!;
+      await app.vault.rename(file, "Garden/Watering.md");
+      // Written on disk by another program: no modify event, only the rename's.
+      await writeFile(path.join(vault, "Garden/Watering.md"), "# Watering\nThe tangerine cistern feeds the beds.\n");
+      await eventually(async () => (await topPath(plugin, "tangerine cistern")) === "Garden/Watering.md", 5000, "the new text at the new path");
+      const old = await plugin.search({ query: "emitter", k: 20, mode: "lexical" });
+      assert.ok(!old.hits.some((h) => h.path.startsWith("Garden/")), "the old text is gone");
+      assert.equal(await plugin.worker!.call("note", { path: "Garden/Drip irrigation.md" }), null);
+    } finally {
+      await unloadPlugin(plugin);
+    }
+  });
+
+  test("snippets and the bridge's read come from the note files, as they are now", async () => {
+    const vault = await copyFixture();
+    const { plugin, app } = await loadPlugin(vault, { settings: { semantic: false } });
+    try {
+      const hit = (await plugin.search({ query: "collimation", k: 5, mode: "lexical", filters: { minDepth: 1 } })).hits[0];
+      assert.equal(hit.path, "Astronomy/Telescope care.md");
+      const marked = hit.snippet!.highlights.map(([a, b]) => hit.snippet!.text.slice(a, b).toLowerCase());
+      assert.ok(marked.some((m) => m.startsWith("collimat")), JSON.stringify(hit.snippet));
+      const r = await plugin.backend.read({ path: hit.path, sectionId: hit.sectionId });
+      assert.equal(r.startLine, hit.startLine);
+      assert.match(r.text, /collimat/i);
+      // Edited, and read before the debounced event re-indexes it: the current lines.
+      const next = (await plugin.backend.note(hit.path))!.sections.find((s) => s.depth === hit.depth && s.startLine > hit.endLine)!;
+      const before = await plugin.backend.read({ path: hit.path, sectionId: next.id });
+      const file = app.vault.getFileByPath(hit.path)!;
+      const lines = (await app.vault.read(file)).split("\n");
+      lines.splice(lines.indexOf("---", 1) + 1, 0, "", "Two new lines after the frontmatter.");
+      await app.vault.modify(file, lines.join("\n"));
+      const now = await plugin.backend.read({ path: hit.path, sectionId: next.id });
+      assert.equal(now.startLine, next.startLine + 2, "the section's lines in the note as it is now");
+      assert.equal(now.text, before.text);
+      assert.equal(now.sectionId, next.id);
+      assert.notEqual(now.contentHash, before.contentHash);
+      await assert.rejects(plugin.backend.read({ path: "Nope/Missing.md" }), /not in the index|cannot read/);
     } finally {
       await unloadPlugin(plugin);
     }
@@ -298,7 +359,7 @@ describe("plugin", () => {
       setText() {}
     })() as unknown as HTMLElement;
     const bar = new StatusBar(el);
-    const p: EmbedProgress = { done: 1234, total: 5678, embedded: 8, rate: 20, etaSeconds: 222, model: "multilingual-e5-small", modelLoaded: true };
+    const p: EmbedProgress = { done: 1234, total: 5678, embedded: 8, dropped: 0, rate: 20, etaSeconds: 222, model: "multilingual-e5-small", modelLoaded: true };
     bar.setEmbed({ ...p, switching: { from: "all-MiniLM-L6-v2", to: "multilingual-e5-small", fromLoaded: true } });
     assert.equal(bar.text(), "Strata: re-embedding for multilingual-e5-small: 1,234 / 5,678 · ETA 4m");
     bar.setEmbed(p);

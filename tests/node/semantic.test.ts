@@ -3,12 +3,12 @@
 
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { appendFile, mkdir, rename, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import type { SearchMode, StrataCoreApi } from "../../plugin/core/api.ts";
-import { embedAll, openIndex, persist, reconcile, type IndexStore } from "../../plugin/core/client.ts";
+import { embedAll, embedStepFrom, openIndex, persist, reconcile, type IndexStore } from "../../plugin/core/client.ts";
 import { FsIndexStore, NodeVault } from "../../plugin/core/node.ts";
 import { evaluate, loadQueries } from "../../plugin/cli/metrics.ts";
 import { cleanupTemps, CONFIG, cosine, copyFixture, Core, indexDirOf, indexVault, loadModelInto, NEEDS_MODEL, ROOT, tempDir } from "./helpers.ts";
@@ -28,7 +28,7 @@ async function semanticVault(vault: string) {
   const r = await indexVault(vault);
   const loaded = loadModelInto(r.core);
   assert.equal(loaded.modelLoaded, true);
-  const sum = await embedAll(r.core, r.store, { maxChunks: 16 });
+  const sum = await embedAll(r.core, new NodeVault(vault), r.store, { maxChunks: 16 });
   return { ...r, sum };
 }
 
@@ -196,7 +196,7 @@ describe("hybrid search on the fixture vault", NEEDS_MODEL, () => {
     assert.equal(sum.updated, 1);
     const p = core.embedProgress();
     assert.equal(p.total - p.done, 1, `pending after the edit: ${p.total - p.done}`);
-    const step = core.embedStep(16);
+    const step = await embedStepFrom(core, new NodeVault(vault), 16);
     assert.equal(step.embedded, 1);
     assert.equal(step.done, step.total);
     assert.equal(step.total, before_.total);
@@ -215,10 +215,11 @@ describe("hybrid search on the fixture vault", NEEDS_MODEL, () => {
     const p = core.embedProgress();
     assert.equal(p.total, before_.total);
     assert.equal(p.total - p.done, 1, "pending after the rename: the title vector (\"Garden > Fermented hot sauce\")");
-    const step = core.embedStep(16);
+    assert.deepEqual(core.embedNeeds(16), [], "a title vector needs no note text");
+    const step = core.embedStep(16, {});
     assert.equal(step.embedded, 1);
     assert.equal(step.done, step.total);
-    assert.equal(core.embedStep(16).embedded, 0);
+    assert.equal(core.embedStep(16, {}).embedded, 0);
     const res = core.search({ query: "fiery chili condiment", mode: "semantic", k: 3 });
     assert.equal(res.hits[0].path, "Garden/Hot sauce.md");
   });
@@ -233,7 +234,7 @@ describe("hybrid search on the fixture vault", NEEDS_MODEL, () => {
     assert.equal(again.status().vectors, vectors);
     const loaded = loadModelInto(again);
     assert.equal(loaded.done, loaded.total, "every chunk still has its vector after the reopen");
-    assert.equal(again.embedStep(16).embedded, 0);
+    assert.equal((await embedStepFrom(again, new NodeVault(vault), 16)).embedded, 0);
     const hits = again.search({ query: "looking after the optics of my stargazing instrument", mode: "semantic", k: 5 }).hits.map((h) => h.path);
     assert.deepEqual(hits, expected);
     // Similar notes work from the persisted vectors alone, before any model is loaded.
@@ -252,7 +253,7 @@ describe("the embedding queue", NEEDS_MODEL, () => {
     loadModelInto(core);
     const ctl = new AbortController();
     const seen: number[] = [];
-    const first = await embedAll(core, store, {
+    const first = await embedAll(core, new NodeVault(vault), store, {
       maxChunks: 4,
       onProgress: (p) => {
         seen.push(p.done);
@@ -270,7 +271,7 @@ describe("the embedding queue", NEEDS_MODEL, () => {
     const { core: again } = await openIndex(Core, new FsIndexStore(indexDirOf(vault)), CONFIG);
     const resumed = loadModelInto(again);
     assert.equal(resumed.done, 4, "the persisted vectors count as done");
-    const rest = await embedAll(again, store, { maxChunks: 16 });
+    const rest = await embedAll(again, new NodeVault(vault), store, { maxChunks: 16 });
     assert.equal(rest.aborted, false);
     assert.equal(rest.embedded, first.total - 4);
     assert.equal(rest.done, rest.total);
@@ -283,7 +284,8 @@ describe("the embedding queue", NEEDS_MODEL, () => {
     const target = "日本語/書道の練習.md";
     const leaves = core.note(target)!.sections.filter((s) => !core.note(target)!.sections.some((c) => c.parentId === s.id)).length;
     core.prioritize([target]);
-    core.embedStep(leaves + 1); // its title vector and its leaves
+    assert.deepEqual(core.embedNeeds(leaves + 1), [target], "its leaves need its text");
+    await embedStepFrom(core, new NodeVault(vault), leaves + 1); // its title vector and its leaves
     // With the note's chunks embedded first, it is the only note semantic search can find yet.
     const res = core.search({ query: "書道の練習", mode: "semantic", k: 5 });
     assert.deepEqual([...new Set(res.hits.map((h) => h.path))], [target]);
@@ -291,10 +293,44 @@ describe("the embedding queue", NEEDS_MODEL, () => {
   });
 });
 
+describe("embedding reads the notes it needs", NEEDS_MODEL, () => {
+  test("a note edited on disk or gone since indexing has its chunks dropped; embedAll ends; the next update queues them", async () => {
+    const vault = await copyFixture();
+    const { core, store } = await indexVault(vault);
+    loadModelInto(core);
+    const chunks = (p: string) => {
+      const s = core.note(p)!.sections;
+      return 1 + s.filter((x) => !s.some((c) => c.parentId === x.id)).length; // title + leaves
+    };
+    const edited = "Garden/Drip irrigation.md";
+    const gone = "Cooking/Fermented hot sauce.md";
+    const [editedChunks, goneChunks] = [chunks(edited), chunks(gone)];
+    // Changed on disk, not yet reconciled: the index still holds the old version.
+    await appendFile(path.join(vault, edited), "\nA zqvalve was added.\n");
+    await rm(path.join(vault, gone));
+    const total = core.embedProgress().total;
+    const sum = await embedAll(core, new NodeVault(vault), store, { maxChunks: 8 });
+    assert.equal(sum.aborted, false);
+    assert.equal(sum.done, sum.total, "the loop ended with the queue empty");
+    // Their title vectors need no text; their leaves were dropped.
+    assert.equal(sum.embedded, total - (editedChunks - 1) - (goneChunks - 1));
+    // The next update queues the edited note's chunks (and drops the gone note's).
+    await reconcile(core, new NodeVault(vault), { store });
+    const p = core.embedProgress();
+    assert.ok(p.done < p.total, JSON.stringify(p));
+    const rest = await embedAll(core, new NodeVault(vault), store);
+    assert.equal(rest.done, rest.total);
+    assert.ok(rest.embedded >= editedChunks - 1, `${rest.embedded} embedded`);
+    const res = core.search({ query: "zqvalve", mode: "hybrid", k: 1 });
+    assert.equal(res.hits[0]?.path, edited);
+    core.free();
+  });
+});
+
 describe("without a model", () => {
   test("embedAll refuses to run", async () => {
     const core = Core.create(CONFIG);
-    await assert.rejects(embedAll(core, null), /\[unavailable\]/);
+    await assert.rejects(embedAll(core, new NodeVault(await copyFixture()), null), /\[unavailable\]/);
     core.free();
   });
 });

@@ -34,12 +34,24 @@ fn vault() -> Vec<NoteInput> {
 fn embed_all(e: &mut Engine) -> EmbedProgress {
     let mut last = e.embed_progress();
     for _ in 0..1000 {
-        last = e.embed_step(8).unwrap();
+        last = step(e);
         if last.done == last.total {
             break;
         }
     }
     last
+}
+
+/// One embedding step as a host makes it, with the notes' bytes (the index stores no text).
+fn step(e: &mut Engine) -> EmbedProgress {
+    let mut notes = vault();
+    notes.push(running_edit());
+    notes.retain(|n| e.note(&n.path).is_some_and(|i| i.hash == crate::hash::sha256_hex(&n.bytes)));
+    e.embed_step(8, &super::tests::texts(&notes)).unwrap()
+}
+
+fn running_edit() -> NoteInput {
+    note("Health/Running.md", "# Running plan\n\nRun five kilometres on Sundays.\n")
 }
 
 fn ready() -> Option<Engine> {
@@ -91,17 +103,18 @@ fn hybrid_keeps_exact_matches_first_and_reports_strong_signal() {
 fn rename_edit_and_reopen_never_reembed_unchanged_text() {
     let Some((m, t)) = model() else { return };
     let Some(mut e) = ready() else { return };
+    let sync = vault().into_iter().find(|n| n.path == "Tech/Sync.md").unwrap();
     e.update(UpdateBatch {
-        renames: vec![Rename { from: "Tech/Sync.md".into(), to: "Archive/Sync.md".into() }],
+        renames: vec![Rename { from: "Tech/Sync.md".into(), to: "Archive/Sync.md".into(), bytes: Some(sync.bytes), mtime: None }],
         ..Default::default()
     })
     .unwrap();
-    let p = e.embed_step(8).unwrap();
+    let p = step(&mut e);
     assert_eq!((p.embedded, p.done, p.total), (1, 10, 10), "a move re-embeds its title only, no section");
 
     // Edit one note: exactly one new chunk.
-    e.update(UpdateBatch { upserts: vec![note("Health/Running.md", "# Running plan\n\nRun five kilometres on Sundays.\n")], ..Default::default() }).unwrap();
-    let p = e.embed_step(8).unwrap();
+    e.update(UpdateBatch { upserts: vec![running_edit()], ..Default::default() }).unwrap();
+    let p = step(&mut e);
     assert_eq!(p.embedded, 1);
 
     // Persist, reopen: vectors come back, nothing to embed.
@@ -115,7 +128,7 @@ fn rename_edit_and_reopen_never_reembed_unchanged_text() {
     assert!(!e2.open_report().rebuilt, "{:?}", e2.open_report().reason);
     assert_eq!(e2.status().vectors, 10);
     e2.load_model(&m, &t, None).unwrap();
-    let p = e2.embed_step(8).unwrap();
+    let p = step(&mut e2);
     assert_eq!((p.embedded, p.done), (0, 10));
     assert_eq!(first(&mut e2, "how do I bake a loaf", SearchMode::Semantic).hits[0].path, "Cooking/Bread.md");
 
@@ -146,7 +159,7 @@ fn without_a_model_hybrid_is_lexical_with_a_notice_and_semantic_is_unavailable()
     assert!(r.notice.as_ref().unwrap().contains("fetch-model"));
     let err = e.search(&SearchRequest { query: "x".into(), mode: Some(SearchMode::Semantic), ..Default::default() }).unwrap_err();
     assert_eq!(err.code(), "unavailable");
-    assert!(e.embed_step(8).is_err());
+    assert!(e.embed_step(8, &NoteTexts::default()).is_err());
     assert!(e.load_model(b"not onnx", b"{}", None).is_err(), "a broken model is an error, not a crash");
 }
 
@@ -166,7 +179,7 @@ fn a_rebuilt_index_keeps_its_vectors() {
     assert_eq!(e2.status().notes, 0, "the notes are indexed again");
     e2.update(UpdateBatch { upserts: vault(), ..Default::default() }).unwrap();
     e2.load_model(&m, &t, None).unwrap();
-    let p = e2.embed_step(8).unwrap();
+    let p = step(&mut e2);
     assert_eq!((p.embedded, p.done, p.total), (0, 10, 10), "nothing is embedded again");
     // The kept vectors are written into the new index folder.
     let out = e2.flush().unwrap();

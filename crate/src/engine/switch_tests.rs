@@ -10,13 +10,13 @@ use super::*;
 use crate::embed::TextEmbedder;
 
 /// Bag of hashed words in `dim` dimensions; `seed` makes another "model" (another space).
-struct WordHash {
+pub(super) struct WordHash {
     cfg: EmbedderConfig,
     seed: u64,
 }
 
 impl WordHash {
-    fn boxed(id: &str, seed: u64) -> Box<dyn TextEmbedder> {
+    pub(super) fn boxed(id: &str, seed: u64) -> Box<dyn TextEmbedder> {
         let cfg = EmbedderConfig { model_id: id.into(), dimension: 64, ..EmbedderConfig::minilm_l6_v2() };
         Box::new(WordHash { cfg, seed })
     }
@@ -61,9 +61,16 @@ fn vault() -> Vec<NoteInput> {
 fn embed_all(e: &mut Engine) -> EmbedProgress {
     let mut p = e.embed_progress();
     while p.done < p.total {
-        p = e.embed_step(2).unwrap();
+        p = step(e, 2);
     }
     p
+}
+
+/// One embedding step as a host makes it: the notes the step needs, then the step with them.
+fn step(e: &mut Engine, n: usize) -> EmbedProgress {
+    let need = e.embed_needs(n).unwrap();
+    let notes: Vec<NoteInput> = vault().into_iter().filter(|v| need.contains(&v.path)).collect();
+    e.embed_step(n, &super::tests::texts(&notes)).unwrap()
 }
 
 fn semantic(e: &mut Engine, q: &str) -> SearchResponse {
@@ -104,7 +111,7 @@ fn old_vectors_serve_until_the_new_model_has_embedded_everything() {
     assert!(e.use_previous_embedder(WordHash::boxed(C.0, C.1)).is_err());
 
     // Part of the work, then a flush: the manifest names both spaces.
-    e.embed_step(2).unwrap();
+    step(&mut e, 2);
     folder.apply(&e.flush().unwrap());
     for f in &a_files {
         assert!(folder.0.contains_key(f), "the old vectors stay on disk during the switch: {f}");
@@ -150,14 +157,14 @@ fn switching_back_mid_way_returns_to_the_complete_old_vectors() {
     let mut folder = Folder::default();
     let mut e = embedded_with_a(&mut folder);
     e.use_embedder(WordHash::boxed(B.0, B.1)).unwrap();
-    e.embed_step(2).unwrap();
+    step(&mut e, 2);
     // Back to A: nothing to embed, no switch.
     let p = e.use_embedder(WordHash::boxed(A.0, A.1)).unwrap();
     assert_eq!((p.done, p.total, p.switching.is_none()), (6, 6, true));
     assert_eq!(semantic(&mut e, "sourdough").hits[0].path, "Bread.md");
     // To B, then on to C before B is done: A (complete) keeps serving; B's partial work goes.
     e.use_embedder(WordHash::boxed(B.0, B.1)).unwrap();
-    e.embed_step(2).unwrap();
+    step(&mut e, 2);
     let p = e.use_embedder(WordHash::boxed(C.0, C.1)).unwrap();
     assert_eq!((p.done, p.total), (0, 6));
     let sw = e.status().switching.unwrap();

@@ -25,6 +25,27 @@ fn top_path(e: &mut Engine, q: &str) -> Option<String> {
     search(e, q).first().map(|h| h.path.clone())
 }
 
+/// The notes' bytes as a host supplies them (the index does not store note text).
+pub(super) fn texts(notes: &[NoteInput]) -> NoteTexts {
+    notes.iter().map(|n| (n.path.clone(), Some(serde_bytes::ByteBuf::from(n.bytes.clone())))).collect()
+}
+
+/// The snippets of `hits`, from the notes' bytes in `notes`.
+pub(super) fn snippets(e: &Engine, q: &str, hits: &[Hit], notes: &[NoteInput]) -> Vec<Option<Snippet>> {
+    let hits = hits.iter().map(|h| SnippetHit { path: h.path.clone(), section_id: h.section_id.clone() }).collect();
+    e.snippets(&SnippetRequest { query: q.into(), hits, texts: texts(notes), ..Default::default() }).unwrap()
+}
+
+/// A read of a note with its bytes from `notes`.
+fn read(e: &Engine, notes: &[NoteInput], req: ReadRequest) -> Result<ReadResult> {
+    let bytes = notes.iter().find(|n| n.path == req.path).map(|n| n.bytes.clone());
+    e.read(&ReadRequest { bytes, ..req })
+}
+
+fn rename(from: &str, to: &str, bytes: &[u8]) -> Rename {
+    Rename { from: from.into(), to: to.into(), bytes: Some(bytes.to_vec()), mtime: None }
+}
+
 /// The index folder, as a map (what the JS side keeps on disk).
 #[derive(Default, Clone)]
 pub(super) struct Folder(pub(super) BTreeMap<String, Vec<u8>>);
@@ -93,7 +114,6 @@ fn update_search_and_sections() {
     let hit = &search(&mut e, "password encryption")[0];
     assert_eq!(hit.heading_path, "Sync guide > Encryption");
     assert!(hit.depth >= 1);
-    assert!(hit.snippet.as_ref().unwrap().highlights.len() >= 1);
     assert_eq!(top_path(&mut e, "find").as_deref(), Some("Guides/Search.md"), "alias");
     assert_eq!(top_path(&mut e, "同步笔记").as_deref(), Some("中文/同步.md"));
     assert_eq!(top_path(&mut e, "全文検索").as_deref(), Some("日本語/検索.md"));
@@ -166,14 +186,14 @@ fn unchanged_moved_updated_deleted() {
     assert_eq!(again.unchanged, 5);
     assert_eq!(again.sections, 0, "unchanged notes are not re-indexed");
 
-    // A rename event: the text comes from the index, not the caller.
+    // A rename event, with the bytes the host read at the new path: the same content, a move.
     let r = e
         .update(UpdateBatch {
-            renames: vec![Rename { from: "Guides/Search.md".into(), to: "Tools/Search.md".into() }],
+            renames: vec![rename("Guides/Search.md", "Tools/Search.md", &sample()[1].bytes)],
             ..Default::default()
         })
         .unwrap();
-    assert_eq!(r.moved, 1);
+    assert_eq!((r.moved, r.added, r.deleted), (1, 0, 0));
     assert_eq!(top_path(&mut e, "search pane").as_deref(), Some("Tools/Search.md"));
     assert!(e.note("Guides/Search.md").is_none());
 
@@ -201,30 +221,30 @@ fn unchanged_moved_updated_deleted() {
 #[test]
 fn read_by_section_heading_lines_parent_whole() {
     let mut e = Engine::create(cfg()).unwrap();
-    upsert(&mut e, sample());
+    let notes = sample();
+    upsert(&mut e, notes.clone());
     let hit = search(&mut e, "password encryption").remove(0);
-    let r = e
-        .read(&ReadRequest { path: hit.path.clone(), section_id: Some(hit.section_id.clone()), ..Default::default() })
+    let r = read(&e, &notes, ReadRequest { path: hit.path.clone(), section_id: Some(hit.section_id.clone()), ..Default::default() })
         .unwrap();
     assert!(r.text.starts_with("## Encryption"));
     assert_eq!(r.start_line, hit.start_line);
     assert_eq!(r.content_hash, e.note(&hit.path).unwrap().hash);
-    let parent = e
-        .read(&ReadRequest { path: hit.path.clone(), section_id: Some(hit.section_id.clone()), parent: true, ..Default::default() })
+    let parent = read(&e, &notes, ReadRequest { path: hit.path.clone(), section_id: Some(hit.section_id.clone()), parent: true, ..Default::default() })
         .unwrap();
     assert!(parent.start_line <= r.start_line && parent.end_line >= r.end_line);
-    let by_heading = e.read(&ReadRequest { path: hit.path.clone(), heading: Some("conflicts".into()), ..Default::default() }).unwrap();
+    let by_heading = read(&e, &notes, ReadRequest { path: hit.path.clone(), heading: Some("conflicts".into()), ..Default::default() }).unwrap();
     assert!(by_heading.text.starts_with("## Conflicts"));
     assert!(!by_heading.text.contains("## Encryption"));
-    let lines = e
-        .read(&ReadRequest { path: hit.path.clone(), start_line: Some(2), max_lines: Some(2), ..Default::default() })
+    let lines = read(&e, &notes, ReadRequest { path: hit.path.clone(), start_line: Some(2), max_lines: Some(2), ..Default::default() })
         .unwrap();
     assert_eq!(lines.text, "title: Sync guide\ntags: [test]");
     assert!(lines.truncated);
-    let whole = e.read(&ReadRequest { path: hit.path.clone(), whole: true, max_chars: Some(20), ..Default::default() }).unwrap();
+    let whole = read(&e, &notes, ReadRequest { path: hit.path.clone(), whole: true, max_chars: Some(20), ..Default::default() }).unwrap();
     assert_eq!(whole.text.chars().count(), 20);
-    assert!(e.read(&ReadRequest { path: "../etc/passwd".into(), ..Default::default() }).is_err());
-    assert!(e.read(&ReadRequest { path: "missing.md".into(), ..Default::default() }).is_err());
+    assert!(read(&e, &notes, ReadRequest { path: "../etc/passwd".into(), ..Default::default() }).is_err());
+    assert!(read(&e, &notes, ReadRequest { path: "missing.md".into(), ..Default::default() }).is_err());
+    let no_bytes = e.read(&ReadRequest { path: hit.path.clone(), whole: true, ..Default::default() }).unwrap_err();
+    assert!(no_bytes.message().contains("current bytes"), "{no_bytes}");
 }
 
 #[test]
@@ -240,13 +260,14 @@ Feed twice a day.
 
 Hooch means it is hungry.
 ");
-    upsert(&mut e, vec![note("Starter.md", &text)]);
+    let notes = vec![note("Starter.md", &text)];
+    upsert(&mut e, notes.clone());
     let n = e.note("Starter.md").unwrap();
     assert!(n.sections.iter().all(|s| !s.heading_path.ends_with("Troubleshooting")), "merged: {:?}", n.sections);
-    let r = e.read(&ReadRequest { path: "Starter.md".into(), heading: Some("Schedule".into()), ..Default::default() }).unwrap();
+    let r = read(&e, &notes, ReadRequest { path: "Starter.md".into(), heading: Some("Schedule".into()), ..Default::default() }).unwrap();
     assert_eq!(r.text, "## Schedule\n\nFeed twice a day.");
     assert_eq!(r.section_id, None);
-    let r = e.read(&ReadRequest { path: "Starter.md".into(), heading: Some("Troubleshooting".into()), ..Default::default() }).unwrap();
+    let r = read(&e, &notes, ReadRequest { path: "Starter.md".into(), heading: Some("Troubleshooting".into()), ..Default::default() }).unwrap();
     assert!(r.text.starts_with("## Troubleshooting") && !r.text.contains("Schedule"));
 }
 
@@ -512,12 +533,14 @@ fn usage_is_recorded_persisted_and_follows_a_rename() {
     let usage = |e: &Engine, p: &str| e.list(&ListRequest::default()).unwrap().entries.into_iter().find(|n| n.path == p).and_then(|n| n.access);
     assert_eq!(usage(&e, "Guides/Search.md"), Some(AccessInfo { count: 2, last: 2000.0 }));
     assert_eq!(usage(&e, "Guides/Sync.md"), None);
-    e.update(UpdateBatch {
-        renames: vec![Rename { from: "Guides/Search.md".into(), to: "Tools/Search.md".into() }],
-        ..Default::default()
-    })
-    .unwrap();
+    e.update(UpdateBatch { renames: vec![rename("Guides/Search.md", "Tools/Search.md", &sample()[1].bytes)], ..Default::default() })
+        .unwrap();
     assert_eq!(usage(&e, "Tools/Search.md").map(|a| a.count), Some(2));
+    // Renamed and edited: re-indexed, and the usage still follows.
+    let edited = b"# Search\n\nNow about the quick switcher.\n";
+    e.update(UpdateBatch { renames: vec![rename("Tools/Search.md", "Tools/Switcher.md", edited)], ..Default::default() })
+        .unwrap();
+    assert_eq!(usage(&e, "Tools/Switcher.md").map(|a| a.count), Some(2));
 }
 
 #[test]
@@ -546,11 +569,13 @@ fn folder_context_is_inherited_nearest_first() {
 #[test]
 fn snippets_never_show_the_frontmatter() {
     let mut e = Engine::create(cfg()).unwrap();
-    upsert(&mut e, sample());
-    upsert(&mut e, vec![note("Bike.md", "---\ntitle: Bicycle rebuild\nbudget: 180\n---\n\n# Bicycle rebuild\n\nTurning an old steel touring frame into a commuter.\n\n## Parts\n\nA list of parts.\n")]);
+    let mut notes = sample();
+    notes.push(note("Bike.md", "---\ntitle: Bicycle rebuild\nbudget: 180\n---\n\n# Bicycle rebuild\n\nTurning an old steel touring frame into a commuter.\n\n## Parts\n\nA list of parts.\n"));
+    upsert(&mut e, notes.clone());
     for q in ["Sync guide", "test", "bicycle rebuild", "budget"] {
-        for h in search(&mut e, q) {
-            let text = &h.snippet.as_ref().unwrap().text;
+        let hits = search(&mut e, q);
+        for (h, s) in hits.iter().zip(snippets(&e, q, &hits, &notes)) {
+            let text = s.expect("a snippet").text;
             assert!(!text.contains("title:") && !text.contains("tags: [test]") && !text.contains("budget: 180"), "{q}: {h:?}");
         }
     }

@@ -10,9 +10,7 @@ use std::path::{Path, PathBuf};
 
 use tantivy::directory::RamDirectory;
 use tantivy::index::SegmentMeta;
-use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
-use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::{Directory, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
+use tantivy::{Directory, Index, IndexReader, ReloadPolicy, Searcher};
 
 use crate::cjk;
 use crate::error::{CoreError, Result};
@@ -202,36 +200,6 @@ impl Lexical {
 
     pub fn bytes(&self) -> u64 {
         self.ram.total_mem_usage() as u64
-    }
-
-    /// The whole text of a note, from its stored depth-0 document.
-    pub fn note_text(&self, path: &str) -> Result<Option<String>> {
-        let searcher = self.reader.searcher();
-        let q = BooleanQuery::new(vec![
-            (
-                Occur::Must,
-                Box::new(TermQuery::new(
-                    Term::from_field_text(self.fields.path, path),
-                    IndexRecordOption::Basic,
-                )) as Box<dyn Query>,
-            ),
-            (
-                Occur::Must,
-                Box::new(TermQuery::new(
-                    Term::from_field_u64(self.fields.depth, 0),
-                    IndexRecordOption::Basic,
-                )),
-            ),
-        ]);
-        let top = searcher.search(&q, &tantivy::collector::TopDocs::with_limit(1).order_by_score())?;
-        let Some((_, addr)) = top.into_iter().next() else {
-            return Ok(None);
-        };
-        let doc: TantivyDocument = searcher.doc(addr)?;
-        Ok(doc
-            .get_first(self.fields.text)
-            .and_then(|v| v.as_str())
-            .map(|s| s.to_string()))
     }
 }
 

@@ -1,9 +1,13 @@
 //! The tantivy schema: one document per section (every depth), with the note's title,
 //! aliases and tags repeated on each so a title match lifts all of its sections.
+//!
+//! Nothing is stored: hits are read from fast fields (path, order), and the note text that
+//! snippets, `read`, renames and embedding need is supplied by the host, which has the notes
+//! on disk (measured on the 5.9k-note help vault: the stored text was 38% of the index).
 
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, FAST,
-    STORED, STRING,
+    STRING,
 };
 use tantivy::schema::{Document, OwnedValue};
 
@@ -22,8 +26,6 @@ pub struct Fields {
     pub headings: Field,
     pub tags: Field,
     pub body: Field,
-    /// Whole note text, stored on the depth-0 document only (snippets, read, rename).
-    pub text: Field,
 }
 
 pub fn build_schema() -> (Schema, Fields) {
@@ -45,7 +47,6 @@ pub fn build_schema() -> (Schema, Fields) {
         headings: b.add_text_field("headings", text_indexed.clone()),
         tags: b.add_text_field("tags", text_indexed.clone()),
         body: b.add_text_field("body", text_indexed),
-        text: b.add_text_field("text", STORED),
     };
     (b.build(), fields)
 }
@@ -64,8 +65,6 @@ pub struct SectionDoc<'a> {
     pub props: &'a [String],
     /// The section's own lines (see `Engine::index_text`), tokenized by the field's analyzer.
     pub body: &'a str,
-    /// The whole note, for the depth-0 document.
-    pub stored_text: Option<&'a str>,
 }
 
 /// Filter terms of a tag: the tag and each parent ("a/b/c" → a, a/b, a/b/c), lower-cased.
@@ -138,9 +137,6 @@ impl Fields {
             doc.add_text(self.prop, p);
         }
         doc.add_text(self.body, d.body);
-        if let Some(t) = d.stored_text {
-            doc.add_text(self.text, t);
-        }
         doc
     }
 }

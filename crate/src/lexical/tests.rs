@@ -3,8 +3,9 @@
 
 use super::*;
 use crate::lexical::search::LexQuery;
+use tantivy::TantivyDocument;
 
-fn doc<'a>(path: &'a str, body: &'a str, text: &'a str) -> SectionDoc<'a> {
+fn doc<'a>(path: &'a str, body: &'a str) -> SectionDoc<'a> {
     SectionDoc {
         path,
         order: 0,
@@ -16,7 +17,6 @@ fn doc<'a>(path: &'a str, body: &'a str, text: &'a str) -> SectionDoc<'a> {
         tags: &[],
         props: &[],
         body,
-        stored_text: Some(text),
     }
 }
 
@@ -44,8 +44,8 @@ fn export(lex: &Lexical) -> (String, Vec<(String, Vec<u8>)>) {
 #[test]
 fn add_commit_search_delete() {
     let mut lex = Lexical::create().unwrap();
-    lex.add_note("a.md", vec![doc("a.md", "alpha beta", "alpha beta")]).unwrap();
-    lex.add_note("b.md", vec![doc("b.md", "beta gamma", "beta gamma")]).unwrap();
+    lex.add_note("a.md", vec![doc("a.md", "alpha beta")]).unwrap();
+    lex.add_note("b.md", vec![doc("b.md", "beta gamma")]).unwrap();
     assert!(paths(&lex, "beta").is_empty(), "nothing visible before commit");
     assert!(lex.commit().unwrap());
     assert_eq!(paths(&lex, "beta"), vec!["a.md", "b.md"]);
@@ -53,16 +53,29 @@ fn add_commit_search_delete() {
     lex.commit().unwrap();
     assert_eq!(paths(&lex, "beta"), vec!["b.md"]);
     assert_eq!(lex.num_docs(), 1);
-    assert_eq!(lex.note_text("b.md").unwrap().as_deref(), Some("beta gamma"));
-    assert_eq!(lex.note_text("a.md").unwrap(), None);
+}
+
+#[test]
+fn no_field_is_stored() {
+    // Note text is the host's (it has the notes on disk): the docstore stays empty.
+    let mut lex = Lexical::create().unwrap();
+    assert!(lex.index.schema().fields().all(|(_, entry)| !entry.is_stored()));
+    lex.add_note("a.md", vec![doc("a.md", "alpha beta gamma delta")]).unwrap();
+    lex.commit().unwrap();
+    let searcher = lex.searcher();
+    let top = searcher
+        .search(&tantivy::query::AllQuery, &tantivy::collector::TopDocs::with_limit(1).order_by_score())
+        .unwrap();
+    let stored: TantivyDocument = searcher.doc(top[0].1).unwrap();
+    assert_eq!(stored.field_values().count(), 0, "nothing in the docstore");
 }
 
 #[test]
 fn replace_within_one_uncommitted_batch() {
     let mut lex = Lexical::create().unwrap();
-    lex.add_note("a.md", vec![doc("a.md", "old words", "old")]).unwrap();
+    lex.add_note("a.md", vec![doc("a.md", "old words")]).unwrap();
     lex.delete_note("a.md").unwrap();
-    lex.add_note("a.md", vec![doc("a.md", "new words", "new")]).unwrap();
+    lex.add_note("a.md", vec![doc("a.md", "new words")]).unwrap();
     lex.commit().unwrap();
     assert!(paths(&lex, "old").is_empty());
     assert_eq!(paths(&lex, "new"), vec!["a.md"]);
@@ -75,7 +88,7 @@ fn many_commits_merge_and_survive_export() {
     let bodies: Vec<String> = (0..40).map(|i| format!("common word{i}")).collect();
     for (i, b) in bodies.iter().enumerate() {
         let p = format!("n{i}.md");
-        lex.add_note(&p, vec![doc(&p, b, b)]).unwrap();
+        lex.add_note(&p, vec![doc(&p, b)]).unwrap();
         lex.commit().unwrap();
     }
     assert!(lex.segment_count() < 10, "tiered merges keep segments few: {}", lex.segment_count());
@@ -95,12 +108,12 @@ fn many_commits_merge_and_survive_export() {
 #[test]
 fn reopened_index_accepts_more_commits() {
     let mut lex = Lexical::create().unwrap();
-    lex.add_note("a.md", vec![doc("a.md", "first", "first")]).unwrap();
+    lex.add_note("a.md", vec![doc("a.md", "first")]).unwrap();
     lex.commit().unwrap();
     let (meta, files) = export(&lex);
     let mut lex = Lexical::open(&meta, files).unwrap();
     lex.delete_note("a.md").unwrap();
-    lex.add_note("b.md", vec![doc("b.md", "second", "second")]).unwrap();
+    lex.add_note("b.md", vec![doc("b.md", "second")]).unwrap();
     lex.commit().unwrap();
     assert!(paths(&lex, "first").is_empty());
     assert_eq!(paths(&lex, "second"), vec!["b.md"]);
@@ -109,7 +122,7 @@ fn reopened_index_accepts_more_commits() {
 #[test]
 fn damaged_segment_file_is_detected_on_open() {
     let mut lex = Lexical::create().unwrap();
-    lex.add_note("a.md", vec![doc("a.md", "alpha", "alpha")]).unwrap();
+    lex.add_note("a.md", vec![doc("a.md", "alpha")]).unwrap();
     lex.commit().unwrap();
     let (meta, mut files) = export(&lex);
     for (_, bytes) in files.iter_mut() {
@@ -121,7 +134,7 @@ fn damaged_segment_file_is_detected_on_open() {
 #[test]
 fn lenient_queries_never_error() {
     let mut lex = Lexical::create().unwrap();
-    lex.add_note("a.md", vec![doc("a.md", "hello world", "hello world")]).unwrap();
+    lex.add_note("a.md", vec![doc("a.md", "hello world")]).unwrap();
     lex.commit().unwrap();
     for q in ["\"hello", "hello)", "title:", "AND OR", "((", "-", "body:\"unterminated", "*"] {
         let _ = lex
