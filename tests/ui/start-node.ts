@@ -4,7 +4,8 @@
 //   node --import tsx tests/ui/start-node.ts <vault> start   plugin load → first search on the
 //                                                            vault's persisted index
 //   node --import tsx tests/ui/start-node.ts <vault> index   a full index: the main thread's
-//                                                            stalls over 50 ms
+//                                                            stalls over 50 ms, and the latency
+//                                                            of a search sent every 100 ms
 //
 // Obsidian desktop's vault adapter reads and writes with Node's fs inside the renderer, and the
 // plugin's worker is a Web Worker. Here the plugin runs on Node's main thread over the fake app's
@@ -94,9 +95,36 @@ if (what === "start") {
   await plugin.search({ query: "daily notes", k: 10, mode: "hybrid" });
   out = { readyMs, secondSearchMs: performance.now() - t2, totalMs, onloadMs, hits: resp.hits.length, timings: plugin.startTimings, core: plugin.openResult?.timings };
 } else {
+  // Searches typed while the index is built: one every 100 ms until it is done.
+  const latencies: number[] = [];
+  let done = false;
+  const queries = ["sync settings", "daily notes", "graph view", "templates", "canvas", "同步", "プラグイン"];
+  const typing = (async () => {
+    for (let i = 0; !done; i++) {
+      const t = performance.now();
+      await plugin.search({ query: queries[i % queries.length], k: 10, mode: "hybrid" }).catch(() => undefined);
+      latencies.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
   await plugin.indexed;
+  const indexMs = performance.now() - t0;
+  done = true;
+  await typing;
   const s = plugin.lastReconcile;
-  out = { indexMs: performance.now() - t0, added: s?.added, listed: s?.listed, stallsOver50: stalls.length, longestStall: Math.max(0, ...stalls) };
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const pct = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
+  out = {
+    indexMs,
+    added: s?.added,
+    listed: s?.listed,
+    stallsOver50: stalls.length,
+    longestStall: Math.max(0, ...stalls),
+    searches: latencies.length,
+    searchP50: pct(0.5),
+    searchP95: pct(0.95),
+    searchMax: Math.round(sorted[sorted.length - 1] ?? 0),
+  };
 }
 clearInterval(probe);
 plugin.unload();
