@@ -43,7 +43,7 @@ import { evaluate, loadQueries, percentile, round, type EvalResult } from "./met
 import { buildOmni, loadOmni, omniDoc, omniSearch } from "./omnisearch.ts";
 import { bytes, ms, table } from "./ui.ts";
 
-export const BENCH_USAGE = `strata bench [vault] [--index-dir DIR] [--edits 20] [--embed-chunks 200] [--model-chunks 96] ${MODEL_USAGE}
+export const BENCH_USAGE = `strata bench [vault] [--index-dir DIR] [--index-runs 3] [--edits 20] [--embed-chunks 200] [--model-chunks 96] ${MODEL_USAGE}
               [--vector-sizes 10000,100000,300000] [--eval DIR] [--eval-vaults DIR] [--no-eval] [--json]
               (default vault: ../shared/vaults/obsidian-help beside the repository, else the fixture vault;
               --embed-chunks 0 skips the embedder comparison, --model-chunks 0 the models' side by side,
@@ -163,7 +163,9 @@ function letters(i: number): string {
 }
 
 interface EngineFigures {
+  /** The median of the full-index runs (`--index-runs`), and every run's time. */
   indexMs: number;
+  indexRunsMs: number[];
   peakRssMb: number;
   queryP50Ms: number;
   queryP95Ms: number;
@@ -238,6 +240,7 @@ export async function benchCommand(args: string[]): Promise<number> {
     "embed-chunks": { type: "string" },
     "model-chunks": { type: "string" },
     "vector-sizes": { type: "string" },
+    "index-runs": { type: "string" },
     ...modelOptions,
     json: { type: "boolean" },
   });
@@ -260,6 +263,7 @@ export async function benchCommand(args: string[]): Promise<number> {
     }
   }
   const edits = intOption(values.edits, "edits", 1) ?? 20;
+  const indexRuns = intOption(values["index-runs"], "index-runs", 1) ?? 3;
   const embedChunks = intOption(values["embed-chunks"], "embed-chunks", 0) ?? 200;
   const modelChunks = intOption(values["model-chunks"], "model-chunks", 0) ?? 96;
   const vectorSizes = vectorSizesOption(values["vector-sizes"]);
@@ -279,11 +283,20 @@ export async function benchCommand(args: string[]): Promise<number> {
     log(`strata bench: ${vaultDir}`);
     const baseline = await runWorker(["baseline"]);
 
-    // 1. Full index, each engine in its own process.
-    log("  full index: strata…");
-    const sIdx = await runWorker(["index-strata", vaultDir, strataDir]);
-    log("  full index: minisearch…");
-    const mIdx = await runWorker(["index-omni", vaultDir, omniFile]);
+    // 1. Full index, each engine in its own process, `--index-runs` times, alternated: on a
+    //    shared machine one run of either engine varies by ±20 %; the medians are compared.
+    const sRuns: Awaited<ReturnType<typeof runWorker>>[] = [];
+    const mRuns: Awaited<ReturnType<typeof runWorker>>[] = [];
+    for (let i = 0; i < indexRuns; i++) {
+      log(`  full index ${i + 1}/${indexRuns}: strata…`);
+      await rm(strataDir, { recursive: true, force: true });
+      sRuns.push(await runWorker(["index-strata", vaultDir, strataDir]));
+      log(`  full index ${i + 1}/${indexRuns}: minisearch…`);
+      mRuns.push(await runWorker(["index-omni", vaultDir, omniFile]));
+    }
+    const median = (runs: typeof sRuns) => [...runs].sort((a, b) => (a.ms as number) - (b.ms as number))[(runs.length - 1) >> 1];
+    const sIdx = median(sRuns);
+    const mIdx = median(mRuns);
 
     // 2. Cold open of the persisted index + first query, fresh processes; measured before this
     //    process loads both indexes (MiniSearch's is a 1 GB heap whose garbage collection on
@@ -400,8 +413,9 @@ export async function benchCommand(args: string[]): Promise<number> {
       }
     }
 
-    const figures = (idx: WorkerResult, times: number[], e: EditFigures, c: WorkerResult & { wallMs: number }, size: number): EngineFigures => ({
+    const figures = (runs: WorkerResult[], idx: WorkerResult, times: number[], e: EditFigures, c: WorkerResult & { wallMs: number }, size: number): EngineFigures => ({
       indexMs: round(idx.ms as number, 1),
+      indexRunsMs: runs.map((r) => round(r.ms as number, 1)),
       peakRssMb: round(idx.maxRssMb as number, 1),
       queryP50Ms: round(percentile(times, 50), 3),
       queryP95Ms: round(percentile(times, 95), 3),
@@ -423,8 +437,8 @@ export async function benchCommand(args: string[]): Promise<number> {
       editNote: edit.note,
       queries: BENCH_QUERIES.length * QUERY_ROUNDS,
       baselineRssMb: round(baseline.maxRssMb as number, 1),
-      strata: { ...figures(sIdx, sTimes, edit.strata, sCold, indexBytes), sections: sIdx.sections as number },
-      minisearch: figures(mIdx, mTimes, edit.omni, mCold, omniBytes),
+      strata: { ...figures(sRuns, sIdx, sTimes, edit.strata, sCold, indexBytes), sections: sIdx.sections as number },
+      minisearch: figures(mRuns, mIdx, mTimes, edit.omni, mCold, omniBytes),
       embedding,
       embedSkipped,
       models,
@@ -572,6 +586,7 @@ function render(r: BenchResult): string {
     `Queries: ${r.queries} timed (${BENCH_QUERIES.length} fixed queries × ${QUERY_ROUNDS}); Strata's include snippets (the hit notes read from the vault). Edits: ${r.edits} to ${r.editNote} (in memory), update + persist + search (MiniSearch: replace + search, no save).`,
     "",
     table(rows, ["l", "r", "r", "r", "l"]),
+    `Full index: the median of ${s.indexRunsMs.length} alternated runs each (Strata ${s.indexRunsMs.map(ms).join(", ")}; MiniSearch ${m.indexRunsMs.map(ms).join(", ")}).`,
   ];
   if (r.embedding) {
     const e = r.embedding;
