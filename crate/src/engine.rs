@@ -369,7 +369,8 @@ impl Engine {
             self.drop_note(&path)?;
             return Ok(());
         }
-        let hash = sha256_hex(&note.bytes);
+        let (content_hash, known) = crate::hash::sha256_and_trimmed(&note.bytes);
+        let hash = hex::encode(content_hash);
         if let Some(existing) = self.catalog.get(&path) {
             if existing.hash == hash {
                 if existing.mtime != note.mtime || existing.size != size {
@@ -390,7 +391,10 @@ impl Engine {
                 message: "invalid UTF-8: decoded with replacement characters".into(),
             });
         }
-        let fm_error = self.index_text(&path, &decoded.text, hash, size, note.mtime, existed, report)?;
+        // The text is the note's bytes themselves (no BOM, valid UTF-8): the hash of its
+        // whole-note section came with the content hash (one pass instead of two over the note).
+        let known = (decoded.text.len() == note.bytes.len()).then_some(known);
+        let fm_error = self.index_text(&path, &decoded.text, hash, size, note.mtime, existed, known, report)?;
         if let Some(err) = fm_error {
             report.warnings.push(Warning { path: path.clone(), message: format!("{err}; body indexed without it") });
         }
@@ -454,7 +458,7 @@ impl Engine {
         if sha256_hex(bytes) == old.hash {
             let text = markdown::decode(bytes).text;
             let existed = self.catalog.get(&to).is_some();
-            self.index_text(&to, &text, old.hash, old.size, mtime, existed, report)?;
+            self.index_text(&to, &text, old.hash, old.size, mtime, existed, None, report)?;
             report.moved += 1;
         } else {
             // Edited as well as renamed: a delete and an upsert.
@@ -477,15 +481,17 @@ impl Engine {
         size: u64,
         mtime: f64,
         existed: bool,
+        known: Option<crate::sections::KnownHash>,
         report: &mut UpdateReport,
     ) -> Result<Option<String>> {
         let parsed = markdown::parse(path, text);
-        let sections = build_sections(
+        let sections = crate::sections::build_sections_with(
             text,
             &parsed.headings,
             parsed.line_count,
             parsed.body_start_line,
             SplitConfig { budget: self.config.chunk_budget, min: self.config.chunk_min },
+            known,
         );
         let folders = paths::folder_prefixes(path);
         let mut titles = vec![parsed.title.clone()];

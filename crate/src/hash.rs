@@ -13,6 +13,18 @@ pub fn sha256(bytes: &[u8]) -> [u8; 32] {
     Sha256::digest(bytes).into()
 }
 
+/// SHA-256 of `bytes`, and of `bytes` without their trailing line breaks (`len` bytes): a
+/// note's content hash and, when its text is these very bytes, the hash of its whole-note
+/// section (`LineIndex::byte_range` of every line), in one pass over the note.
+pub fn sha256_and_trimmed(bytes: &[u8]) -> ([u8; 32], crate::sections::KnownHash) {
+    let len = bytes.len() - bytes.iter().rev().take_while(|b| matches!(b, b'\n' | b'\r')).count();
+    let mut h = Sha256::new();
+    h.update(&bytes[..len]);
+    let trimmed: [u8; 32] = h.clone().finalize().into();
+    h.update(&bytes[len..]);
+    (h.finalize().into(), crate::sections::KnownHash { len, hash: trimmed })
+}
+
 /// Checksum of an index file: fast enough to verify every file on a cold open.
 pub fn checksum(bytes: &[u8]) -> String {
     format!("{:016x}", xxhash_rust::xxh3::xxh3_64(bytes))
@@ -21,6 +33,16 @@ pub fn checksum(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_pass_gives_both_hashes() {
+        for text in ["", "a", "a\n", "a\r\n\n", "\n\n", "# T\n\nbody  \n\n"] {
+            let (whole, k) = sha256_and_trimmed(text.as_bytes());
+            assert_eq!(whole, sha256(text.as_bytes()));
+            assert_eq!(k.hash, sha256(text.trim_end_matches(['\n', '\r']).as_bytes()));
+            assert_eq!(k.len, text.trim_end_matches(['\n', '\r']).len());
+        }
+    }
 
     #[test]
     fn sha256_known_value() {

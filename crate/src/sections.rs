@@ -66,6 +66,14 @@ pub fn embed_key(text: &str) -> [u8; 32] {
     Sha256::digest(text.as_bytes()).into()
 }
 
+/// The SHA-256 of `text[..len]`, already known (see `hash::sha256_and_trimmed`): the section
+/// that spans exactly those bytes (the whole note) is not hashed again.
+#[derive(Clone, Copy, Debug)]
+pub struct KnownHash {
+    pub len: usize,
+    pub hash: [u8; 32],
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct SplitConfig {
     pub budget: usize,
@@ -81,6 +89,7 @@ struct Ctx<'a> {
     cfg: SplitConfig,
     out: Vec<Section>,
     body_start_line: u32,
+    known: Option<KnownHash>,
 }
 
 #[derive(Clone, Copy)]
@@ -128,7 +137,11 @@ impl Ctx<'_> {
 
     fn emit(&mut self, part: Part, parent: Option<u32>, depth: u8) -> u32 {
         let order = self.out.len() as u32;
-        let text = self.text_of(part.start, part.end);
+        let range = self.lines.byte_range(self.text, part.start, part.end);
+        let hash = match self.known {
+            Some(k) if range.start == 0 && range.end == k.len => k.hash,
+            _ => sha256(self.text[range].as_bytes()),
+        };
         let tokens = self.tokens(part.start, part.end);
         let section = Section {
             order,
@@ -142,7 +155,7 @@ impl Ctx<'_> {
             start_line: part.start,
             end_line: part.end,
             tokens: tokens as u32,
-            hash: sha256(text.as_bytes()),
+            hash,
             embed_key: None,
         };
         self.out.push(section);
@@ -266,6 +279,18 @@ pub fn build_sections(
     body_start_line: u32,
     cfg: SplitConfig,
 ) -> Vec<Section> {
+    build_sections_with(text, headings, line_count, body_start_line, cfg, None)
+}
+
+/// [`build_sections`] with the hash of a prefix of `text` already known.
+pub fn build_sections_with(
+    text: &str,
+    headings: &[Heading],
+    line_count: u32,
+    body_start_line: u32,
+    cfg: SplitConfig,
+    known: Option<KnownHash>,
+) -> Vec<Section> {
     let mut line_tokens = vec![0usize];
     for line in text.lines() {
         line_tokens.push(line_tokens.last().unwrap() + estimate_tokens(line));
@@ -278,6 +303,7 @@ pub fn build_sections(
         cfg,
         out: Vec::new(),
         body_start_line,
+        known,
     };
     let root = Part {
         start: 1,
@@ -309,6 +335,24 @@ mod tests {
     fn sections(text: &str, budget: usize, min: usize) -> Vec<Section> {
         let n = parse("t.md", text);
         build_sections(text, &n.headings, n.line_count, n.body_start_line, SplitConfig { budget, min })
+    }
+
+    #[test]
+    fn a_known_whole_note_hash_gives_the_same_sections() {
+        let long = format!("# A\n\n{}\n\n## B\n\n{}\n", para(400, "alpha"), para(400, "beta"));
+        for text in ["", "one line", "# T\r\n\r\nbody\r\n\r\n", "---\ntitle: x\n---\nbody\n\n\n", long.as_str()] {
+            let n = parse("t.md", text);
+            let cfg = SplitConfig { budget: 512, min: 100 };
+            let (_, known) = crate::hash::sha256_and_trimmed(text.as_bytes());
+            let with = build_sections_with(text, &n.headings, n.line_count, n.body_start_line, cfg, Some(known));
+            assert_eq!(with, build_sections(text, &n.headings, n.line_count, n.body_start_line, cfg), "{text:?}");
+        }
+        // A wrong known hash is only used for exactly its bytes: never for a shorter section.
+        let text = "# T\n\nbody\n";
+        let n = parse("t.md", text);
+        let bogus = KnownHash { len: 3, hash: [9; 32] };
+        let s = build_sections_with(text, &n.headings, n.line_count, n.body_start_line, SplitConfig { budget: 512, min: 100 }, Some(bogus));
+        assert_ne!(s[0].hash, [9; 32]);
     }
 
     fn para(words: usize, word: &str) -> String {
