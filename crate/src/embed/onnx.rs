@@ -77,6 +77,70 @@ fn err<E: std::fmt::Display>(ctx: &'static str) -> impl FnOnce(E) -> String {
     move |e| format!("{ctx}: {e}")
 }
 
+/// `Gather(Mul(Cast(table), scale), ids)` → `Mul(Cast(Gather(table, ids)), Gather(scale, ids))`
+/// when the table and the scale are constants and the scale is per row (or one value): an
+/// int8 embedding table dequantised in the graph (all-MiniLM-L6-v2's word embeddings,
+/// 30522×384 with a scale per row). tract does not fold that dequantisation (the f32 table
+/// would be 4× the int8 one), so every run cast and scaled the whole table — two 47 MB
+/// tensors — to gather a few rows. Gathering first gives the same values: cast and scale
+/// are elementwise.
+fn gather_before_dequant(model: &mut TypedModel) -> TractResult<()> {
+    use tract_onnx::tract_core::ops::array::Gather;
+    use tract_onnx::tract_core::ops::binary::TypedBinOp;
+    use tract_onnx::tract_core::ops::cast::Cast;
+    use tract_onnx::tract_core::ops::change_axes::AxisOp;
+    loop {
+        let mut found = None;
+        for gid in model.eval_order()? {
+            let g = model.node(gid);
+            let Some(gather) = g.op_as::<Gather>() else { continue };
+            let mul = model.node(g.inputs[0].node);
+            let Some(bin) = mul.op_as::<TypedBinOp>() else { continue };
+            if bin.0.name() != "Mul" || mul.inputs.len() != 2 || mul.outputs[0].successors.len() != 1 {
+                continue;
+            }
+            let Some(cast_ix) = (0..2).find(|&i| model.node(mul.inputs[i].node).op_is::<Cast>()) else { continue };
+            let scale_ix = 1 - cast_ix;
+            let cast = model.node(mul.inputs[cast_ix].node);
+            let table_fact = model.outlet_fact(cast.inputs[0])?;
+            let Some(scale_k) = model.outlet_fact(mul.inputs[scale_ix])?.konst.clone() else { continue };
+            if cast.outputs[0].successors.len() != 1 || table_fact.konst.is_none() {
+                continue;
+            }
+            // The scale: one value, or one per row of the gathered axis (1 on the other axes).
+            let table_shape = table_fact.shape.as_concrete().map(|s| s.to_vec()).unwrap_or_default();
+            let per_row = scale_k.len() != 1
+                && scale_k.rank() == table_shape.len()
+                && scale_k.shape().iter().enumerate().all(|(i, &d)| if i == gather.axis { d == table_shape[i] } else { d == 1 });
+            if scale_k.len() != 1 && !per_row {
+                continue;
+            }
+            let mut patch = TypedModelPatch::default();
+            let table = patch.tap_model(model, cast.inputs[0])?;
+            let ids = patch.tap_model(model, g.inputs[1])?;
+            let mut scale = patch.tap_model(model, mul.inputs[scale_ix])?;
+            if per_row {
+                scale = patch.wire_node(format!("{}.scale_rows", g.name), gather.clone(), &[scale, ids])?[0];
+            }
+            let rows = patch.wire_node(format!("{}.rows", g.name), gather.clone(), &[table, ids])?;
+            let rows = patch.wire_node(format!("{}.rows_cast", g.name), cast.op.clone(), &rows)?[0];
+            let rank = patch.outlet_fact(rows)?.rank();
+            for i in patch.outlet_fact(scale)?.rank()..rank {
+                scale = patch.wire_node(format!("{}.scale_axis{i}", g.name), AxisOp::Add(0), &[scale])?[0];
+            }
+            let inputs = if cast_ix == 0 { [rows, scale] } else { [scale, rows] };
+            let out = patch.wire_node(format!("{}.rows_scaled", g.name), mul.op.clone(), &inputs)?[0];
+            patch.shunt_outside(model, gid.into(), out)?;
+            found = Some(patch);
+            break;
+        }
+        match found {
+            Some(patch) => patch.apply(model)?,
+            None => return Ok(()),
+        }
+    }
+}
+
 impl Embedder {
     /// Load an ONNX model and its tokenizer.json from bytes.
     pub fn new(model: &[u8], tokenizer_json: &[u8], cfg: EmbedderConfig) -> Result<Embedder, String> {
@@ -135,7 +199,8 @@ impl Embedder {
             .ok_or("onnx model: no output")?;
         model.select_output_outlets(&[chosen]).map_err(err("onnx outputs"))?;
 
-        let typed = model.into_typed().and_then(|m| m.into_decluttered()).map_err(err("onnx typing"))?;
+        let mut typed = model.into_typed().and_then(|m| m.into_decluttered()).map_err(err("onnx typing"))?;
+        gather_before_dequant(&mut typed).map_err(err("onnx embeddings"))?;
         let out_fact = typed.output_fact(0).map_err(err("onnx outputs"))?;
         let output_rank = out_fact.rank();
         if output_rank != 2 && output_rank != 3 {
@@ -171,6 +236,24 @@ impl Embedder {
         // Unigram tokenizer is itself ~100+ MB).
         let (plan, typed) = match cfg.shape_mode {
             ShapeMode::Symbolic => {
+                // tract turns the elementwise ops (GELU's, the residual adds, the scalings)
+                // into its SIMD by-scalar / unicast forms, and fuses some into the matrix
+                // products, only when it can prove the tensor holds 32+ elements: not with
+                // `batch × sequence` symbolic (a product of two symbols), but with the batch
+                // fixed to 1 (our wasm default) and `sequence >= 1` asserted. Measured in wasm
+                // (Node 20, CPU time), one 256-token row: all-MiniLM-L6-v2 517 → 401 ms per
+                // run (the unfused Add/Mul ops ~100 ms → ~5), multilingual-e5-small 876 → 785
+                // ms; vectors bit-identical. Still one plan for every length.
+                let mut typed = typed;
+                if let Some(s) = &seq_sym {
+                    typed.symbols.add_assertion(format!("{s}>=1")).map_err(err("onnx symbols"))?;
+                }
+                if cfg.batch_size == 1 {
+                    if let Some(b) = &batch_sym {
+                        let subs = HashMap::from([(b.clone(), TDim::Val(1))]);
+                        typed = typed.set_symbols(&subs).map_err(err("onnx batch of 1"))?;
+                    }
+                }
                 (Some(typed.into_optimized().and_then(|m| m.into_runnable()).map_err(err("onnx optimize"))?), None)
             }
             ShapeMode::Concrete => (None, Some(typed)),
