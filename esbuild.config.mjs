@@ -88,8 +88,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   await chmod("dist/strata.js", 0o755);
 
   // 2. The Obsidian plugin: `main.js` (CommonJS, `obsidian` external) with the search worker
-  // inlined as source text and the core's .wasm inlined into the worker (gzip + base64): the
-  // community installer ships main.js, manifest.json and styles.css only.
+  // inlined as source text and the two .wasm as base64 strings the plugin posts to the worker
+  // (see worker-entry.ts): the community installer ships main.js, manifest.json and styles.css only.
   await build(pluginBuildOptions({ entry: "plugin/obsidian/main.ts", outfile: "main.js" }));
 
   // 3. The MCP bridge (dist/mcp-bridge.js, and mcp-bridge.js to install beside main.js).

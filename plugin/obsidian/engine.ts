@@ -35,7 +35,7 @@ import {
 } from "../core/client.ts";
 import { CancelledError, Endpoint, type Handlers, type PortLike } from "./rpc.ts";
 import { pluginModelHowTo } from "./settings.ts";
-import { decodeInlineWasm } from "./wasm-inline.ts";
+import { decodeBase64, decodeInlineWasm } from "./wasm-inline.ts";
 import type { ApplyResult, ChangeSet, EngineCounters, EngineState, HostApi, OpenResult, WorkerApi } from "./protocol.ts";
 
 /** Background embedding steps aim at this (ms): a search queued behind a step waits at most
@@ -124,11 +124,14 @@ export class Engine implements Handlers<WorkerApi> {
 
   // ---- lifecycle -------------------------------------------------------------------------
 
-  async init(arg: { wasm?: ArrayBuffer | Uint8Array }): Promise<{ ms: number }> {
+  async init(arg: { wasm?: ArrayBuffer | Uint8Array; wasmBase64?: string }): Promise<{ ms: number }> {
     const t0 = performance.now();
     if (!this.wasmReady) {
       this.wasmReady = (async () => {
-        const bytes = arg.wasm ?? (this.loaders ? await this.loaders.core() : undefined);
+        const bytes =
+          arg.wasm ??
+          (arg.wasmBase64 !== undefined ? decodeBase64(arg.wasmBase64) : undefined) ??
+          (this.loaders ? await this.loaders.core() : undefined);
         if (!bytes) throw new Error("[unavailable] no wasm for the search core");
         await init({ module_or_path: bytes });
       })();

@@ -31,6 +31,9 @@ export type ModelState = "off" | "absent" | "loading" | "loaded" | "error";
 export default class StrataPlugin extends Plugin {
   /** Set by the bundle's entry (main.ts: the inlined Web Worker) or by tests. */
   static spawn: TransportFactory | null = null;
+  /** The core's wasm, base64 (main.ts sets it from the bundle), posted with `init`; without
+   *  it the worker loads the core itself (tests). */
+  static coreWasm: (() => string) | null = null;
   /** The embedder's wasm, gzip + base64 (main.ts sets it from the bundle). */
   static embedderWasm: (() => string) | null = null;
 
@@ -178,7 +181,8 @@ export default class StrataPlugin extends Plugin {
       this.notify(`Strata: ${where} failed: ${message}`);
     });
     this.bootT0 = performance.now();
-    this.initCall = worker.call("init", {});
+    const wasmBase64 = StrataPlugin.coreWasm?.();
+    this.initCall = worker.call("init", wasmBase64 === undefined ? {} : { wasmBase64 });
     this.initCall.catch(() => undefined);
   }
 

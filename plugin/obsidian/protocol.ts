@@ -68,8 +68,9 @@ export interface EngineState {
 }
 
 export type WorkerApi = {
-  /** Instantiates the wasm core (the worker knows where its bytes are, or they are passed). */
-  init(arg: { wasm?: ArrayBuffer | Uint8Array }): { ms: number };
+  /** Instantiates the wasm core: its bytes, or its base64 (main.js's inlined copy), or
+   *  neither when the worker has a loader of its own. */
+  init(arg: { wasm?: ArrayBuffer | Uint8Array; wasmBase64?: string }): { ms: number };
   /** Opens the persisted index (the fast path); a bad index starts fresh and says why. */
   open(arg: { config: CoreConfig }): OpenResult;
   /** Brings the index up to date with the vault, in batches; persists at the end. */

@@ -1,11 +1,11 @@
 // The search worker's entry (bundled as an IIFE and inlined into main.js as text): serves the
-// engine on the worker's global scope, with the core's .wasm decoded from the bundle (plain base64: see wasm-inline.ts). The
-// embedder's .wasm (tract, 4× the core) is not in this script: the engine asks the UI thread
-// for it when a model is loaded.
+// engine on the worker's global scope. Neither .wasm is in this script: the core's comes with
+// the UI thread's `init` call (plain base64: see wasm-inline.ts), the embedder's (tract, 4× the
+// core) when a model is loaded (HostApi.embedderWasm). The UI thread turns this script into a
+// Blob, which costs it ~5 ms a MB in Chromium (the whole 13.8 MB main.js: 56–88 ms, one long
+// task), while posting a string costs ~1 ms a MB.
 
-import WASM from "strata:wasm";
 import { serveEngine } from "./engine.ts";
 import type { PortLike } from "./rpc.ts";
-import { decodeBase64 } from "./wasm-inline.ts";
 
-serveEngine(self as unknown as PortLike, { core: () => decodeBase64(WASM) });
+serveEngine(self as unknown as PortLike, null);

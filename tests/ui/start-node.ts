@@ -34,10 +34,11 @@ const { FsAdapter } = await import("../obsidian-fake/fs-adapter.ts");
 const StrataPlugin = (await import("../../plugin/obsidian/plugin.ts")).default;
 const manifest = JSON.parse(await (await import("node:fs/promises")).readFile(path.join(ROOT, "manifest.json"), "utf8"));
 
-// The worker bundle: the very text that main.js inlines (esbuild.config.mjs's "strata:worker").
+// The worker bundle and the core's base64: the very texts that main.js inlines
+// (esbuild.config.mjs's "strata:worker" and "strata:wasm"; main.ts posts the latter with init).
 process.chdir(ROOT);
 const bundled = await build({
-  stdin: { contents: 'import W from "strata:worker"; globalThis.__strataWorker = W;', resolveDir: ROOT },
+  stdin: { contents: 'import W from "strata:worker"; import C from "strata:wasm"; globalThis.__strataWorker = W; globalThis.__strataCore = C;', resolveDir: ROOT },
   bundle: true,
   format: "iife",
   write: false,
@@ -46,6 +47,8 @@ const bundled = await build({
 });
 new Function(bundled.outputFiles![0].text)();
 const WORKER_TEXT = (globalThis as unknown as { __strataWorker: string }).__strataWorker;
+const CORE_WASM = (globalThis as unknown as { __strataCore: string }).__strataCore;
+StrataPlugin.coreWasm = () => CORE_WASM;
 
 // A worker thread dressed as a Web Worker: `self`, `postMessage` and `onmessage` on a port.
 const SHIM = `
