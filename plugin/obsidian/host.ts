@@ -33,6 +33,12 @@ export interface HostOptions {
 
 type ModelBuffers = { model: ArrayBuffer; tokenizer: ArrayBuffer };
 
+/** Index files larger than this are written in parts (writeBinary, then appendBinary, Obsidian
+ *  1.12.3+): whatever an adapter does with the bytes on the UI thread — Capacitor on mobile
+ *  base64-encodes them, a Blob copies them — is then bounded per task (measured in the
+ *  Chromium harness: one 5.5 MB segment written at once was a 51–59 ms task). */
+const WRITE_PART = 1 << 20;
+
 export class HostIO implements Handlers<HostApi> {
   /** Conflicted copies found (and deleted) in the index folder. */
   conflictsRemoved: string[] = [];
@@ -75,8 +81,18 @@ export class HostIO implements Handlers<HostApi> {
     const path = this.full(arg.name);
     await this.ensureFolder(path.slice(0, path.lastIndexOf("/")));
     const b = arg.bytes;
-    const buf = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? (b.buffer as ArrayBuffer) : (b.slice().buffer as ArrayBuffer);
-    await this.adapter.writeBinary(path, buf);
+    const append = (this.adapter as { appendBinary?: DataAdapter["appendBinary"] }).appendBinary;
+    if (b.byteLength <= WRITE_PART || typeof append !== "function") {
+      const buf = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? (b.buffer as ArrayBuffer) : (b.slice().buffer as ArrayBuffer);
+      await this.adapter.writeBinary(path, buf);
+      return;
+    }
+    // A large file (a merged segment: up to a third of the index) in parts, each its own task
+    // on this thread (see WRITE_PART). Until the manifest names it, a partly written file is
+    // never read.
+    const part = (at: number) => b.slice(at, Math.min(at + WRITE_PART, b.byteLength)).buffer as ArrayBuffer;
+    await this.adapter.writeBinary(path, part(0));
+    for (let at = WRITE_PART; at < b.byteLength; at += WRITE_PART) await append.call(this.adapter, path, part(at));
   }
 
   async indexDelete(arg: { name: string }): Promise<void> {

@@ -171,6 +171,28 @@ describe("plugin", () => {
     }
   });
 
+  test("index files over 1 MiB are written in parts (writeBinary + appendBinary) and read back whole", async () => {
+    const vault = await copyFixture();
+    const { plugin, adapter } = await loadPlugin(vault, { settings: { semantic: false } });
+    try {
+      const bytes = new Uint8Array(2.5 * 1024 * 1024 + 7);
+      for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 2654435761) >>> 24;
+      const ops = (name: string) => adapter.log.filter((e) => e.path === `${INDEX}/${name}`).map((e) => e.op);
+      await plugin.host.indexWrite({ name: "lex/big-test.bin", bytes });
+      assert.deepEqual(ops("lex/big-test.bin"), ["writeBinary", "appendBinary", "appendBinary"]);
+      assert.ok(Buffer.from(bytes).equals(await readFile(path.join(vault, INDEX, "lex/big-test.bin"))), "the same bytes");
+      // Small files, and adapters without appendBinary (Obsidian before 1.12.3): one write.
+      await plugin.host.indexWrite({ name: "lex/small-test.bin", bytes: bytes.subarray(5, 1000) });
+      assert.deepEqual(ops("lex/small-test.bin"), ["writeBinary"]);
+      (adapter as unknown as { appendBinary: undefined }).appendBinary = undefined;
+      await plugin.host.indexWrite({ name: "lex/old-app.bin", bytes });
+      assert.deepEqual(ops("lex/old-app.bin"), ["writeBinary"]);
+      assert.ok(Buffer.from(bytes).equals(await readFile(path.join(vault, INDEX, "lex/old-app.bin"))), "the same bytes");
+    } finally {
+      await unloadPlugin(plugin);
+    }
+  });
+
   test("unload + load again opens the persisted index: nothing re-indexed, read or re-embedded", async () => {
     const vault = await copyFixture();
     const withModel = await installModel(vault);

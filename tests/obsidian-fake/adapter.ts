@@ -24,6 +24,7 @@ export interface FakeAdapter {
   write(path: string, data: string): Promise<void>;
   writeBinary(path: string, data: ArrayBuffer): Promise<void>;
   append(path: string, data: string): Promise<void>;
+  appendBinary(path: string, data: ArrayBuffer): Promise<void>;
   mkdir(path: string): Promise<void>;
   remove(path: string): Promise<void>;
   rmdir(path: string, recursive: boolean): Promise<void>;

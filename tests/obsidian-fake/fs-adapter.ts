@@ -78,6 +78,11 @@ export class FsAdapter implements FakeAdapter {
     await fs.appendFile(this.full(p), data);
   }
 
+  async appendBinary(p: string, data: ArrayBuffer): Promise<void> {
+    this.log.push({ op: "appendBinary", path: p });
+    await fs.appendFile(this.full(p), new Uint8Array(data));
+  }
+
   async mkdir(p: string): Promise<void> {
     await fs.mkdir(this.full(p), { recursive: true });
   }
@@ -122,10 +127,10 @@ export class FsAdapter implements FakeAdapter {
 /** Serves an FsAdapter over HTTP for the browser harness: POST /fs {op, args} → result. */
 export async function serveAdapterCall(adapter: FsAdapter, op: string, args: unknown[], body?: Uint8Array): Promise<{ json?: unknown; bytes?: Uint8Array }> {
   const a = adapter as unknown as Record<string, (...x: unknown[]) => Promise<unknown>>;
-  const allowed = ["exists", "stat", "list", "read", "readBinary", "write", "writeBinary", "append", "mkdir", "remove", "rmdir", "rename", "scan"];
+  const allowed = ["exists", "stat", "list", "read", "readBinary", "write", "writeBinary", "append", "appendBinary", "mkdir", "remove", "rmdir", "rename", "scan"];
   if (!allowed.includes(op)) throw new Error(`unknown adapter op ${op}`);
-  if (op === "writeBinary") {
-    await adapter.writeBinary(String(args[0]), (body ?? new Uint8Array()).slice().buffer as ArrayBuffer);
+  if (op === "writeBinary" || op === "appendBinary") {
+    await adapter[op](String(args[0]), (body ?? new Uint8Array()).slice().buffer as ArrayBuffer);
     return { json: null };
   }
   if (op === "write" || op === "append") args = [args[0], new TextDecoder().decode(body ?? new Uint8Array())];

@@ -44,6 +44,10 @@ export class HttpAdapter implements FakeAdapter {
   async writeBinary(p: string, data: ArrayBuffer) {
     await this.call("writeBinary", [p], data);
   }
+  async appendBinary(p: string, data: ArrayBuffer) {
+    await this.call("appendBinary", [p], data);
+  }
+
   async append(p: string, data: string) {
     await this.call("append", [p], new TextEncoder().encode(data).buffer as ArrayBuffer);
   }
