@@ -47,7 +47,7 @@ const LIST_CHUNK = 1024;
 
 const Core = StrataCore as unknown as StrataCoreStatic;
 
-/** Loads the wasm bytes (the worker bundle decodes its inlined copy; tests read build/wasm). */
+/** Loads the wasm bytes where the worker has them itself (tests read build/wasm; main.js posts its base64 with init). */
 export type WasmLoader = () => Promise<ArrayBuffer | Uint8Array> | ArrayBuffer | Uint8Array;
 
 /** The core's and the embedder's wasm. The embedder (4× the core) is loaded with a model
