@@ -254,10 +254,14 @@ export interface ReconcileOptions {
   batchNotes?: number;
   /** Bytes of note content per update() call. Default 16 MB. */
   batchBytes?: number;
-  /** When given, the index is persisted at the end and every `persistEveryBytes` of input. */
+  /** When given, the index is persisted (committed) at the end, every `persistEveryBytes` of
+   *  input and every `persistEveryMs` of indexing. */
   store?: IndexStore;
   /** Default 64 MB. */
   persistEveryBytes?: number;
+  /** Default 10 000: a long first index (a large vault, a phone) becomes searchable in steps
+   *  instead of at its end; batches between two persists make one segment. */
+  persistEveryMs?: number;
   /** Files per part of the plan; between parts the host's other work (searches) runs. Default 1024. */
   planChunk?: number;
 }
@@ -322,6 +326,8 @@ export async function reconcile(
   const batchNotes = opts.batchNotes ?? 200;
   const batchBytes = opts.batchBytes ?? 16 * MB;
   const persistEvery = opts.persistEveryBytes ?? 64 * MB;
+  const persistEveryMs = opts.persistEveryMs ?? 10_000;
+  let lastFlush = t0;
   const progress = opts.onProgress ?? (() => {});
 
   progress({ phase: "list", done: 0, total: 0 });
@@ -380,10 +386,11 @@ export async function reconcile(
     sum.sections += rep.sections;
     sum.skipped.push(...rep.skipped);
     sum.warnings.push(...rep.warnings);
-    if (opts.store && sinceFlush >= persistEvery) {
+    if (opts.store && (sinceFlush >= persistEvery || performance.now() - lastFlush >= persistEveryMs)) {
       progress({ phase: "persist", done, total });
       sum.bytesWritten += await persist(core, opts.store);
       sinceFlush = 0;
+      lastFlush = performance.now();
     }
   };
 

@@ -259,6 +259,31 @@ describe("persistence", () => {
     assert.equal(topPaths(again, "zqmoisture")[0], "Garden/Drip irrigation.md");
   });
 
+  test("a long index persists every persistEveryMs: searchable, and reopened whole, in steps", async () => {
+    const vault = await copyFixture();
+    const store = new RecordingStore(new FsIndexStore(indexDirOf(vault)));
+    const { core } = await openIndex(Core, store, CONFIG);
+    // After each persist the index on disk opens with the notes indexed so far.
+    const seen: number[] = [];
+    const inner = store.write.bind(store);
+    store.write = async (name: string, bytes: Uint8Array) => {
+      await inner(name, bytes);
+      if (/manifest/.test(name)) seen.push((await openIndex(Core, new FsIndexStore(indexDirOf(vault)), CONFIG)).core.status().notes);
+    };
+    const sum = await reconcile(core, new NodeVault(vault), { store, batchNotes: 3, persistEveryMs: 0 });
+    assert.equal(sum.added, FIXTURE_NOTES.length);
+    const steps = Math.ceil(FIXTURE_NOTES.length / 3);
+    assert.equal(seen.length, steps, `persists: ${seen.join(", ")}`);
+    assert.deepEqual(seen, Array.from({ length: steps }, (_, i) => Math.min(3 * (i + 1), FIXTURE_NOTES.length)));
+
+    // The default (every 10 s) persists a small vault once, at the end.
+    const vault2 = await copyFixture();
+    const store2 = new RecordingStore(new FsIndexStore(indexDirOf(vault2)));
+    const { core: core2 } = await openIndex(Core, store2, CONFIG);
+    await reconcile(core2, new NodeVault(vault2), { store: store2, batchNotes: 3 });
+    assert.equal(store2.writes.filter((n) => /manifest/.test(n)).length, 1, store2.writes.join(", "));
+  });
+
   test("a rename is a move, not a re-add", async () => {
     const vault = await copyFixture();
     const { core, store } = await indexVault(vault);
