@@ -190,19 +190,22 @@ export async function readySemantic(
   vault: VaultSource,
   store: IndexStore | null,
   mode: string,
-  opts: { setting?: string; noEmbed?: boolean; quiet?: boolean } = {},
-): Promise<{ model: ModelLoad | null; run: EmbedRun | null }> {
-  if (mode === "lexical") return { model: null, run: null };
+  opts: { setting?: string; noEmbed?: boolean; quiet?: boolean; embedLimit?: number } = {},
+): Promise<{ model: ModelLoad | null; run: EmbedRun | null; unembedded: number }> {
+  if (mode === "lexical") return { model: null, run: null, unembedded: 0 };
   const model = await loadModel(core, opts.setting ?? AUTO_MODEL, { required: mode === "semantic", quiet: true });
   // Without semantic answers the core's notice (hybrid) or the error above says why; a
   // fallback or a partial switch is worth a line.
   if (model.semantic && model.notice && !opts.quiet) process.stderr.write(`strata: ${model.notice}\n`);
-  if (!model.loaded || opts.noEmbed) return { model, run: null };
+  if (!model.loaded || opts.noEmbed) return { model, run: null, unembedded: 0 };
   const p = core.embedProgress();
-  if (p.done >= p.total) return { model, run: null };
+  if (p.done >= p.total) return { model, run: null, unembedded: 0 };
+  // More than `embedLimit` chunks to embed (a vault indexed with --no-embed, a model switch):
+  // answer with the vectors there are rather than embed for minutes or hours first.
+  if (p.total - p.done > (opts.embedLimit ?? Infinity)) return { model, run: null, unembedded: p.total - p.done };
   const run = await embedWithProgress(core, vault, store, Boolean(opts.quiet));
   if (run.interrupted) throw new CliError("interrupted while embedding (the work done so far is saved)", 130);
-  return { model, run };
+  return { model, run, unembedded: 0 };
 }
 
 /** The repository root (the folder holding Strata's package.json), found from this module. */

@@ -279,6 +279,24 @@ describe("strata CLI with the embedding model", NEEDS_MODEL, () => {
     assert.match(missing.err, /not in the index/);
   });
 
+  test("search embeds first up to --embed-limit chunks; past it, it answers at once and says so", async () => {
+    const fresh = await copyFixture();
+    assert.equal(strataModel("index", fresh, "--no-embed").code, 0);
+    const over = strataModel("search", fresh, "sourdough starter", "--embed-limit", "3", "--k", "1");
+    assert.equal(over.code, 0, over.err);
+    assert.match(over.out, /^ 1\. Cooking\/Sourdough starter\.md/);
+    assert.match(over.out, /vec —/, "no vector yet");
+    assert.match(over.err, /^strata: \d+ chunks have no vector yet \(more than --embed-limit 3\): .*`strata index` embeds the rest\n$/);
+    const before = JSON.parse(strataModel("search", fresh, "sourdough starter", "--embed-limit", "3", "--json").out);
+    assert.equal(before.semanticCoverage, 0);
+    // Under the default limit (the fixture has fewer chunks) search embeds them first, once.
+    const after = JSON.parse(strataModel("search", fresh, "sourdough starter", "--json").out);
+    assert.equal(after.semanticCoverage, 1);
+    assert.ok(after.hits[0].vecScore > 0.3, JSON.stringify(after.hits[0]));
+    const bad = strataModel("search", fresh, "x", "--embed-limit", "-1");
+    assert.equal(bad.code, 2);
+  });
+
   test("similar embeds first when the index has no vectors yet", async () => {
     const fresh = await copyFixture();
     assert.equal(strataModel("index", fresh, "--no-embed").code, 0);
