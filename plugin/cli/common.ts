@@ -179,6 +179,12 @@ export async function embedWithProgress(core: StrataCoreApi, vault: VaultSource,
   }
 }
 
+/** Chunks `search` and `similar` embed before they answer, at most (~1 min with
+ *  all-MiniLM-L6-v2 on one core): after a few edits that is all of them; a vault indexed with
+ *  --no-embed (27k chunks for the Obsidian Help vault: hours) is answered at once with the
+ *  vectors there are, and `strata index` embeds the rest. */
+export const EMBED_FIRST_LIMIT = 256;
+
 /**
  * Gets `core` ready for a search mode: nothing for lexical; otherwise the model `setting`
  * chooses is loaded (semantic without a model: exit 2; hybrid without one answers

@@ -11,6 +11,7 @@ import {
   parse,
   parseModelSetting,
   readySemantic,
+  EMBED_FIRST_LIMIT,
   vaultContext,
   vaultOptions,
 } from "./common.ts";
@@ -22,11 +23,6 @@ export const SEARCH_USAGE = `strata search <vault> "<query>" [--mode lexical|sem
               [--index-dir DIR] [--config-dir .obsidian] [--json]`;
 
 const MODES: SearchMode[] = ["lexical", "semantic", "hybrid"];
-
-/** Chunks a search embeds before it answers, at most (~1 min with all-MiniLM-L6-v2 on one
- *  core): after a few edits that is all of them; a vault indexed with --no-embed (27k chunks for
- *  the Obsidian Help vault, hours) is answered at once with the vectors there are. */
-export const SEARCH_EMBED_LIMIT = 256;
 
 /** --mode, default hybrid (which answers lexically, with a notice, while there is no model). */
 export function parseMode(value: string | undefined): SearchMode {
@@ -123,7 +119,7 @@ export async function searchCommand(args: string[]): Promise<number> {
       `strata: indexed ${summary.added + summary.updated + summary.moved} notes, ${summary.unchanged} unchanged, ${summary.deleted} deleted\n`,
     );
   }
-  const embedLimit = intOption(values["embed-limit"], "embed-limit", 0) ?? SEARCH_EMBED_LIMIT;
+  const embedLimit = intOption(values["embed-limit"], "embed-limit", 0) ?? EMBED_FIRST_LIMIT;
   const quiet = json && !process.stderr.isTTY;
   const { model, unembedded } = await readySemantic(core, ctx.vault, ctx.store, mode, { setting, noEmbed: Boolean(values["no-embed"]), quiet, embedLimit });
   if (unembedded > 0 && !quiet) {

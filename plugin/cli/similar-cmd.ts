@@ -4,9 +4,10 @@ import { existsSync } from "node:fs";
 import * as path from "node:path";
 
 import type { SimilarResponse, StrataCoreApi } from "../core/api.ts";
-import { coreErrorCode, errorMessage } from "../core/client.ts";
+import { coreErrorCode, embedStepFrom, errorMessage, persist } from "../core/client.ts";
 import {
   CliError,
+  EMBED_FIRST_LIMIT,
   embedWithProgress,
   intOption,
   loadModel,
@@ -20,7 +21,7 @@ import {
 } from "./common.ts";
 import { ms, ttyOut } from "./ui.ts";
 
-export const SIMILAR_USAGE = `strata similar <vault> <note path> [--k N] [--refresh] ${MODEL_USAGE} [--index-dir DIR] [--config-dir .obsidian] [--json]`;
+export const SIMILAR_USAGE = `strata similar <vault> <note path> [--k N] [--refresh] [--embed-limit 256] ${MODEL_USAGE} [--index-dir DIR] [--config-dir .obsidian] [--json]`;
 
 /**
  * The vault-relative path of `arg`: as given when the index has it, else with ".md" added,
@@ -39,12 +40,17 @@ export function resolveNotePath(core: StrataCoreApi, vaultDir: string, arg: stri
   throw new CliError(`not in the index: ${JSON.stringify(arg)} (give the note's path relative to the vault, e.g. "Folder/Note.md")`, 2);
 }
 
+/** Chunks embedded for the note itself when the index lacks too many to embed first (a
+ *  section-split note has 4–5; its title vector is one more). */
+const NOTE_CHUNKS = 64;
+
 export async function similarCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { ...vaultOptions, ...modelOptions, k: { type: "string" }, refresh: { type: "boolean" } });
+  const { values, positionals } = parse(args, { ...vaultOptions, ...modelOptions, k: { type: "string" }, refresh: { type: "boolean" }, "embed-limit": { type: "string" } });
   const [vaultArg, noteArg] = positionals;
   if (!vaultArg || !noteArg) throw new CliError(`usage: ${SIMILAR_USAGE}`, 2);
   const setting = parseModelSetting(values.model);
   const k = intOption(values.k, "k", 1) ?? 10;
+  const embedLimit = intOption(values["embed-limit"], "embed-limit", 0) ?? EMBED_FIRST_LIMIT;
   const json = Boolean(values.json);
   const quiet = json && !process.stderr.isTTY;
   const ctx = await vaultContext(vaultArg, values);
@@ -55,7 +61,15 @@ export async function similarCommand(args: string[]): Promise<number> {
   const before = core.embedProgress();
   if (before.total === 0 || before.done < before.total) {
     const model = await loadModel(core, setting, { quiet: true });
-    if (model.loaded) {
+    const pending = model.loaded ? core.embedProgress() : before;
+    if (model.loaded && pending.total - pending.done > embedLimit) {
+      // Too many to wait for (an index built with --no-embed): the note's own chunks first.
+      core.prioritize([notePath]);
+      if (embedLimit > 0) await embedStepFrom(core, ctx.vault, Math.min(NOTE_CHUNKS, embedLimit));
+      if (ctx.store) await persist(core, ctx.store);
+      const p = core.embedProgress();
+      if (!quiet) process.stderr.write(`strata: ${(p.total - p.done).toLocaleString("en-US")} chunks have no vector yet: similar notes come from the embedded ones; \`strata index\` embeds the rest\n`);
+    } else if (model.loaded) {
       const run = await embedWithProgress(core, ctx.vault, ctx.store, quiet);
       if (run.interrupted) throw new CliError("interrupted while embedding (the work done so far is saved)", 130);
     } else if (core.status().vectors === 0) {

@@ -279,7 +279,7 @@ describe("strata CLI with the embedding model", NEEDS_MODEL, () => {
     assert.match(missing.err, /not in the index/);
   });
 
-  test("search embeds first up to --embed-limit chunks; past it, it answers at once and says so", async () => {
+  test("search and similar embed first up to --embed-limit chunks; past it, they answer at once and say so", async () => {
     const fresh = await copyFixture();
     assert.equal(strataModel("index", fresh, "--no-embed").code, 0);
     const over = strataModel("search", fresh, "sourdough starter", "--embed-limit", "3", "--k", "1");
@@ -289,6 +289,12 @@ describe("strata CLI with the embedding model", NEEDS_MODEL, () => {
     assert.match(over.err, /^strata: \d+ chunks have no vector yet \(more than --embed-limit 3\): .*`strata index` embeds the rest\n$/);
     const before = JSON.parse(strataModel("search", fresh, "sourdough starter", "--embed-limit", "3", "--json").out);
     assert.equal(before.semanticCoverage, 0);
+    // similar embeds the note's own chunks (up to the limit) and answers from what is embedded.
+    const sim = strataModel("similar", fresh, "Cooking/Sourdough starter.md", "--embed-limit", "3", "--json");
+    assert.equal(sim.code, 0, sim.err);
+    assert.deepEqual(JSON.parse(sim.out).hits, [], "no other note has a vector yet");
+    const partial = JSON.parse(strataModel("search", fresh, "sourdough starter", "--embed-limit", "3", "--json").out);
+    assert.ok(partial.semanticCoverage > 0 && partial.semanticCoverage < 1, `coverage ${partial.semanticCoverage}`);
     // Under the default limit (the fixture has fewer chunks) search embeds them first, once.
     const after = JSON.parse(strataModel("search", fresh, "sourdough starter", "--json").out);
     assert.equal(after.semanticCoverage, 1);
