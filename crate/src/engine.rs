@@ -100,6 +100,20 @@ fn reserve_heap(bytes: usize) {
     }
 }
 
+/// A note's content hash (hex) and the hash of its whole-note section's bytes, in one pass
+/// over the note (see `hash::sha256_and_trimmed`).
+fn note_hashes(bytes: &[u8]) -> (String, crate::sections::KnownHash) {
+    let (content, known) = crate::hash::sha256_and_trimmed(bytes);
+    (hex::encode(content), known)
+}
+
+/// `known` applies to the decoded text only when that text is the note's bytes themselves:
+/// valid UTF-8 and no BOM removed (a replacement character can take the place of three
+/// invalid bytes, so equal lengths alone do not say it).
+fn known_for(decoded: &markdown::Decoded, bytes: &[u8], known: crate::sections::KnownHash) -> Option<crate::sections::KnownHash> {
+    (!decoded.lossy && decoded.text.len() == bytes.len()).then_some(known)
+}
+
 pub fn section_id(path: &str, order: u32) -> String {
     format!("{path}#{order}")
 }
@@ -369,8 +383,7 @@ impl Engine {
             self.drop_note(&path)?;
             return Ok(());
         }
-        let (content_hash, known) = crate::hash::sha256_and_trimmed(&note.bytes);
-        let hash = hex::encode(content_hash);
+        let (hash, known) = note_hashes(&note.bytes);
         if let Some(existing) = self.catalog.get(&path) {
             if existing.hash == hash {
                 if existing.mtime != note.mtime || existing.size != size {
@@ -391,9 +404,7 @@ impl Engine {
                 message: "invalid UTF-8: decoded with replacement characters".into(),
             });
         }
-        // The text is the note's bytes themselves (no BOM, valid UTF-8): the hash of its
-        // whole-note section came with the content hash (one pass instead of two over the note).
-        let known = (decoded.text.len() == note.bytes.len()).then_some(known);
+        let known = known_for(&decoded, &note.bytes, known);
         let fm_error = self.index_text(&path, &decoded.text, hash, size, note.mtime, existed, known, report)?;
         if let Some(err) = fm_error {
             report.warnings.push(Warning { path: path.clone(), message: format!("{err}; body indexed without it") });
@@ -455,10 +466,12 @@ impl Engine {
         let mtime = r.mtime.unwrap_or(old.mtime);
         self.catalog.remove(&from);
         self.lex.delete_note(&from)?;
-        if sha256_hex(bytes) == old.hash {
-            let text = markdown::decode(bytes).text;
+        let (hash, known) = note_hashes(bytes);
+        if hash == old.hash {
+            let decoded = markdown::decode(bytes);
+            let known = known_for(&decoded, bytes, known);
             let existed = self.catalog.get(&to).is_some();
-            self.index_text(&to, &text, old.hash, old.size, mtime, existed, None, report)?;
+            self.index_text(&to, &decoded.text, old.hash, old.size, mtime, existed, known, report)?;
             report.moved += 1;
         } else {
             // Edited as well as renamed: a delete and an upsert.

@@ -332,3 +332,24 @@ fn a_format_upgrade_rebuilds_the_index_and_keeps_its_vectors() {
     assert!(!e3.open_report().rebuilt, "{:?}", e3.open_report().reason);
     assert_eq!((e3.status().vectors, e3.status().format_version), (vectors, store::FORMAT_VERSION));
 }
+
+#[test]
+fn section_hashes_are_those_of_the_indexed_text_after_an_upsert_and_a_rename() {
+    // Clean; a BOM (removed); three invalid bytes that decode to one replacement character
+    // of the same length (so only the lossy flag tells the text from the bytes).
+    let cases: [&[u8]; 3] = [b"# T\n\nab cd\n\n", b"\xEF\xBB\xBF# T\n\nab cd\n", b"# T\n\nab\xF0\x90\x80cd\n"];
+    let cfg = CoreConfig::default();
+    let split = SplitConfig { budget: cfg.chunk_budget, min: cfg.chunk_min };
+    for bytes in cases {
+        let text = markdown::decode(bytes).text;
+        let parsed = markdown::parse("a.md", &text);
+        let want: Vec<[u8; 32]> =
+            build_sections(&text, &parsed.headings, parsed.line_count, parsed.body_start_line, split).iter().map(|s| s.hash).collect();
+        let hashes = |e: &Engine, p: &str| e.catalog.get(p).unwrap().sections.iter().map(|s| s.hash).collect::<Vec<_>>();
+        let mut e = engine_with(&[NoteInput { path: "a.md".into(), bytes: bytes.to_vec(), mtime: 1.0 }]);
+        assert_eq!(hashes(&e, "a.md"), want, "{bytes:?}");
+        let r = e.update(UpdateBatch { renames: vec![rename("a.md", "b.md", Some(bytes))], ..Default::default() }).unwrap();
+        assert_eq!(r.moved, 1);
+        assert_eq!(hashes(&e, "b.md"), want, "{bytes:?} after a rename");
+    }
+}
