@@ -129,8 +129,9 @@ export async function searchCommand(args: string[]): Promise<number> {
   }
   const res = await runSearchWithSnippets(core, (p) => ctx.vault.read(p), req);
   core.free();
-  // The core's coverage notice ("embedding continues") is the plugin's case; the line above said it for the CLI.
-  if (res.notice && !(unembedded > 0 && (res.semanticCoverage ?? 1) < 1)) process.stderr.write(`strata: ${res.notice}\n`);
+  // With chunks left unembedded the line above replaces the core's coverage notice, whose
+  // "embedding continues" is the plugin's case.
+  if (res.notice && unembedded === 0) process.stderr.write(`strata: ${res.notice}\n`);
 
   if (json) {
     process.stdout.write(JSON.stringify({ query, queries, model: model && modelReport(model), ...res }, null, 2) + "\n");

@@ -61,15 +61,16 @@ export async function similarCommand(args: string[]): Promise<number> {
   const before = core.embedProgress();
   if (before.total === 0 || before.done < before.total) {
     const model = await loadModel(core, setting, { quiet: true });
-    const pending = model.loaded ? core.embedProgress() : before;
-    if (model.loaded && pending.total - pending.done > embedLimit) {
+    // (Progress counts the loaded model's chunks: `before` may predate the model.)
+    const pending = model.loaded ? core.embedProgress() : null;
+    if (pending && pending.total - pending.done > embedLimit) {
       // Too many to wait for (an index built with --no-embed): the note's own chunks first.
       core.prioritize([notePath]);
       if (embedLimit > 0) await embedStepFrom(core, ctx.vault, Math.min(NOTE_CHUNKS, embedLimit));
       if (ctx.store) await persist(core, ctx.store);
       const p = core.embedProgress();
       if (!quiet) process.stderr.write(`strata: ${(p.total - p.done).toLocaleString("en-US")} chunks have no vector yet: similar notes come from the embedded ones; \`strata index\` embeds the rest\n`);
-    } else if (model.loaded) {
+    } else if (pending) {
       const run = await embedWithProgress(core, ctx.vault, ctx.store, quiet);
       if (run.interrupted) throw new CliError("interrupted while embedding (the work done so far is saved)", 130);
     } else if (core.status().vectors === 0) {
