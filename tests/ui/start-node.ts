@@ -22,6 +22,7 @@ import { MessageChannel, Worker } from "node:worker_threads";
 import { build } from "esbuild";
 
 import { inlinePlugin } from "../../esbuild.config.mjs";
+import { percentile } from "../../plugin/cli/metrics.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const PLUGIN_DIR = ".obsidian/plugins/strata-search";
@@ -115,8 +116,6 @@ if (what === "start") {
   done = true;
   await typing;
   const s = plugin.lastReconcile;
-  const sorted = [...latencies].sort((a, b) => a - b);
-  const pct = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
   out = {
     indexMs,
     added: s?.added,
@@ -124,9 +123,9 @@ if (what === "start") {
     stallsOver50: stalls.length,
     longestStall: Math.max(0, ...stalls),
     searches: latencies.length,
-    searchP50: pct(0.5),
-    searchP95: pct(0.95),
-    searchMax: Math.round(sorted[sorted.length - 1] ?? 0),
+    searchP50: Math.round(percentile(latencies, 50)),
+    searchP95: Math.round(percentile(latencies, 95)),
+    searchMax: Math.round(Math.max(0, ...latencies)),
   };
 }
 clearInterval(probe);
