@@ -264,6 +264,10 @@ export interface ReconcileOptions {
   persistEveryMs?: number;
   /** Files per part of the plan; between parts the host's other work (searches) runs. Default 1024. */
   planChunk?: number;
+  /** Awaited between the parts of the work (before the listing, between plan parts and between
+   *  batches). Default {@link yieldToEvents}; the plugin's worker also waits there for the
+   *  searches in flight, so a search never queues behind background indexing. */
+  pause?: () => Promise<void>;
 }
 
 /** Lets queued events (a search request in the worker, a keystroke) run before going on. */
@@ -275,7 +279,7 @@ export function yieldToEvents(): Promise<void> {
  * `core.plan` of a vault listing, a part at a time: on a 100k-note vault one plan() call takes
  * 0.3–0.5 s (measured in wasm), during which a worker could answer no search.
  */
-export async function planInParts(core: StrataCoreApi, files: FileStat[], chunk = 1024): Promise<Plan> {
+export async function planInParts(core: StrataCoreApi, files: FileStat[], chunk = 1024, pause = yieldToEvents): Promise<Plan> {
   if (files.length <= chunk) return core.plan(files);
   const plan: Plan = { read: [], delete: [], unchanged: 0, skipped: [] };
   for (let i = 0; i < files.length; i += chunk) {
@@ -283,7 +287,7 @@ export async function planInParts(core: StrataCoreApi, files: FileStat[], chunk 
     for (const p of part.read) plan.read.push(p);
     for (const s of part.skipped) plan.skipped.push(s);
     plan.unchanged += part.unchanged;
-    await yieldToEvents();
+    await pause();
   }
   plan.delete = core.planDeletes();
   return plan;
@@ -329,10 +333,12 @@ export async function reconcile(
   const persistEveryMs = opts.persistEveryMs ?? 10_000;
   let lastFlush = t0;
   const progress = opts.onProgress ?? (() => {});
+  const pause = opts.pause ?? yieldToEvents;
 
+  await pause();
   progress({ phase: "list", done: 0, total: 0 });
   const listing = await vault.list((p) => core.shouldIndex(p));
-  const plan = await planInParts(core, listing.files, opts.planChunk);
+  const plan = await planInParts(core, listing.files, opts.planChunk, pause);
 
   const sum: ReconcileSummary = {
     listed: listing.files.length,
@@ -430,6 +436,7 @@ export async function reconcile(
         progress({ phase: "index", done, total });
         batch = [];
         bytes = 0;
+        await pause();
       }
     }
     await apply(batch);
@@ -468,6 +475,8 @@ export interface EmbedOptions {
   flushEveryMs?: number;
   /** Called after each persist (bytes written). */
   onPersist?: (bytes: number) => void;
+  /** Awaited between steps; default {@link yieldToEvents} (see ReconcileOptions.pause). */
+  pause?: () => Promise<void>;
 }
 
 /**
@@ -497,8 +506,6 @@ export interface EmbedSummary {
 }
 
 /** Lets timers, signals and UI events run between two synchronous core calls. */
-const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-
 /**
  * Embeds every pending chunk: steps (`embedStepFrom`: the core names the notes a step needs,
  * they are read through `vault`, the core embeds) in a loop until the queue is empty or
@@ -551,7 +558,7 @@ export async function embedAll(
       // A step that neither embedded nor dropped a chunk took none: the queue is empty.
       if (progress.embedded === 0 && !progress.dropped) break;
       if (performance.now() - lastFlush >= flushEvery) await flush();
-      await yieldToEventLoop();
+      await (opts.pause ?? yieldToEvents)();
     }
   } finally {
     // Persist what was embedded even when a step threw: it is valid work.

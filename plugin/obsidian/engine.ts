@@ -7,8 +7,9 @@
 // Writes to the index are serialised (one job at a time: open, reconcile, apply, persist,
 // rebuild, loadModel); background embedding pauses for them and resumes after. Reads (search,
 // read, similar, list, note, status) run between the jobs' awaits and never wait for them,
-// except for the open of the index, which they wait for. Models are read from the plugin
-// folder through the UI thread (HostApi.modelFiles), like the index.
+// except for the open of the index, which they wait for; the reconcile and embedding in turn
+// wait between their parts for the searches and reads in flight (readsFirst). Models are read
+// from the plugin folder through the UI thread (HostApi.modelFiles), like the index.
 
 import init, { StrataCore } from "../../build/wasm/strata_core.js";
 import initEmbedder, { StrataEmbedder } from "../../build/wasm/strata_embedder.js";
@@ -31,7 +32,6 @@ import {
   type ReconcileSummary,
   type StrataCoreStatic,
   type VaultSource,
-  yieldToEvents,
 } from "../core/client.ts";
 import { CancelledError, Endpoint, type Handlers, type PortLike } from "./rpc.ts";
 import { pluginModelHowTo } from "./settings.ts";
@@ -44,6 +44,10 @@ const EMBED_STEP_MS = 800;
 
 /** Vault files checked per part of the listing before other work (a search) may run. */
 const LIST_CHUNK = 1024;
+
+/** Background work (reconcile, embedding) waits between its parts for the searches and reads
+ *  in flight, at most this long per part (a read stuck on the UI thread must not stall indexing). */
+const READS_FIRST_MAX_MS = 2000;
 
 const Core = StrataCore as unknown as StrataCoreStatic;
 
@@ -75,6 +79,9 @@ export class Engine implements Handlers<WorkerApi> {
   private embedAbort: AbortController | null = null;
   private embedStalled = false;
   private idleWaiters: (() => void)[] = [];
+  /** Searches and reads in flight, and the background work waiting for them to finish. */
+  private reads = 0;
+  private readWaiters: (() => void)[] = [];
   private persistTimer: ReturnType<typeof setTimeout> | null = null;
   private dirty = false;
   private readonly st: EngineState = {
@@ -114,7 +121,7 @@ export class Engine implements Handlers<WorkerApi> {
         const files: FileStat[] = [];
         for (let i = 0; i < all.length; i += LIST_CHUNK) {
           for (const f of all.slice(i, i + LIST_CHUNK)) if (shouldIndex(f.path)) files.push(f);
-          if (i + LIST_CHUNK < all.length) await yieldToEvents();
+          if (i + LIST_CHUNK < all.length) await this.readsFirst();
         }
         return { files, skipped: [], ignored: all.length - files.length };
       },
@@ -205,6 +212,7 @@ export class Engine implements Handlers<WorkerApi> {
       const sum = await reconcile(core, this.vault, {
         store: this.store,
         batchNotes: batchNotes ?? 200,
+        pause: () => this.readsFirst(),
         onProgress: (p: ReconcileProgress) => {
           this.st.reconcile = p;
           this.st.pendingNotes = Math.max(0, p.total - p.done);
@@ -381,28 +389,34 @@ export class Engine implements Handlers<WorkerApi> {
 
   // ---- reads -----------------------------------------------------------------------------
 
-  async search(req: Parameters<WorkerApi["search"]>[0], ctx: { signal: AbortSignal }) {
-    await this.opened;
-    // Let queued messages (a newer keystroke's cancel) arrive before the search runs.
-    await macrotask();
-    if (ctx.signal.aborted) throw new CancelledError();
-    // The hit notes are read through the UI thread for their snippets (the index stores no
-    // text); the getter reaches the current core should a rebuild replace it meanwhile.
-    const res = await searchWithSnippets(() => this.need(), this.vault.read, req);
-    if (ctx.signal.aborted) throw new CancelledError();
-    return res;
+  search(req: Parameters<WorkerApi["search"]>[0], ctx: { signal: AbortSignal }) {
+    return this.reading(async () => {
+      await this.opened;
+      // Let queued messages (a newer keystroke's cancel) arrive before the search runs.
+      await macrotask();
+      if (ctx.signal.aborted) throw new CancelledError();
+      // The hit notes are read through the UI thread for their snippets (the index stores no
+      // text); the getter reaches the current core should a rebuild replace it meanwhile.
+      const res = await searchWithSnippets(() => this.need(), this.vault.read, req);
+      if (ctx.signal.aborted) throw new CancelledError();
+      return res;
+    });
   }
 
-  async read(req: Parameters<WorkerApi["read"]>[0]) {
-    await this.opened;
-    return readNote(() => this.need(), this.vault.read, req);
+  read(req: Parameters<WorkerApi["read"]>[0]) {
+    return this.reading(async () => {
+      await this.opened;
+      return readNote(() => this.need(), this.vault.read, req);
+    });
   }
 
-  async similar(req: Parameters<WorkerApi["similar"]>[0], ctx: { signal: AbortSignal }) {
-    await this.opened;
-    await macrotask();
-    if (ctx.signal.aborted) throw new CancelledError();
-    return this.need().similar(req);
+  similar(req: Parameters<WorkerApi["similar"]>[0], ctx: { signal: AbortSignal }) {
+    return this.reading(async () => {
+      await this.opened;
+      await macrotask();
+      if (ctx.signal.aborted) throw new CancelledError();
+      return this.need().similar(req);
+    });
   }
 
   async list(req: Parameters<WorkerApi["list"]>[0]) {
@@ -491,6 +505,7 @@ export class Engine implements Handlers<WorkerApi> {
       signal: ctl.signal,
       maxChunks: this.embedChunks,
       stepMs: EMBED_STEP_MS,
+      pause: () => this.readsFirst(),
       onProgress: (p) => {
         this.st.embedding = p;
         this.host.emit("embed", p);
@@ -518,6 +533,33 @@ export class Engine implements Handlers<WorkerApi> {
 
   private wakeIdle(): void {
     for (const w of this.idleWaiters.splice(0)) w();
+  }
+
+  /** Counts `fn` as a read in flight (a search, a note read, similar notes) until it settles. */
+  private async reading<T>(fn: () => Promise<T>): Promise<T> {
+    this.reads++;
+    try {
+      return await fn();
+    } finally {
+      if (--this.reads === 0) for (const w of this.readWaiters.splice(0)) w();
+    }
+  }
+
+  /**
+   * Where background work (the reconcile, embedding) pauses between its parts: queued messages
+   * run first, then the searches and reads in flight finish (their awaits on the UI thread's
+   * note reads would otherwise let the next part in ahead of them). At start-up this answers a
+   * search typed at once before the reconcile lists the vault.
+   */
+  private async readsFirst(): Promise<void> {
+    await macrotask();
+    if (this.reads === 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => this.readWaiters.push(resolve)),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, READS_FIRST_MAX_MS))),
+    ]);
+    clearTimeout(timer);
   }
 }
 

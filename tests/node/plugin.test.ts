@@ -239,6 +239,31 @@ describe("plugin", () => {
     }
   });
 
+  test("a search sent at start-up is answered before the background reconcile lists the vault", async () => {
+    const vault = await copyFixture();
+    const first = await loadPlugin(vault, { settings: { semantic: false } });
+    await unloadPlugin(first.plugin);
+    await writeFile(path.join(vault, "Projects/Outside.md"), "# Outside\nWritten by another editor: periwinkle gearbox.\n");
+    const { plugin } = await loadPlugin(vault, { waitIndexed: false });
+    try {
+      const order: string[] = [];
+      const bar = plugin.statusBar!;
+      const setReconcile = bar.setReconcile.bind(bar);
+      bar.setReconcile = (p) => {
+        if (p) order.push(`reconcile ${p.phase}`);
+        setReconcile(p);
+      };
+      const hits = (await plugin.search({ query: "sourdough starter", k: 3, mode: "lexical" })).hits;
+      order.push("search");
+      await plugin.indexed;
+      assert.equal(hits[0]?.path, "Cooking/Sourdough starter.md");
+      assert.equal(order[0], "search", order.join(" → "));
+      assert.equal(plugin.lastReconcile?.added, 1, "the reconcile ran after it");
+    } finally {
+      await unloadPlugin(plugin);
+    }
+  });
+
   test("corrupt index files trigger a rebuild with a Notice", async () => {
     const vault = await copyFixture();
     const first = await loadPlugin(vault, { settings: { semantic: false } });
