@@ -17,7 +17,7 @@ import { SearchModal, SimilarModal } from "./search-modal.ts";
 import { StrataSettingTab } from "./settings-tab.ts";
 import { coreConfig, newToken, sanitizeSettings, type StrataSettings } from "./settings.ts";
 import { fmt, StatusBar } from "./status.ts";
-import { StrataView, VIEW_TYPE } from "./sidebar.ts";
+import { StrataView, VECTORS_CHANGED, VIEW_TYPE } from "./sidebar.ts";
 
 /** Where the worker runs: a Web Worker in Obsidian, a MessageChannel in Node tests. */
 export interface Transport {
@@ -173,8 +173,11 @@ export default class StrataPlugin extends Plugin {
     this.worker = worker;
     worker.on("reconcile", (p) => this.statusBar?.setReconcile(p as never));
     worker.on("embed", (p) => {
+      const before = this.embedProgress;
       this.embedProgress = p as EmbedProgress;
       this.statusBar?.setEmbed(this.embedProgress);
+      // Embedding caught up (a first run, a switch, an edited note's chunks): similar notes change.
+      if (before && before.done < before.total && this.embedProgress.done >= this.embedProgress.total) this.vectorsChanged();
     });
     worker.on("error", (e) => {
       const { message, where } = e as { message: string; where: string };
@@ -294,6 +297,7 @@ export default class StrataPlugin extends Plugin {
       this.statusBar?.setEmbed(load.progress);
       this.modelState = load.semantic ? "loaded" : "absent";
       this.modelError = null;
+      if (load.semantic) this.vectorsChanged();
       if (load.notice) this.notify(`Strata: ${load.notice}`);
       if (load.loaded) await worker.call("setEmbedding", { enabled: true, maxChunks: Platform.isMobile ? 4 : 8 });
     } catch (err) {
@@ -309,6 +313,11 @@ export default class StrataPlugin extends Plugin {
     await this.saveSettings();
     await this.ready;
     await this.loadModel();
+  }
+
+  /** Tells the views that similar notes may have changed (a model loaded, embedding caught up). */
+  private vectorsChanged(): void {
+    this.app.workspace.trigger(VECTORS_CHANGED);
   }
 
   // ---- actions ---------------------------------------------------------------------------

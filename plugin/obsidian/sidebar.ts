@@ -8,6 +8,14 @@ import type StrataPlugin from "./plugin.ts";
 import { isMod, Latest, openAtLine, renderHit, renderSimilarHit, searchErrorText } from "./results.ts";
 
 export const VIEW_TYPE = "strata-search";
+/** Workspace event: similar notes may have changed (a model was loaded, embedding caught up). */
+export const VECTORS_CHANGED = "strata-search:vectors-changed";
+
+declare module "obsidian" {
+  interface Workspace {
+    on(name: typeof VECTORS_CHANGED, callback: () => unknown, ctx?: unknown): EventRef;
+  }
+}
 
 type DepthPref = "relevance" | "shallow" | "deep";
 
@@ -95,6 +103,7 @@ export class StrataView extends ItemView {
     });
     this.registerEvent(this.app.workspace.on("file-open", () => this.followActive()));
     this.registerEvent(this.app.workspace.on("active-leaf-change", () => this.followActive()));
+    this.registerEvent(this.app.workspace.on(VECTORS_CHANGED, () => this.followActive(true)));
     this.followActive();
   }
 
@@ -175,11 +184,11 @@ export class StrataView extends ItemView {
     }
   }
 
-  /** Shows the notes similar to the active note (when it changed). */
-  followActive(): void {
+  /** Shows the notes similar to the active note (when it changed, or when `refresh`). */
+  followActive(refresh = false): void {
     const file = this.app.workspace.getActiveFile();
     const path = file instanceof TFile && file.extension === "md" ? file.path : null;
-    if (path === this.similarPath) return;
+    if (path === this.similarPath && !refresh) return;
     this.similarPath = path;
     const signal = this.latestSimilar.next();
     this.similarEl.empty();

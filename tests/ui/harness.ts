@@ -93,6 +93,7 @@ const harness = {
   },
 
   modelState: () => need().plugin.modelState,
+  embedProgress: () => need().plugin.embedProgress,
 
   async openSidebar(): Promise<void> {
     const { app, plugin } = need();

@@ -94,16 +94,22 @@ async function uiTest(page: Page, withModel: boolean): Promise<void> {
   const rec = await page.evaluate(() => (window as any).harness.waitIndexed());
   assert.equal(rec.added, 14, `indexed the fixture vault: ${JSON.stringify(rec)}`);
   step("plugin loaded, fixture indexed");
+  // The sidebar opens while the worker is still embedding: its similar-notes panel must fill in
+  // when embedding catches up (checked below), without the user switching notes.
+  await page.evaluate(() => (window as any).harness.openNote("Cooking/Sourdough starter.md"));
+  await page.evaluate(() => (window as any).harness.openSidebar());
   if (withModel) {
     assert.equal(await page.evaluate(() => (window as any).harness.modelState()), "loaded");
+    const early = await page.evaluate(() => (window as any).harness.embedProgress());
+    assert.ok(early && early.done < early.total, `the sidebar opened before embedding was done: ${JSON.stringify(early)}`);
     const p = await page.evaluate(() => (window as any).harness.embedIdle());
     assert.ok(p && p.done === p.total && p.total > 0, `embedded: ${JSON.stringify(p)}`);
     step(`embedded ${p.total} chunks in the worker`);
+    await page.waitForSelector(".strata-similar-list .strata-hit-name", { timeout: 10_000 });
+    step("the similar-notes panel filled in when embedding caught up");
   }
 
   // The sidebar: type a query key by key (each keystroke supersedes the previous search).
-  await page.evaluate(() => (window as any).harness.openNote("Cooking/Sourdough starter.md"));
-  await page.evaluate(() => (window as any).harness.openSidebar());
   await page.click(".strata-query");
   await page.keyboard.type("telescope mirror", { delay: 15 });
   await page.waitForSelector(".strata-group .strata-hit-snippet mark", { timeout: 10_000 });
