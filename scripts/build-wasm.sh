@@ -3,7 +3,8 @@
 #   strata_core      the core (Markdown, tantivy, vectors, fusion): what every start loads
 #   strata_embedder  the embedder (tract + tokenizers): loaded only with a model
 # They are two cargo invocations on purpose: one would unify features and put tract in the core.
-# Skips the work when build/wasm is newer than every file of crate/, Cargo.toml and Cargo.lock.
+# Skips the work when build/wasm was built from the same crate/, Cargo.toml, Cargo.lock, .cargo/
+# and rustc (a content hash, so a `git checkout` or stash that restores the files rebuilds nothing).
 # No wasm-opt: Debian's wasm-opt 108 breaks wasm-bindgen output when run after it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,11 +15,10 @@ mkdir -p "$out"
 exec 9>"$out/.lock"
 flock 9
 stamp=$out/.built
-if [ -f "$stamp" ] && [ -f "$out/strata_core.js" ] && [ -f "$out/strata_embedder.js" ] && [ "${STRATA_FORCE_BUILD:-0}" != 1 ]; then
-  newer=$(find crate Cargo.toml Cargo.lock .cargo -type f -newer "$stamp" -print -quit 2>/dev/null || true)
-  if [ -z "$newer" ]; then
-    exit 0
-  fi
+inputs=$( (rustc -V; find crate Cargo.toml Cargo.lock .cargo -type f -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1)
+if [ -f "$stamp" ] && [ -f "$out/strata_core.js" ] && [ -f "$out/strata_embedder.js" ] && [ "${STRATA_FORCE_BUILD:-0}" != 1 ] \
+  && [ "$(cat "$stamp")" = "$inputs" ]; then
+  exit 0
 fi
 
 target=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release
@@ -28,5 +28,5 @@ wasm-bindgen --target web --out-dir "$out" "$target/strata_core.wasm"
 echo "build-wasm: cargo build strata-embedder (wasm32, release)" >&2
 cargo build -p strata-embedder --target wasm32-unknown-unknown --release
 wasm-bindgen --target web --out-dir "$out" "$target/strata_embedder.wasm"
-touch "$stamp"
+echo "$inputs" > "$stamp"
 echo "build-wasm: core $(du -k "$out/strata_core_bg.wasm" | cut -f1) KiB, embedder $(du -k "$out/strata_embedder_bg.wasm" | cut -f1) KiB -> $out" >&2
