@@ -25,7 +25,7 @@ import {
   searchWithSnippets,
   stepChunks,
 } from "../core/client.ts";
-import { atomicWrite, FsIndexStore, loadCore, modelReader, NodeVault } from "../core/node.ts";
+import { acquireIndexLock, atomicWrite, describeHolder, FsIndexStore, type IndexLock, loadCore, modelReader, NodeVault } from "../core/node.ts";
 import { pluginDirOf } from "./protocol.ts";
 import { checkVaultPath } from "./vault-paths.ts";
 
@@ -109,6 +109,8 @@ export class HeadlessBackend implements VaultBackend {
   private closed = false;
   private readonly notices: string[] = [];
   private toolSettings: ToolSettings;
+  /** The index folder's writer lock (see acquireIndexLock), held until close or abandon. */
+  private lock: IndexLock | null = null;
 
   private constructor(
     readonly vaultDir: string,
@@ -132,16 +134,25 @@ export class HeadlessBackend implements VaultBackend {
     const configDir = opts.configDir ?? ".obsidian";
     const store = new FsIndexStore(path.resolve(opts.indexDir ?? path.join(vaultDir, defaultIndexDir(configDir))));
     const vault = new NodeVault(vaultDir, { configDir });
-    const { core, report } = await openIndex(loadCore(), store, { configDir });
-    const settings = { ...DEFAULT_SETTINGS, ...(await readPluginSettings(vaultDir, configDir)), ...opts.settings };
-    const b = new HeadlessBackend(vaultDir, configDir, core, store, vault, opts, false, settings);
-    if (report.rebuilt) b.notices.push(`the index was unusable (${report.reason ?? "unknown reason"}) and was rebuilt`);
+    const got = acquireIndexLock(store.dir, "the Strata MCP bridge");
+    if ("heldBy" in got) throw new Error(`${describeHolder(got.heldBy)} is writing it; try again when it is done`);
+    let b: HeadlessBackend;
+    try {
+      const { core, report } = await openIndex(loadCore(), store, { configDir });
+      const settings = { ...DEFAULT_SETTINGS, ...(await readPluginSettings(vaultDir, configDir)), ...opts.settings };
+      b = new HeadlessBackend(vaultDir, configDir, core, store, vault, opts, false, settings);
+      b.lock = got.lock;
+      if (report.rebuilt) b.notices.push(`the index was unusable (${report.reason ?? "unknown reason"}) and was rebuilt`);
+    } catch (err) {
+      got.lock.release();
+      throw err;
+    }
     await b.refresh(true);
     if (opts.modelsDir !== null) {
       // After the refresh: auto chooses by the indexed notes' scripts.
       const setting = opts.modelSetting ?? (await readModelSetting(vaultDir, configDir));
       try {
-        const load = await loadChosenModel(core, setting, modelReader(opts.modelsDir));
+        const load = await loadChosenModel(b.core, setting, modelReader(opts.modelsDir));
         b.modelLoaded = load.loaded !== null;
         if (load.notice) b.notices.push(load.notice);
       } catch (err) {
@@ -232,6 +243,7 @@ export class HeadlessBackend implements VaultBackend {
     await this.embedding;
     await this.mutex.run(() => persist(this.core, this.store)).catch((err) => this.log(`persist on close failed: ${errorMessage(err)}`));
     this.core.free();
+    this.lock?.release();
   }
 
   /** Closes without persisting (another process, the plugin, now owns the index). */
@@ -239,6 +251,7 @@ export class HeadlessBackend implements VaultBackend {
     if (this.closed) return;
     this.closed = true;
     await this.embedding;
+    this.lock?.release();
   }
 
   // ---- path safety (second line: the tools check first) ----

@@ -13,6 +13,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 
 import type { ToolSettings } from "../core/backend.ts";
 import { errorMessage } from "../core/client.ts";
+import { processAlive } from "../core/node.ts";
 import { PluginClient, PluginUnreachable, readBridgeInfo } from "./forward.ts";
 import { HeadlessBackend } from "./headless.ts";
 import type { ToolResult } from "./protocol.ts";
@@ -33,17 +34,6 @@ export interface BridgeOptions {
   /** How long the plugin may take to answer the ping. Default 5000 ms. */
   pingTimeoutMs?: number;
   log?: (msg: string) => void;
-}
-
-/** Whether a process with this pid exists (bridge.json's pid: Obsidian, while it runs). */
-function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 type Route = { kind: "plugin"; client: PluginClient } | { kind: "headless" } | { kind: "busy"; message: string };

@@ -24,7 +24,8 @@ import {
   type ReconcileSummary,
   type VaultSource,
 } from "../core/client.ts";
-import { checkVaultDir, FsIndexStore, loadCore, modelReader, NodeVault } from "../core/node.ts";
+import { readBridgeInfo } from "../bridge/forward.ts";
+import { acquireIndexLock, checkVaultDir, describeHolder, FsIndexStore, loadCore, modelReader, NodeVault, processAlive } from "../core/node.ts";
 import { EmbedBar, Progress } from "./ui.ts";
 
 /** An error the CLI reports as one line and an exit code (2 = usage/input, 1 = failure). */
@@ -66,25 +67,53 @@ export interface VaultContext {
   config: CoreConfig;
   vault: NodeVault;
   store: FsIndexStore;
+  /** Who else writes this index (Obsidian, another `strata` process) when the command only
+   *  reads: it then answers from the index as it is and writes nothing. Null: this process
+   *  holds the index's writer lock. */
+  readOnly: string | null;
 }
+
+/** A command that must write the index (`index`, `eval`), or one that can answer from it as it is. */
+export type IndexAccess = { access: "write" | "read"; what: string };
 
 export async function vaultContext(
   vaultArg: string | undefined,
   opts: { "index-dir"?: string; "config-dir"?: string },
+  use: IndexAccess,
 ): Promise<VaultContext> {
   if (!vaultArg) throw new CliError("missing <vault> argument", 2);
   const vaultDir = path.resolve(vaultArg);
   const problem = await checkVaultDir(vaultDir);
   if (problem) throw new CliError(problem, 2);
   const configDir = opts["config-dir"] ?? ".obsidian";
-  const indexDir = path.resolve(opts["index-dir"] ?? path.join(vaultDir, defaultIndexDir(configDir)));
+  const defaultDir = path.resolve(vaultDir, defaultIndexDir(configDir));
+  const indexDir = path.resolve(opts["index-dir"] ?? defaultDir);
+  const writer = await otherWriter(vaultDir, configDir, indexDir === defaultDir, indexDir, use.what);
+  if (writer && use.access === "write") {
+    throw new CliError(`${writer} is writing the index in ${indexDir}; two writers would break it. Wait for it to finish (or quit it), or give --index-dir for a separate index`, 1);
+  }
   return {
     vaultDir,
     indexDir,
     config: { configDir },
     vault: new NodeVault(vaultDir, { configDir }),
     store: new FsIndexStore(indexDir),
+    readOnly: writer,
   };
+}
+
+/**
+ * Who else writes the index, if anyone: Obsidian with the plugin running on this vault (its
+ * bridge.json names a live process; the vault's own index folder only), else the holder of the
+ * folder's writer lock, which this process takes otherwise (released at exit).
+ */
+async function otherWriter(vaultDir: string, configDir: string, vaultsOwn: boolean, indexDir: string, what: string): Promise<string | null> {
+  if (vaultsOwn) {
+    const found = await readBridgeInfo(vaultDir, configDir);
+    if (found && processAlive(found.info.pid)) return `Obsidian (pid ${found.info.pid}, with the Strata plugin on this vault)`;
+  }
+  const got = acquireIndexLock(indexDir, what);
+  return "heldBy" in got ? describeHolder(got.heldBy) : null;
 }
 
 export interface Ready {
@@ -100,6 +129,16 @@ export interface Ready {
  */
 export async function openVaultIndex(ctx: VaultContext, refresh: boolean, quiet: boolean): Promise<Ready> {
   const Core = loadCore();
+  if (ctx.readOnly) {
+    // The writer's files in progress look like orphans to an open: nothing is deleted here.
+    const { core, report } = await openIndex(Core, ctx.store, ctx.config, { removeOrphans: false });
+    if (report.fresh || report.rebuilt) {
+      core.free();
+      throw new CliError(`no usable index in ${ctx.indexDir} yet, and ${ctx.readOnly} is writing it: try again when it is done`, 1);
+    }
+    if (!quiet) process.stderr.write(`strata: ${ctx.readOnly} is updating this index: answering from it as it is${refresh ? " (not refreshed)" : ""}, writing nothing\n`);
+    return { core, report };
+  }
   const { core, report } = await openIndex(Core, ctx.store, ctx.config);
   if (report.rebuilt && !quiet) {
     process.stderr.write(`strata: the index in ${ctx.indexDir} was unusable (${report.reason ?? "unknown reason"}); rebuilding it\n`);

@@ -73,7 +73,7 @@ export async function evalCommand(args: string[]): Promise<number> {
 
   const tmp = values["index-dir"] ? undefined : await mkdtemp(path.join(os.tmpdir(), "strata-eval-"));
   try {
-    const ctx = await vaultContext(vaultArg, { ...values, "index-dir": values["index-dir"] ?? tmp });
+    const ctx = await vaultContext(vaultArg, { ...values, "index-dir": values["index-dir"] ?? tmp }, { access: "write", what: "strata eval" });
     // An existing index is brought up to date first: eval measures the vault as it is now,
     // with every chunk embedded for the semantic and hybrid modes.
     const { core } = await openVaultIndex(ctx, true, quiet);

@@ -22,7 +22,7 @@ export const INDEX_USAGE = `strata index <vault> [--no-embed] ${MODEL_USAGE} [--
 export async function indexCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { ...vaultOptions, ...modelOptions, "no-embed": { type: "boolean" } });
   const setting = parseModelSetting(values.model);
-  const ctx = await vaultContext(positionals[0], values);
+  const ctx = await vaultContext(positionals[0], values, { access: "write", what: "strata index" });
   const json = Boolean(values.json);
   const quiet = json && !process.stderr.isTTY;
   const t0 = performance.now();

@@ -111,7 +111,7 @@ export async function searchCommand(args: string[]): Promise<number> {
   const fusion = parseFusion(values.fusion);
   if (fusion) req.fusion = fusion;
 
-  const ctx = await vaultContext(vaultArg, values);
+  const ctx = await vaultContext(vaultArg, values, { access: "read", what: "strata search" });
   const json = Boolean(values.json);
   const { core, summary } = await openVaultIndex(ctx, Boolean(values.refresh), false);
   if (summary && !json) {
@@ -121,7 +121,9 @@ export async function searchCommand(args: string[]): Promise<number> {
   }
   const embedLimit = intOption(values["embed-limit"], "embed-limit", 0) ?? EMBED_FIRST_LIMIT;
   const quiet = json && !process.stderr.isTTY;
-  const { model, unembedded } = await readySemantic(core, ctx.vault, ctx.store, mode, { setting, noEmbed: Boolean(values["no-embed"]), quiet, embedLimit });
+  // Beside another writer nothing is embedded here: it is embedding them.
+  const noEmbed = Boolean(values["no-embed"]) || ctx.readOnly !== null;
+  const { model, unembedded } = await readySemantic(core, ctx.vault, ctx.store, mode, { setting, noEmbed, quiet, embedLimit });
   if (unembedded > 0 && !quiet) {
     process.stderr.write(
       `strata: ${unembedded.toLocaleString("en-US")} chunks have no vector yet (more than --embed-limit ${embedLimit}): semantic results come from the embedded ones; \`strata index\` embeds the rest\n`,

@@ -53,7 +53,7 @@ export async function similarCommand(args: string[]): Promise<number> {
   const embedLimit = intOption(values["embed-limit"], "embed-limit", 0) ?? EMBED_FIRST_LIMIT;
   const json = Boolean(values.json);
   const quiet = json && !process.stderr.isTTY;
-  const ctx = await vaultContext(vaultArg, values);
+  const ctx = await vaultContext(vaultArg, values, { access: "read", what: "strata similar" });
   const { core } = await openVaultIndex(ctx, Boolean(values.refresh), quiet);
   const notePath = resolveNotePath(core, ctx.vaultDir, noteArg);
 
@@ -67,11 +67,11 @@ export async function similarCommand(args: string[]): Promise<number> {
       // Too many to wait for (an index built with --no-embed): the note's own chunks first.
       core.prioritize([notePath]);
       if (embedLimit > 0) await embedStepFrom(core, ctx.vault, Math.min(NOTE_CHUNKS, embedLimit));
-      if (ctx.store) await persist(core, ctx.store);
+      if (!ctx.readOnly) await persist(core, ctx.store);
       const p = core.embedProgress();
       if (!quiet) process.stderr.write(`strata: ${(p.total - p.done).toLocaleString("en-US")} chunks have no vector yet: similar notes come from the embedded ones; \`strata index\` embeds the rest\n`);
     } else if (pending) {
-      const run = await embedWithProgress(core, ctx.vault, ctx.store, quiet);
+      const run = await embedWithProgress(core, ctx.vault, ctx.readOnly ? null : ctx.store, quiet);
       if (run.interrupted) throw new CliError("interrupted while embedding (the work done so far is saved)", 130);
     } else if (core.status().vectors === 0) {
       throw new CliError(`[unavailable] similar notes need vectors, and the index has none; ${model.notice}`, 2);

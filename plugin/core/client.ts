@@ -105,19 +105,22 @@ export interface OpenedIndex {
 
 /**
  * Reads every file of the index folder and opens the core over them. Never throws on a bad
- * index (the core starts fresh and says why in `report`); deletes the orphans it reports.
+ * index (the core starts fresh and says why in `report`); deletes the orphans it reports
+ * unless `removeOrphans` is false (a reader beside another writer, whose new files in progress
+ * are orphans to it).
  */
 export async function openIndex(
   Core: StrataCoreStatic,
   store: IndexStore,
   config: CoreConfig,
+  opts: { removeOrphans?: boolean } = {},
 ): Promise<OpenedIndex> {
   const names = await store.list();
   const files: IndexFile[] = await Promise.all(names.map(async (name) => ({ name, bytes: await store.read(name) })));
   const core = Core.open(config, files);
   const report = core.openReport();
   const removedOrphans: string[] = [];
-  for (const name of report.orphans ?? []) {
+  for (const name of opts.removeOrphans === false ? [] : report.orphans ?? []) {
     await store.delete(name);
     removedOrphans.push(name);
   }

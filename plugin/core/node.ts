@@ -1,8 +1,9 @@
 // Node.js side of the shared client: loading the wasm core from disk, the index folder on
 // the file system (atomic writes) and the vault walker. Used by the CLI and the MCP bridge.
 
-import { constants, existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
+import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import * as fs from "node:fs/promises";
+import { hostname } from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -352,4 +353,96 @@ export async function checkVaultDir(dir: string): Promise<string | undefined> {
   }
   if (!st.isDirectory()) return `not a folder: ${dir} (a vault is a folder of notes)`;
   return undefined;
+}
+
+// ---- one writer per index folder ---------------------------------------------------------
+
+/** Whether a process with this pid exists on this machine. */
+export function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Who holds an index folder's writer lock (`<index dir>.lock`). */
+export interface LockHolder {
+  pid: number;
+  host: string;
+  /** What it is doing, e.g. "strata index". */
+  what: string;
+  /** ISO time it took the lock. */
+  since: string;
+}
+
+export interface IndexLock {
+  readonly file: string;
+  release(): void;
+}
+
+function readHolder(file: string): LockHolder | null {
+  try {
+    const h = JSON.parse(readFileSync(file, "utf8")) as Partial<LockHolder>;
+    return Number.isInteger(h.pid) && typeof h.host === "string" ? { pid: h.pid!, host: h.host, what: String(h.what ?? "?"), since: String(h.since ?? "?") } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Takes the writer lock of the index in `indexDir`: a file beside the folder (`index.lock`,
+ * created exclusively) naming this process. Two programs writing one index folder would delete
+ * each other's new files as orphans, so a CLI that must write waits for none: it gets the
+ * holder back and says who it is. A lock whose process is gone, or that names another machine
+ * (a lock file carried over by a sync tool: its process cannot be checked from here and does not
+ * write this copy of the folder), is taken over. Released on `release()` or at exit.
+ */
+export function acquireIndexLock(indexDir: string, what: string): { lock: IndexLock } | { heldBy: LockHolder } {
+  const file = `${path.resolve(indexDir)}.lock`;
+  mkdirSync(path.dirname(file), { recursive: true });
+  const me: LockHolder = { pid: process.pid, host: hostname(), what, since: new Date().toISOString() };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let fd: number;
+    try {
+      fd = openSync(file, "wx", 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      const holder = readHolder(file);
+      if (holder && holder.host === me.host && holder.pid !== me.pid && processAlive(holder.pid)) return { heldBy: holder };
+      try {
+        unlinkSync(file); // stale: its process is gone, another machine's, or unreadable
+      } catch {
+        // another process removed it first
+      }
+      continue;
+    }
+    writeSync(fd, JSON.stringify(me));
+    closeSync(fd);
+    const onExit = () => {
+      if (readHolder(file)?.pid === me.pid) unlinkSync(file);
+    };
+    process.once("exit", onExit);
+    return {
+      lock: {
+        file,
+        release: () => {
+          process.off("exit", onExit);
+          try {
+            onExit();
+          } catch {
+            // already gone
+          }
+        },
+      },
+    };
+  }
+  throw new Error(`could not take the index lock ${file}`);
+}
+
+/** "strata index (pid 123, since 2026-11-25T04:00:00.000Z)". */
+export function describeHolder(h: LockHolder): string {
+  return `${h.what} (pid ${h.pid}, since ${h.since})`;
 }

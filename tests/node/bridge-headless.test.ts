@@ -2,14 +2,17 @@
 // bridge opens the persisted index, catches up with notes changed on disk, and serves the tools.
 
 import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { appendFile, copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import * as path from "node:path";
 import { after, test } from "node:test";
 
 import { EMBEDDER_WASM_NAME, findWasm } from "../../plugin/core/node.ts";
 import { ok, spawnBridge } from "./bridge-helpers.ts";
 import { exerciseTools } from "./bridge-scenario.ts";
-import { cleanupTemps, copyFixture, indexVault, ROOT } from "./helpers.ts";
+import { cleanupTemps, copyFixture, indexDirOf, indexVault, ROOT } from "./helpers.ts";
 
 after(cleanupTemps);
 
@@ -41,6 +44,34 @@ test("headless bridge: catches up with the disk and serves every tool", async (t
   const again = await indexVault(vault);
   assert.equal(again.summary.added + again.summary.updated, 0, "nothing left to index after the bridge persisted");
   again.core.free();
+});
+
+test("the headless bridge and the CLI never write one index together (its writer lock)", async () => {
+  const vault = await copyFixture();
+  const { core } = await indexVault(vault);
+  core.free();
+  const idx = indexDirOf(vault);
+  const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+  await writeFile(`${idx}.lock`, JSON.stringify({ pid: other.pid, host: hostname(), what: "strata index", since: "2026-11-25T04:00:00.000Z" }));
+  const bridge = await spawnBridge([vault, "--no-model"]);
+  try {
+    const busy = await bridge.client.callTool({ name: "search", arguments: { queries: ["telescope"] } });
+    assert.equal(busy.isError, true);
+    assert.match((busy.content as any)[0].text, new RegExp(`strata index \\(pid ${other.pid}.*is writing it; try again when it is done`));
+    other.kill();
+    await new Promise((r) => other.once("exit", r));
+    // The writer gone, the next call opens the index (taking the lock over) and answers.
+    const r = await ok(bridge.client, "search", { queries: ["telescope"], mode: "lexical" });
+    assert.ok(r.data.results.length > 0);
+    // While the bridge serves the index, the CLI does not write it.
+    const cli = spawnSync(process.execPath, [path.join(ROOT, "dist", "strata.js"), "index", vault], { encoding: "utf8" });
+    assert.equal(cli.status, 1, cli.stderr);
+    assert.match(cli.stderr, /the Strata MCP bridge \(pid \d+.*is writing the index/);
+  } finally {
+    other.kill();
+    await bridge.close();
+  }
+  assert.ok(!existsSync(`${idx}.lock`), "the bridge released the lock when it closed");
 });
 
 test("strata mcp <vault> serves the same tools (CLI)", async () => {

@@ -1,9 +1,10 @@
 // End-to-end: the bundled `strata` CLI (dist/strata.js) on temp copies of the fixture vault.
 
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 
@@ -164,6 +165,37 @@ describe("strata CLI", () => {
     assert.ok(!existsSync(path.join(vault, ".obsidian")));
     const s = JSON.parse(strata("search", vault, "derailleur", "--index-dir", dir, "--json").out);
     assert.equal(s.hits[0].path, "Projects/Bicycle rebuild.md");
+  });
+
+  test("one writer per index: beside a live writer, index refuses and search answers without writing", async () => {
+    const vault = await copyFixture();
+    const idx = indexDirOf(vault);
+    assert.equal(strata("index", vault).code, 0);
+    // Another process on this machine holds the index's writer lock.
+    const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+    try {
+      await writeFile(`${idx}.lock`, JSON.stringify({ pid: other.pid, host: hostname(), what: "strata index", since: "2026-11-25T04:00:00.000Z" }));
+      const before = await hashTree(idx);
+      const refused = strata("index", vault);
+      assert.equal(refused.code, 1, refused.err);
+      assert.match(refused.err, new RegExp(`strata index \\(pid ${other.pid}.*is writing the index`));
+      assert.equal(strata("eval", vault, path.join(ROOT, "tests", "fixtures", "eval.jsonl"), "--index-dir", idx).code, 1, "eval refreshes: a writer");
+      const s = strata("search", vault, "derailleur", "--refresh");
+      assert.equal(s.code, 0, s.err);
+      assert.match(s.out, /Projects\/Bicycle rebuild\.md/);
+      assert.match(s.err, /is updating this index: answering from it as it is \(not refreshed\), writing nothing/);
+      assert.deepEqual(await hashTree(idx), before, "the reader wrote nothing, deleted nothing");
+      // Obsidian with the plugin on this vault counts as a writer too (bridge.json, live pid).
+      await writeFile(path.join(vault, ".obsidian/plugins/strata-search/bridge.json"), JSON.stringify({ port: 0, token: "", pid: other.pid, vault }));
+      assert.match(strata("index", vault).err, new RegExp(`Obsidian \\(pid ${other.pid}, with the Strata plugin on this vault\\) is writing the index`));
+    } finally {
+      other.kill();
+      await new Promise((r) => other.once("exit", r));
+    }
+    // Its process gone, the lock is stale (and bridge.json left over): taken over, then released.
+    const r = strata("index", vault);
+    assert.equal(r.code, 0, r.err);
+    assert.ok(!existsSync(`${idx}.lock`), "released at exit");
   });
 
   test("eval: note-level metrics as JSON, index in a temp folder", async () => {
