@@ -54,15 +54,23 @@ fi
 bash scripts/fetch-model.sh
 bash scripts/fetch-e5.sh
 
-# 5. Chromium for the plugin's UI test (tests/ui/run.ts drives /usr/bin/chromium headless).
-if [ ! -x /usr/bin/chromium ]; then
+# 5. Chromium for the plugin's UI test (tests/ui/run.ts drives /usr/bin/chromium headless), with
+#    a CJK font so the screenshots show the Chinese and Japanese notes instead of boxes.
+pkgs=()
+[ -x /usr/bin/chromium ] || pkgs+=(chromium chromium-driver)
+if ! fc-list :lang=ja 2>/dev/null | grep -q .; then pkgs+=(fonts-wqy-microhei); fi
+if [ "${#pkgs[@]}" -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then
-    say "installing chromium chromium-driver (apt-get)"
+    say "installing ${pkgs[*]} (apt-get)"
     sudo_cmd=""
     if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then sudo_cmd="sudo"; fi
     $sudo_cmd apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends chromium chromium-driver >&2
-  else
+    if ! DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >&2; then
+      # The font only changes how the screenshots look: without it, go on.
+      [ -x /usr/bin/chromium ] || { say "could not install Chromium for the UI test"; exit 1; }
+      say "could not install ${pkgs[*]}: screenshots show CJK text as boxes"
+    fi
+  elif [ ! -x /usr/bin/chromium ]; then
     say "no /usr/bin/chromium and no apt-get: install Chromium for the UI test (or set STRATA_CHROMIUM)"
   fi
 fi
