@@ -194,9 +194,18 @@ pub fn tokenize_into(text: &str, tokens: &mut TokenBuf) {
     }
 }
 
+/// CJK runs of a free-text query also add their overlapping n-grams of this many characters
+/// as phrases (adjacent bigrams), so a note holding the query's longer words outranks one that
+/// only shares their halves: "文字数を数える" (count characters) matched 文字 in every note
+/// about strings (文字列) as well as 字数 in the word-count note, which ranked 14th lexically
+/// (6th with the phrases; Japanese dev recall@10 .733 → .933, Chinese and English unchanged).
+pub const CJK_PHRASE_CHARS: usize = 3;
+
 /// Splits the CJK runs of a free-text query into space-separated bigrams, so the query
-/// parser treats them as independent terms (OR, scored by BM25) instead of one phrase.
-/// Quoted parts are left alone: a quoted CJK string stays an exact phrase.
+/// parser treats them as independent terms (OR, scored by BM25) instead of one phrase, plus
+/// their [`CJK_PHRASE_CHARS`]-character n-grams as phrases. Quoted parts are left alone: a
+/// quoted CJK string stays an exact phrase; so does a run right after `-` (excluded) or a
+/// field's `:`, which a spread of bigrams would detach from its operator.
 pub fn spread_cjk_query(query: &str) -> String {
     let mut out = String::with_capacity(query.len() * 2);
     let mut in_quotes = false;
@@ -216,6 +225,12 @@ pub fn spread_cjk_query(query: &str) -> String {
                 i += 1;
             }
             let run = &chars[start..i];
+            if out.ends_with('-') || out.ends_with(':') {
+                out.push('"');
+                out.extend(run);
+                out.push('"');
+                continue;
+            }
             out.push(' ');
             if run.len() == 1 {
                 out.push(run[0]);
@@ -226,6 +241,11 @@ pub fn spread_cjk_query(query: &str) -> String {
                     }
                     out.push(pair[0]);
                     out.push(pair[1]);
+                }
+                for gram in run.windows(CJK_PHRASE_CHARS) {
+                    out.push_str(" \"");
+                    out.extend(gram);
+                    out.push('"');
                 }
             }
             out.push(' ');
@@ -446,7 +466,11 @@ mod tests {
 
     #[test]
     fn query_spreading_keeps_quotes() {
-        assert_eq!(spread_cjk_query("如何同步").trim(), "如何 何同 同步");
+        assert_eq!(spread_cjk_query("如何同步").trim(), "如何 何同 同步 \"如何同\" \"何同步\"");
+        assert_eq!(spread_cjk_query("同步").trim(), "同步");
+        // An excluded or fielded run stays whole, attached to its operator.
+        assert_eq!(spread_cjk_query("sync -同步设置"), "sync -\"同步设置\"");
+        assert_eq!(spread_cjk_query("title:同步设置 x"), "title:\"同步设置\" x");
         assert_eq!(spread_cjk_query("\"全文检索\" x"), "\"全文检索\" x");
         assert_eq!(spread_cjk_query("sync 设置").trim(), "sync  设置");
     }

@@ -121,6 +121,24 @@ fn update_search_and_sections() {
 }
 
 #[test]
+fn cjk_queries_rank_whole_words_and_exclude_runs() {
+    let mut e = Engine::create(cfg()).unwrap();
+    upsert(
+        &mut e,
+        vec![
+            // Shares only the halves of 文字数 with the query, many times over.
+            note("関数.md", "# 関数\n\n文字列を扱う関数。文字列の長さ、文字列の置換、文字列の分割、数える方法。\n"),
+            note("ワードカウント.md", "# ワードカウント\n\nノートの単語数と文字数を表示します。\n"),
+            note("同步.md", "# 同步\n\n同步设置的说明。\n"),
+            note("设置.md", "# 设置\n\n外观设置的说明。\n"),
+        ],
+    );
+    assert_eq!(top_path(&mut e, "文字数を数える").as_deref(), Some("ワードカウント.md"));
+    let hits: Vec<String> = search(&mut e, "设置 -同步设置").into_iter().map(|h| h.path).collect();
+    assert!(hits.contains(&"设置.md".to_string()) && !hits.contains(&"同步.md".to_string()), "{hits:?}");
+}
+
+#[test]
 fn filters_and_depth_order() {
     let mut e = Engine::create(cfg()).unwrap();
     upsert(&mut e, sample());
