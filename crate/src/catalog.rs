@@ -31,10 +31,13 @@ pub struct NoteEntry {
     pub line_count: u32,
     /// First line after the frontmatter.
     pub body_start_line: u32,
-    /// Key of the note's title vector ([`title_text`]): many notes are named by their
-    /// file name only, and their sections never say what the note is about.
+    /// Key of the note's lead vector ([`NoteEntry::lead_text`]: its folders and title, then
+    /// the lines that open it): many notes are named by their file name only, and their
+    /// sections never say what the note is about.
     #[serde(with = "serde_bytes")]
-    pub title_key: Option<[u8; 32]>,
+    pub lead_key: Option<[u8; 32]>,
+    /// Last line of the note's lead (`sections::lead_end_line`; 0: none).
+    pub lead_end_line: u32,
     /// Letters by script, for choosing the embedding model (`embed::choice`).
     pub script: ScriptCounts,
 }
@@ -61,8 +64,8 @@ impl PackedLinks {
     }
 }
 
-/// The text of a note's title vector: its folders and title ("Linking notes > Aliases").
-/// It depends on the path, so a rename re-embeds this one short text, never a section.
+/// A note's folders and title ("Linking notes > Aliases"), which open its lead vector's text.
+/// They depend on the path, so a rename re-embeds that one short text, never a section.
 pub fn title_text(path: &str, title: &str) -> String {
     let folder = crate::paths::folder(path);
     if folder.is_empty() {
@@ -73,9 +76,9 @@ pub fn title_text(path: &str, title: &str) -> String {
 }
 
 impl NoteEntry {
-    /// Every vector key of the note: the title's, then its leaves'.
+    /// Every vector key of the note: the lead's (None), then its leaves' (their order).
     pub fn vector_keys(&self) -> impl Iterator<Item = (Option<u32>, [u8; 32])> + '_ {
-        self.title_key
+        self.lead_key
             .map(|k| (None, k))
             .into_iter()
             .chain(self.sections.iter().filter_map(|s| s.embed_key.map(|k| (Some(s.order), k))))
@@ -83,6 +86,11 @@ impl NoteEntry {
 }
 
 impl NoteEntry {
+    /// The text of the note's lead vector, from the note's text (the indexed version).
+    pub fn lead_text(&self, note_text: &str) -> String {
+        crate::sections::lead_text(note_text, &title_text(&self.path, &self.title), self.body_start_line, self.lead_end_line)
+    }
+
     pub fn section(&self, order: u32) -> Option<&Section> {
         self.sections.get(order as usize).filter(|s| s.order == order)
     }
@@ -318,7 +326,8 @@ mod tests {
             sections: vec![],
             line_count: 1,
             body_start_line: 1,
-            title_key: None,
+            lead_key: None,
+            lead_end_line: 0,
             script: ScriptCounts::default(),
         }
     }
@@ -381,14 +390,14 @@ mod tests {
         let mut c = Catalog::default();
         let mut e = entry("a.md", "h");
         e.links = PackedLinks::pack(&links);
-        e.title_key = Some([7; 32]);
+        e.lead_key = Some([7; 32]);
         c.insert(e);
         c.insert(entry("b.md", "h"));
         let base = c.take_write(false).unwrap().unwrap();
         let loaded = Catalog::load(&[&base.bytes]).unwrap();
         let a = loaded.get("a.md").unwrap();
         assert_eq!(a.links.unpack(), links);
-        assert_eq!(a.title_key, Some([7; 32]));
+        assert_eq!(a.lead_key, Some([7; 32]));
         assert!(loaded.get("b.md").unwrap().links.unpack().is_empty());
     }
 

@@ -61,6 +61,59 @@ pub fn embed_text(note_text: &str, section: &Section, body_start_line: u32) -> S
     }
 }
 
+/// A note's lead, embedded as one more vector of the note (its *lead vector*, with the
+/// note's folders and title in front): the lines that open the note's body, up to its first
+/// heading (a heading that opens the body belongs to the lead), whole lines until at least
+/// this many estimated tokens. Most notes say what they are about there; their sections,
+/// embedded separately, often do not (see `engine::LEAD_WEIGHT`).
+pub const LEAD_TOKENS: usize = 64;
+/// At most this many bytes of the lead are embedded (a note can be one long line).
+pub const LEAD_MAX_BYTES: usize = 2048;
+
+/// The last line of the note's lead ([`LEAD_TOKENS`]), or 0 when the body has none.
+pub fn lead_end_line(text: &str, headings: &[Heading], body_start_line: u32) -> u32 {
+    let mut heading_lines = headings.iter().map(|h| h.line).peekable();
+    let (mut end, mut tokens, mut started) = (0u32, 0usize, false);
+    for (i, line) in text.lines().enumerate().skip(body_start_line.saturating_sub(1) as usize) {
+        let n = i as u32 + 1;
+        while heading_lines.next_if(|&l| l < n).is_some() {}
+        let heading = heading_lines.peek() == Some(&n);
+        if heading && started {
+            break;
+        }
+        if line.trim().is_empty() && !heading {
+            continue;
+        }
+        started = true;
+        end = n;
+        tokens += estimate_tokens(line);
+        if tokens >= LEAD_TOKENS {
+            break;
+        }
+    }
+    end
+}
+
+/// The text of a note's lead vector: `title_path` (its folders and title), then the lead
+/// (lines `body_start_line..=lead_end`, at most [`LEAD_MAX_BYTES`]).
+pub fn lead_text(note_text: &str, title_path: &str, body_start_line: u32, lead_end: u32) -> String {
+    let lead = if lead_end >= body_start_line.max(1) {
+        crate::markdown::slice_lines(note_text, body_start_line.max(1), lead_end).trim()
+    } else {
+        ""
+    };
+    let mut cut = lead.len().min(LEAD_MAX_BYTES);
+    while !lead.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let lead = lead[..cut].trim_end();
+    if lead.is_empty() {
+        title_path.to_string()
+    } else {
+        format!("{title_path}\n\n{lead}")
+    }
+}
+
 pub fn embed_key(text: &str) -> [u8; 32] {
     use sha2::{Digest, Sha256};
     Sha256::digest(text.as_bytes()).into()
@@ -335,6 +388,29 @@ mod tests {
     fn sections(text: &str, budget: usize, min: usize) -> Vec<Section> {
         let n = parse("t.md", text);
         build_sections(text, &n.headings, n.line_count, n.body_start_line, SplitConfig { budget, min })
+    }
+
+    #[test]
+    fn the_lead_is_the_opening_text_up_to_the_first_heading() {
+        let lead = |text: &str| {
+            let n = parse("t.md", text);
+            let end = lead_end_line(text, &n.headings, n.body_start_line);
+            lead_text(text, "Folder > T", n.body_start_line, end)
+        };
+        assert_eq!(lead("---\ntitle: x\n---\n\nFirst paragraph.\n\n## A\nmore\n"), "Folder > T\n\nFirst paragraph.");
+        // A heading that opens the body is part of the lead; the next one ends it.
+        assert_eq!(lead("# T\n\nIntro.\n\n## A\nmore\n"), "Folder > T\n\n# T\n\nIntro.");
+        assert_eq!(lead("## A\n## B\ntext\n"), "Folder > T\n\n## A");
+        assert_eq!(lead(""), "Folder > T");
+        // Whole lines until the token budget: a long first line is the whole lead.
+        let long = format!("{}\nsecond line\n", "word ".repeat(80));
+        assert_eq!(lead(&long), format!("Folder > T\n\n{}", "word ".repeat(80).trim()));
+        // A one-line note of any size is cut at LEAD_MAX_BYTES, on a character boundary.
+        let huge = "検索".repeat(5000);
+        let t = lead(&huge);
+        assert_eq!(t.len(), "Folder > T\n\n".len() + LEAD_MAX_BYTES / 3 * 3, "whole characters only");
+        // `#` inside a code block is not a heading.
+        assert_eq!(lead("```\n# not a heading\n```\n## A\n"), "Folder > T\n\n```\n# not a heading\n```");
     }
 
     #[test]

@@ -88,7 +88,7 @@ pub struct EmbedProgress {
 #[derive(Debug, Clone)]
 struct Pending {
     path: String,
-    /// Section order, or None for the note's title vector.
+    /// Section order, or None for the note's lead vector.
     order: Option<u32>,
     key: Key,
 }
@@ -428,7 +428,7 @@ impl Semantic {
 
     /// Takes up to `max_chunks` pending chunks off the queue (most recent notes first) for the
     /// next [`Semantic::embed_step`], unless an earlier call's are still waiting, and returns
-    /// the notes whose text they need, in queue order (title vectors need none).
+    /// the notes whose text they need, in queue order.
     pub fn embed_needs(&mut self, catalog: &Catalog, max_chunks: usize) -> Result<Vec<String>> {
         if !self.model_loaded() {
             return Err(CoreError::Unavailable(HOW_TO_ENABLE.into()));
@@ -442,7 +442,7 @@ impl Semantic {
             .staged
             .iter()
             .flatten()
-            .filter(|p| p.order.is_some() && seen.insert(p.path.as_str()))
+            .filter(|p| seen.insert(p.path.as_str()))
             .map(|p| p.path.clone())
             .collect())
     }
@@ -499,26 +499,31 @@ impl Semantic {
                 stale = true;
                 continue;
             };
-            let Some(order) = p.order else {
-                if note.title_key != Some(p.key) {
+            // The note's lead, or one of its leaves: still the text the key was taken for?
+            let sec = match p.order {
+                None if note.lead_key == Some(p.key) => None,
+                Some(order) => match note.section(order).filter(|s| s.embed_key == Some(p.key)) {
+                    Some(sec) => Some(sec),
+                    None => {
+                        stale = true;
+                        continue;
+                    }
+                },
+                None => {
                     // The note changed since the chunk was taken: its new keys are queued.
                     stale = true;
                     continue;
                 }
-                inputs.push(crate::catalog::title_text(&note.path, &note.title));
-                keys.push(p.key);
-                continue;
-            };
-            let Some(sec) = note.section(order).filter(|s| s.embed_key == Some(p.key)) else {
-                stale = true;
-                continue;
             };
             let text = current.entry(p.path.as_str()).or_insert_with(|| {
                 let bytes = texts.get(&p.path)?.as_ref()?;
                 (sha256_hex(bytes) == note.hash).then(|| crate::markdown::decode(bytes).text)
             });
             let Some(text) = text else { continue };
-            inputs.push(embed_text(text, sec, note.body_start_line));
+            inputs.push(match sec {
+                Some(sec) => embed_text(text, sec, note.body_start_line),
+                None => note.lead_text(text),
+            });
             keys.push(p.key);
         }
         let dropped = batch.len() - keys.len();

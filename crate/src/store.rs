@@ -25,9 +25,10 @@ pub const FORMAT_NAME: &str = "strata-index";
 /// with children indexes its lines before the first child). 6: script counts per note.
 /// 7: links kept encoded, hashes as byte strings (a faster catalog decode at open).
 /// 8: no stored note text (the hosts supply it: snippets, read, renames, embedding); body
-/// positions restart in each section (the body is tokenized per section).
+/// positions restart in each section (the body is tokenized per section). 9: a lead
+/// vector per note (its folders, title and opening lines) instead of a title vector.
 /// (A rebuild for a new version keeps the embedded vectors: see `salvage_vectors`.)
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 pub const SLOTS: [&str; 2] = ["manifest-a.json", "manifest-b.json"];
 pub const LEX_DIR: &str = "lex/";
 pub const CAT_DIR: &str = "cat/";

@@ -98,6 +98,9 @@ pub trait VectorIndex {
     fn remove(&mut self, key: &Key) -> bool;
     /// The stored vector (f16 precision), e.g. to find notes similar to a section.
     fn get(&self, key: &Key) -> Option<Vec<f32>>;
+    /// The dot product of `query` with the stored vector of `key` (the score `search`
+    /// would give it), if the key is present.
+    fn score(&self, key: &Key, query: &[f32]) -> Option<f32>;
     /// The `k` best live vectors by dot product with `query`, best first.
     /// `filter`, if given, must return true for a key to be returned.
     fn search(&self, query: &[f32], k: usize, filter: Option<&dyn Fn(&Key) -> bool>) -> Result<Vec<(Key, f32)>, String>;
@@ -607,6 +610,14 @@ impl VectorIndex for FlatIndex {
         Some(self.halves[slot * self.dim..(slot + 1) * self.dim].iter().map(|h| h.to_f32()).collect())
     }
 
+    fn score(&self, key: &Key, query: &[f32]) -> Option<f32> {
+        let slot = *self.slot_of.get(key)? as usize;
+        if query.len() != self.dim || !self.alive[slot] {
+            return None;
+        }
+        Some(self.exact_score(slot, query, &mut vec![0f32; self.dim]))
+    }
+
     fn search(&self, query: &[f32], k: usize, filter: Option<&dyn Fn(&Key) -> bool>) -> Result<Vec<(Key, f32)>, String> {
         if query.len() != self.dim {
             return Err(format!("vector index: query of dimension {}, index has {}", query.len(), self.dim));
@@ -780,6 +791,20 @@ mod tests {
             println!("{name}: recall@10 = {r:.4}");
             assert!(r >= 0.99, "{name}: recall@10 {r} < 0.99");
         }
+    }
+
+    #[test]
+    fn score_of_a_key_is_its_search_score() {
+        let mut rng = Rng::new(5);
+        let (mut idx, data) = build(random_vectors(&mut rng, 300, 64), &mut rng);
+        let q = &data[3].1;
+        for (key, score) in idx.search(q, 20, None).unwrap() {
+            assert_eq!(idx.score(&key, q), Some(score));
+        }
+        assert_eq!(idx.score(&rng.key(), q), None, "unknown key");
+        assert!(idx.remove(&data[3].0));
+        assert_eq!(idx.score(&data[3].0, q), None, "removed key");
+        assert_eq!(idx.score(&data[4].0, &q[..10]), None, "wrong dimension");
     }
 
     #[test]

@@ -214,6 +214,12 @@ impl StrataCore {
         }
     }
 
+    /// The texts the core embeds for an indexed note (lead, then leaves), from its bytes.
+    #[wasm_bindgen(js_name = embedTexts)]
+    pub fn embed_texts(&self, path: &str, bytes: &[u8]) -> Result<JsValue, JsError> {
+        to_js(&self.engine.embed_texts(path, bytes).map_err(err)?)
+    }
+
     pub fn paths(&self) -> Result<JsValue, JsError> {
         to_js(&self.engine.paths())
     }

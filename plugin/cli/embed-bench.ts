@@ -78,37 +78,6 @@ export function leafSections(note: NoteInfo): SectionInfo[] {
   return note.sections.filter((s) => !parents.has(s.id)).sort((a, b) => a.order - b.order);
 }
 
-/** The first line after a YAML frontmatter block (1 when there is none). */
-function bodyStartLine(lines: string[]): number {
-  if (lines[0]?.replace(/\r$/, "") !== "---") return 1;
-  for (let i = 1; i < lines.length; i++) {
-    const l = lines[i].replace(/\r$/, "").trimEnd();
-    if (l === "---" || l === "...") return i + 2;
-  }
-  return 1;
-}
-
-/** The text of a note's title vector (crate/src/catalog.rs `title_text`): "Folder > Sub > Title". */
-export function titleText(note: NoteInfo): string {
-  const slash = note.path.lastIndexOf("/");
-  return slash < 0 ? note.title : `${note.path.slice(0, slash).split("/").join(" > ")} > ${note.title}`;
-}
-
-/**
- * The texts the core embeds for a note, in its queue's order: the title vector's text, then
- * each leaf's (crate/src/sections.rs `embed_text`: the heading path, a blank line, then the
- * section's lines without the frontmatter, trimmed).
- */
-export function embedTexts(noteText: string, note: NoteInfo): string[] {
-  const lines = noteText.split("\n");
-  const body = bodyStartLine(lines);
-  return [titleText(note), ...leafSections(note).map((s) => {
-    const start = Math.max(s.startLine, body);
-    const text = start > s.endLine ? "" : lines.slice(start - 1, s.endLine).join("\n").trim();
-    return s.headingPath ? `${s.headingPath}\n\n${text}` : text;
-  })];
-}
-
 /** The bytes of the sample notes a step needs (embedNeeds). */
 function textsFor(notes: { path: string; bytes: Uint8Array }[], needs: string[]): NoteTexts {
   const texts: NoteTexts = {};
@@ -283,13 +252,10 @@ export async function embedOrtWorker(vaultDir: string, sampleFile: string, batch
   // Chunk texts, in the order the core's queue takes them, duplicates once (vectors are keyed by text).
   const core = loadCore().create(CONFIG);
   core.update({ upserts: notes.map((n) => ({ path: n.path, bytes: n.bytes, mtime: 0 })) });
-  const dec = new TextDecoder();
   const seen = new Set<string>();
   const texts: string[] = [];
   for (const n of [...notes].sort((a, b) => (a.path < b.path ? -1 : 1))) {
-    const info = core.note(n.path);
-    if (!info) continue;
-    for (const t of embedTexts(dec.decode(n.bytes), info)) {
+    for (const t of core.embedTexts(n.path, n.bytes)) {
       if (!seen.has(t)) {
         seen.add(t);
         texts.push(t);
@@ -299,7 +265,7 @@ export async function embedOrtWorker(vaultDir: string, sampleFile: string, batch
   core.free();
 
   const files = await modelFiles();
-  const tokenizer = new Tokenizer(JSON.parse(dec.decode(files.tokenizer)), {});
+  const tokenizer = new Tokenizer(JSON.parse(new TextDecoder().decode(files.tokenizer)), {});
   const sepId = tokenizer.encode("").ids.at(-1) ?? 102;
   const tokenize = (text: string): number[] => {
     const ids = tokenizer.encode(text).ids;

@@ -41,7 +41,7 @@ export function resolveNotePath(core: StrataCoreApi, vaultDir: string, arg: stri
 }
 
 /** Chunks embedded for the note itself when the index lacks too many to embed first (a
- *  section-split note has 4–5; its title vector is one more). */
+ *  section-split note has 4–5; its lead vector is one more). */
 const NOTE_CHUNKS = 64;
 
 export async function similarCommand(args: string[]): Promise<number> {

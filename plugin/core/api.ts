@@ -423,6 +423,10 @@ export interface StrataCoreApi {
   /** `req.bytes`: the note's current bytes. */
   read(req: ReadRequest): ReadResult;
   note(path: string): NoteInfo | null;
+  /** The texts the core embeds for an indexed note: its lead vector's (folders, title and
+   *  the note's opening lines), then each leaf section's, from the note's bytes (the indexed
+   *  version, else "[bad-request] …"). For benchmarks running another engine on them. */
+  embedTexts(path: string, bytes: Uint8Array): string[];
   paths(): string[];
   status(): Status;
   /** Loads the model vectors are made with, from bytes (ONNX + tokenizer.json; they do not
@@ -437,7 +441,7 @@ export interface StrataCoreApi {
    *  auto reads the indexed notes' scripts: call it after indexing. */
   chooseModel(setting: string): ModelChoice;
   /** Takes up to maxChunks pending chunks (recent notes first) for the next embedStep and
-   *  returns the paths of the notes whose bytes it needs (title vectors need none). */
+   *  returns the paths of the notes whose bytes it needs. */
   embedNeeds(maxChunks: number): string[];
   /** Embeds the chunks embedNeeds took (without that call, up to maxChunks pending ones) from
    *  `texts`, the needed notes' bytes; a chunk whose note is missing there or changed since it

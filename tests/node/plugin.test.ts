@@ -162,7 +162,7 @@ describe("plugin", () => {
       const after = await plugin.worker!.call("embedIdle", {});
       assert.equal(after!.done, after!.total);
       const embedded = (await engineState(plugin)).counters.embedded - embeddedBefore;
-      // Only the note's title vector ("Baking > Sourdough starter") is new; no section is embedded again.
+      // Only the note's lead vector ("Baking > Sourdough starter", then its opening lines) is new; no section is embedded again.
       assert.equal(embedded, 1, `embedded ${embedded} chunks after the rename`);
       const sim = await plugin.similar("Baking/Sourdough starter.md", 3);
       assert.ok(sim.hits.length > 0);

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { appendFile, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 
@@ -34,7 +34,7 @@ async function semanticVault(vault: string) {
 
 describe("embedding fidelity through the wasm core", NEEDS_MODEL, () => {
   // One note per reference sentence, no heading: each note is one leaf whose embedded text
-  // is the sentence itself (plus the note's short title vector, "s07").
+  // is the sentence itself (plus the note's lead vector, "s07" and the sentence).
   let core: StrataCoreApi;
   const noteOf = (i: number) => `s${String(i).padStart(2, "0")}.md`;
   const leafOf = (i: number) => {
@@ -49,7 +49,7 @@ describe("embedding fidelity through the wasm core", NEEDS_MODEL, () => {
     await Promise.all(REF.sentences.map((s, i) => writeFile(path.join(vault, noteOf(i)), `${s.text}\n`)));
     const r = await semanticVault(vault);
     core = r.core;
-    // A vector per sentence and one per note title.
+    // A vector per sentence and one per note's lead.
     assert.equal(r.sum.total, 2 * REF.sentences.length);
     assert.equal(r.sum.done, r.sum.total);
     assert.equal(r.sum.embedded, r.sum.total);
@@ -61,7 +61,9 @@ describe("embedding fidelity through the wasm core", NEEDS_MODEL, () => {
       assert.equal(res.mode, "semantic");
       const top = res.hits[0];
       assert.equal(top.path, noteOf(i), `${s.lang}: ${s.text.slice(0, 40)}`);
-      assert.ok(top.vecScore >= 0.999, `${noteOf(i)}: cosine ${top.vecScore}`);
+      // The note's score weighs its lead ("s07" + the sentence) with its section (the sentence).
+      const section = Number(/section (-?[\d.]+)/.exec(top.explain)?.[1]);
+      assert.ok(section >= 0.999, `${noteOf(i)}: section cosine ${section} (${top.explain})`);
     });
   });
 
@@ -69,7 +71,7 @@ describe("embedding fidelity through the wasm core", NEEDS_MODEL, () => {
     // similar() from a section scores the other notes' sections by the cosine between the
     // stored vectors: if our tokenizer, padding, truncation or pooling were off, they would
     // not match onnxruntime's (seen: .23–.57). Only pairs whose reference cosine is ≥ 0.25
-    // are compared: below that a note's short title vector ("s07") can be its best match.
+    // are compared.
     let worst = 0;
     let compared = 0;
     REF.sentences.forEach((s, i) => {
@@ -202,7 +204,7 @@ describe("hybrid search on the fixture vault", NEEDS_MODEL, () => {
     assert.equal(step.total, before_.total);
   });
 
-  test("a rename re-embeds no section, only the note's short title vector", async () => {
+  test("a rename re-embeds no section, only the note's lead vector", async () => {
     const before_ = core.embedProgress();
     assert.equal(before_.done, before_.total);
     const note = "Cooking/Fermented hot sauce.md";
@@ -214,9 +216,9 @@ describe("hybrid search on the fixture vault", NEEDS_MODEL, () => {
     assert.equal(sum.moved, 1);
     const p = core.embedProgress();
     assert.equal(p.total, before_.total);
-    assert.equal(p.total - p.done, 1, "pending after the rename: the title vector (\"Garden > Fermented hot sauce\")");
-    assert.deepEqual(core.embedNeeds(16), [], "a title vector needs no note text");
-    const step = core.embedStep(16, {});
+    assert.equal(p.total - p.done, 1, "pending after the rename: the lead vector (\"Garden > Fermented hot sauce\", then its opening lines)");
+    assert.deepEqual(core.embedNeeds(16), ["Garden/Hot sauce.md"], "the lead is read from the note");
+    const step = core.embedStep(16, { "Garden/Hot sauce.md": await readFile(path.join(vault, "Garden/Hot sauce.md")) });
     assert.equal(step.embedded, 1);
     assert.equal(step.done, step.total);
     assert.equal(core.embedStep(16, {}).embedded, 0);
@@ -285,7 +287,7 @@ describe("the embedding queue", NEEDS_MODEL, () => {
     const leaves = core.note(target)!.sections.filter((s) => !core.note(target)!.sections.some((c) => c.parentId === s.id)).length;
     core.prioritize([target]);
     assert.deepEqual(core.embedNeeds(leaves + 1), [target], "its leaves need its text");
-    await embedStepFrom(core, new NodeVault(vault), leaves + 1); // its title vector and its leaves
+    await embedStepFrom(core, new NodeVault(vault), leaves + 1); // its lead vector and its leaves
     // With the note's chunks embedded first, it is the only note semantic search can find yet.
     const res = core.search({ query: "書道の練習", mode: "semantic", k: 5 });
     assert.deepEqual([...new Set(res.hits.map((h) => h.path))], [target]);
@@ -300,7 +302,7 @@ describe("embedding reads the notes it needs", NEEDS_MODEL, () => {
     loadModelInto(core);
     const chunks = (p: string) => {
       const s = core.note(p)!.sections;
-      return 1 + s.filter((x) => !s.some((c) => c.parentId === x.id)).length; // title + leaves
+      return 1 + s.filter((x) => !s.some((c) => c.parentId === x.id)).length; // lead + leaves
     };
     const edited = "Garden/Drip irrigation.md";
     const gone = "Cooking/Fermented hot sauce.md";
@@ -312,8 +314,8 @@ describe("embedding reads the notes it needs", NEEDS_MODEL, () => {
     const sum = await embedAll(core, new NodeVault(vault), store, { maxChunks: 8 });
     assert.equal(sum.aborted, false);
     assert.equal(sum.done, sum.total, "the loop ended with the queue empty");
-    // Their title vectors need no text; their leaves were dropped.
-    assert.equal(sum.embedded, total - (editedChunks - 1) - (goneChunks - 1));
+    // Their leads and leaves were dropped.
+    assert.equal(sum.embedded, total - editedChunks - goneChunks);
     // The next update queues the edited note's chunks (and drops the gone note's).
     await reconcile(core, new NodeVault(vault), { store });
     const p = core.embedProgress();

@@ -60,7 +60,7 @@ fn ready() -> Option<Engine> {
     e.update(UpdateBatch { upserts: vault(), ..Default::default() }).unwrap();
     e.load_model(&m, &t, None).unwrap();
     let p = embed_all(&mut e);
-    assert_eq!((p.done, p.total), (10, 10), "5 leaves and 5 title vectors");
+    assert_eq!((p.done, p.total), (10, 10), "5 leaves and 5 lead vectors");
     Some(e)
 }
 

@@ -212,14 +212,15 @@ fn a_rename_with_the_same_bytes_moves_without_re_embedding() {
     assert_eq!((r.moved, r.added, r.deleted, r.updated), (1, 0, 0, 0));
     assert_eq!(hits(&mut e, "steam")[0].path, "Baking/Bread.md");
     assert!(e.note("Cooking/Bread.md").is_none());
-    // Only the title vector ("Baking > Sourdough") is new: it needs no note text.
+    // Only the lead vector ("Baking > Sourdough", then the note's opening lines) is new.
     let p = e.embed_progress();
     assert_eq!(p.total - p.done, 1, "{p:?}");
-    assert_eq!(e.embed_needs(8).unwrap(), Vec::<String>::new());
-    let p = e.embed_step(8, &NoteTexts::default()).unwrap();
+    assert_eq!(e.embed_needs(8).unwrap(), vec!["Baking/Bread.md".to_string()]);
+    let moved = vec![note("Baking/Bread.md", std::str::from_utf8(&notes[0].bytes).unwrap())];
+    let p = e.embed_step(8, &texts(&moved)).unwrap();
     assert_eq!((p.embedded, p.dropped, p.done, p.total), (1, 0, p.total, p.total));
     e.flush().unwrap();
-    assert_eq!(e.status().vectors, vectors, "the old title vector went, every section's stayed");
+    assert_eq!(e.status().vectors, vectors, "the old lead vector went, every section's stayed");
 }
 
 #[test]
@@ -264,13 +265,13 @@ fn embedding_drops_chunks_whose_text_is_missing_or_stale_and_ends() {
     disk.remove(1);
     let chunks = |e: &Engine, p: &str| e.catalog.get(p).unwrap().vector_keys().count();
     let (bread, kyoto) = (chunks(&e, "Cooking/Bread.md"), chunks(&e, "Travel/Kyoto.md"));
-    assert!(bread >= 3, "split: a title and 2+ leaves");
+    assert!(bread >= 3, "split: a lead and 2+ leaves");
     let all: usize = notes.iter().map(|n| chunks(&e, &n.path)).sum();
     let (steps, embedded) = embed_from(&mut e, &disk);
     let p = e.embed_progress();
     assert_eq!(p.done, p.total, "the dropped chunks are off this session's queue: {p:?}");
-    // Every title vector (no text needed) and the readable, unchanged notes' leaves.
-    assert_eq!(embedded, all - (bread - 1) - (kyoto - 1), "{steps} steps");
+    // The readable, unchanged notes' leads and leaves.
+    assert_eq!(embedded, all - bread - kyoto, "{steps} steps");
     assert_eq!(e.status().vectors, embedded);
     // The notes' next update queues their chunks again.
     e.update(UpdateBatch { upserts: vec![disk[0].clone(), notes[1].clone()], ..Default::default() }).unwrap();
@@ -279,7 +280,7 @@ fn embedding_drops_chunks_whose_text_is_missing_or_stale_and_ends() {
     let (_, more) = embed_from(&mut e, &[disk[0].clone(), notes[1].clone()]);
     let p = e.embed_progress();
     assert_eq!(p.done, p.total);
-    assert_eq!(more, chunks(&e, "Cooking/Bread.md") - 1 + (kyoto - 1), "the edited note's leaves and Kyoto's (titles are unchanged)");
+    assert_eq!(more, chunks(&e, "Cooking/Bread.md") + kyoto, "the edited note's lead and leaves, and Kyoto's");
 }
 
 #[test]
@@ -352,4 +353,37 @@ fn section_hashes_are_those_of_the_indexed_text_after_an_upsert_and_a_rename() {
         assert_eq!(r.moved, 1);
         assert_eq!(hashes(&e, "b.md"), want, "{bytes:?} after a rename");
     }
+}
+
+#[test]
+fn a_notes_vector_score_weighs_its_lead_with_its_best_section() {
+    // The lead says what the note is about; its sections (split by the budget) do not.
+    let filler = "plain words about nothing much at all ".repeat(20);
+    let aliases = format!("An alias gives a note a second name.\n\n## Syntax\n\n{filler}\n\n## Properties\n\n{filler} name\n");
+    let notes = vec![
+        note("Aliases.md", &aliases),
+        note("Links.md", "Links join notes.\n\n## Rename\n\nA second name here, a note there, an alias elsewhere, a link.\n"),
+    ];
+    let mut e = Engine::create(CoreConfig { chunk_budget: 60, chunk_min: 10, ..CoreConfig::default() }).unwrap();
+    e.update(UpdateBatch { upserts: notes.clone(), ..Default::default() }).unwrap();
+    with_model(&mut e);
+    embed_from(&mut e, &notes);
+    let texts = e.embed_texts("Aliases.md", &notes[0].bytes).unwrap();
+    assert_eq!(texts[0], "Aliases\n\nAn alias gives a note a second name.", "the lead vector's text");
+    assert!(texts.len() >= 3, "a lead and 2+ leaves: {texts:?}");
+
+    let q = "note second name alias";
+    let r = e.search(&SearchRequest { query: q.into(), k: Some(10), mode: Some(SearchMode::Semantic), ..Default::default() }).unwrap();
+    assert_eq!(r.hits[0].path, "Aliases.md", "{:?}", r.hits);
+    // The score: 0.6 × the lead's cosine + 0.4 × the best section's, from the embedder itself.
+    let mut m = WordHash::boxed("model-a", 1);
+    let qv = m.embed_query(q).unwrap();
+    let vs = m.embed_passages(&texts.iter().map(|t| t.as_str()).collect::<Vec<_>>()).unwrap();
+    let cos: Vec<f32> = vs.iter().map(|v| v.iter().zip(&qv).map(|(a, b)| a * b).sum()).collect();
+    let best = cos[1..].iter().copied().fold(f32::MIN, f32::max);
+    let want = LEAD_WEIGHT * cos[0] + (1.0 - LEAD_WEIGHT) * best;
+    assert!((r.hits[0].vec_score - want).abs() < 0.01, "{} vs {want}", r.hits[0].vec_score);
+    assert!(cos[0] > best, "the lead carries this note");
+    // Not the indexed bytes: refused.
+    assert!(e.embed_texts("Aliases.md", b"other").is_err());
 }
