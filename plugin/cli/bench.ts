@@ -43,10 +43,11 @@ import { evaluate, loadQueries, percentile, round, type EvalResult } from "./met
 import { buildOmni, loadOmni, omniDoc, omniSearch } from "./omnisearch.ts";
 import { bytes, ms, table } from "./ui.ts";
 
-export const BENCH_USAGE = `strata bench [vault] [--index-dir DIR] [--index-runs 3] [--edits 20] [--embed-chunks 200] [--model-chunks 96] ${MODEL_USAGE}
+export const BENCH_USAGE = `strata bench [vault] [--index-dir DIR] [--index-runs 3] [--edits 20] [--embed-chunks 200] [--ort-threads 1] [--model-chunks 96] ${MODEL_USAGE}
               [--vector-sizes 10000,100000,300000] [--eval DIR] [--eval-vaults DIR] [--no-eval] [--json]
               (default vault: ../shared/vaults/obsidian-help beside the repository, else the fixture vault;
               --embed-chunks 0 skips the embedder comparison, --model-chunks 0 the models' side by side,
+              --ort-threads N > 1 adds onnxruntime-web on N threads (for scale; the comparison is one thread each),
               --vector-sizes 0 the vector index;
               --model is the model of the semantic quality part)`;
 
@@ -136,7 +137,7 @@ export async function benchWorker(args: string[]): Promise<number> {
       res = { ...(await embedTractWorker(a, b, Number(args[3] ?? 8))) };
       break;
     case "embed-ort":
-      res = { ...(await embedOrtWorker(a, b, Number(args[3] ?? 8))) };
+      res = { ...(await embedOrtWorker(a, b, Number(args[3] ?? 8), Number(args[4] ?? 1))) };
       break;
     case "embed-model": {
       const id = args[3];
@@ -204,6 +205,8 @@ interface EmbedComparison {
   tract: EmbedEngineResult[];
   /** onnxruntime-web, batch 8 and batch 1. */
   ort: EmbedEngineResult[];
+  /** onnxruntime-web on --ort-threads threads, batch 1 (not part of the ratio). */
+  ortThreaded: EmbedEngineResult | null;
   /** Steady-state chunks/s, our faster configuration over onnxruntime-web's faster one. */
   ratio: number;
   target: number;
@@ -238,6 +241,7 @@ export async function benchCommand(args: string[]): Promise<number> {
     "eval-vaults": { type: "string" },
     "no-eval": { type: "boolean" },
     "embed-chunks": { type: "string" },
+    "ort-threads": { type: "string" },
     "model-chunks": { type: "string" },
     "vector-sizes": { type: "string" },
     "index-runs": { type: "string" },
@@ -265,6 +269,7 @@ export async function benchCommand(args: string[]): Promise<number> {
   const edits = intOption(values.edits, "edits", 1) ?? 20;
   const indexRuns = intOption(values["index-runs"], "index-runs", 1) ?? 3;
   const embedChunks = intOption(values["embed-chunks"], "embed-chunks", 0) ?? 200;
+  const ortThreads = intOption(values["ort-threads"], "ort-threads", 1) ?? 1;
   const modelChunks = intOption(values["model-chunks"], "model-chunks", 0) ?? 96;
   const vectorSizes = vectorSizesOption(values["vector-sizes"]);
   const setting = parseModelSetting(values.model);
@@ -362,8 +367,13 @@ export async function benchCommand(args: string[]): Promise<number> {
           log(`  embedding: onnxruntime-web, batch ${batch}…`);
           ort.push((await runWorker(["embed-ort", vaultDir, sampleFile, String(batch)])) as unknown as EmbedEngineResult);
         }
+        let ortThreaded: EmbedEngineResult | null = null;
+        if (ortThreads > 1) {
+          log(`  embedding: onnxruntime-web, batch 1, ${ortThreads} threads…`);
+          ortThreaded = (await runWorker(["embed-ort", vaultDir, sampleFile, "1", String(ortThreads)])) as unknown as EmbedEngineResult;
+        }
         const best = (xs: EmbedEngineResult[]) => Math.max(...xs.map((o) => o.steadyChunksPerSec));
-        embedding = { vault: vaultDir, notes: sample.length, tract, ort, ratio: round(best(tract) / best(ort), 3), target: 1.2 };
+        embedding = { vault: vaultDir, notes: sample.length, tract, ort, ortThreaded, ratio: round(best(tract) / best(ort), 3), target: 1.2 };
       }
     }
     if (embedSkipped) log(`  embedding comparison skipped: ${embedSkipped}`);
@@ -591,7 +601,7 @@ function render(r: BenchResult): string {
   if (r.embedding) {
     const e = r.embedding;
     const rows2 = [["embedder", "chunks", "model load", "first step", "chunks/s (all)", "chunks/s (steady)"]];
-    for (const x of [...e.tract, ...e.ort]) {
+    for (const x of [...e.tract, ...e.ort, ...(e.ortThreaded ? [e.ortThreaded] : [])]) {
       rows2.push([x.engine, String(x.chunks), ms(x.loadMs), ms(x.firstStepMs), x.chunksPerSec.toFixed(1), x.steadyChunksPerSec.toFixed(1)]);
     }
     const refCos = e.ort.map((o) => o.referenceMinCosine).find((c) => c != null);
@@ -602,6 +612,10 @@ function render(r: BenchResult): string {
       `Strata / onnxruntime-web (the faster configuration of each), steady: ${e.ratio.toFixed(2)}× (target ≥ ${e.target}× ${check(e.ratio >= e.target)})` +
         (refCos != null ? ` · onnxruntime-web harness vs the Python reference vectors: min cosine ${refCos.toFixed(4)}` : ""),
     );
+    if (e.ortThreaded) {
+      const one = e.ort.find((o) => o.batch === 1)?.steadyChunksPerSec ?? 0;
+      out.push(`onnxruntime-web on ${e.ortThreaded.engine.match(/(\d+) threads/)?.[1] ?? "several"} threads: ${ratio(e.ortThreaded.steadyChunksPerSec, one)} its one-thread rate (not part of the comparison; Strata's embedder uses one thread).`);
+    }
   } else if (r.embedSkipped) {
     out.push("", `Embedder comparison skipped: ${r.embedSkipped}.`);
   }

@@ -244,7 +244,7 @@ export async function loadOrt(): Promise<{ ort: OrtModule; Tokenizer: new (json:
 }
 
 /** Worker: onnxruntime-web (wasm backend, one thread) on the same chunk texts, `batch` texts per run. */
-export async function embedOrtWorker(vaultDir: string, sampleFile: string, batch: number): Promise<EmbedEngineResult> {
+export async function embedOrtWorker(vaultDir: string, sampleFile: string, batch: number, threads = 1): Promise<EmbedEngineResult> {
   const libs = await loadOrt();
   if (typeof libs === "string") throw new CliError(libs, 2);
   const { ort, Tokenizer } = libs;
@@ -271,7 +271,7 @@ export async function embedOrtWorker(vaultDir: string, sampleFile: string, batch
     const ids = tokenizer.encode(text).ids;
     return ids.length > MAX_TOKENS ? [...ids.slice(0, MAX_TOKENS - 1), sepId] : ids;
   };
-  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.numThreads = threads;
   let t = performance.now();
   const session = await ort.InferenceSession.create(files.model, { executionProviders: ["wasm"], graphOptimizationLevel: "all" });
   const loadMs = performance.now() - t;
@@ -331,5 +331,5 @@ export async function embedOrtWorker(vaultDir: string, sampleFile: string, batch
     }
     steps.push({ n: step.length, ms: performance.now() - t });
   }
-  return summarize(`onnxruntime-web (wasm, 1 thread, batch ${batch})`, steps, loadMs, { tokens, batch, referenceMinCosine });
+  return summarize(`onnxruntime-web (wasm, ${threads} thread${threads > 1 ? "s" : ""}, batch ${batch})`, steps, loadMs, { tokens, batch, referenceMinCosine });
 }
