@@ -97,11 +97,16 @@ pub fn lead_end_line(text: &str, headings: &[Heading], body_start_line: u32) -> 
 /// The text of a note's lead vector: `title_path` (its folders and title), then the lead
 /// (lines `body_start_line..=lead_end`, at most [`LEAD_MAX_BYTES`]).
 pub fn lead_text(note_text: &str, title_path: &str, body_start_line: u32, lead_end: u32) -> String {
-    let lead = if lead_end >= body_start_line.max(1) {
-        crate::markdown::slice_lines(note_text, body_start_line.max(1), lead_end).trim()
-    } else {
-        ""
-    };
+    // Only the lines up to the lead's end are walked (a line index would cover the whole note).
+    let (first, mut start, mut end, mut pos) = (body_start_line.max(1), None, 0, 0);
+    for (i, line) in note_text.split_inclusive('\n').enumerate().take(lead_end as usize) {
+        if i as u32 + 1 == first {
+            start = Some(pos);
+        }
+        pos += line.len();
+        end = pos;
+    }
+    let lead = start.map_or("", |s| note_text[s..end].trim());
     let mut cut = lead.len().min(LEAD_MAX_BYTES);
     while !lead.is_char_boundary(cut) {
         cut -= 1;
