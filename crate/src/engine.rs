@@ -1035,15 +1035,14 @@ impl Engine {
             } else {
                 Vec::new()
             };
-            let vec_hits = self.vector_hits(q, &filters, pool)?;
-            let vec: Vec<(String, u32, f32)> = vec_hits.iter().map(|h| (h.path.clone(), h.order, h.score)).collect();
+            // Vector hits are one per note already.
+            let vec_notes = self.vector_hits(q, &filters, pool)?;
             let lex_notes = best_per_note(&lex);
-            let vec_notes = best_per_note(&vec);
             if qi == 0 {
                 strong = fusion::strong_signal(&lex_notes.iter().map(|x| x.2).collect::<Vec<_>>());
             }
             let lex_keys: Vec<String> = lex_notes.iter().map(|x| x.0.clone()).collect();
-            let vec_keys: Vec<String> = vec_notes.iter().map(|x| x.0.clone()).collect();
+            let vec_keys: Vec<String> = vec_notes.iter().map(|h| h.path.clone()).collect();
             let (w, why) = if mode == SearchMode::Semantic {
                 (fusion::Weights { lex: 0.0, vec: 1.0 }, "semantic only")
             } else {
@@ -1058,23 +1057,23 @@ impl Engine {
                 fusion::FusionMethod::Rrf => fusion::rrf_trusted(&[(w.lex, &lex_keys[..]), (w.vec, &vec_keys[..])]),
                 fusion::FusionMethod::Linear => fusion::linear(
                     &lex_notes.iter().map(|x| (x.0.clone(), x.2)).collect::<Vec<_>>(),
-                    &vec_notes.iter().map(|x| (x.0.clone(), x.2)).collect::<Vec<_>>(),
+                    &vec_notes.iter().map(|h| (h.path.clone(), h.score)).collect::<Vec<_>>(),
                     w,
                 ),
             };
             let lex_max = lex_notes.first().map(|x| x.2).unwrap_or(0.0).max(f32::EPSILON);
-            let vec_max = vec_notes.first().map(|x| x.2).unwrap_or(0.0).max(f32::EPSILON);
+            let vec_max = vec_notes.first().map(|h| h.score).unwrap_or(0.0).max(f32::EPSILON);
             for (rank, (path, order, score)) in lex_notes.iter().enumerate() {
                 let e = notes.entry(path.clone()).or_default();
                 if qi == 0 || e.lex.is_none() {
                     e.lex = Some((rank, *order, *score, score / lex_max));
                 }
             }
-            for (rank, (path, order, score)) in vec_notes.iter().enumerate() {
-                let e = notes.entry(path.clone()).or_default();
+            for (rank, h) in vec_notes.iter().enumerate() {
+                let e = notes.entry(h.path.clone()).or_default();
                 if qi == 0 || e.vec.is_none() {
-                    e.vec = Some((rank, *order, *score, score / vec_max));
-                    e.vec_parts = vec_hits.get(rank).filter(|h| h.path == *path).map(|h| (h.section, h.lead)).unwrap_or_default();
+                    e.vec = Some((rank, h.order, h.score, h.score / vec_max));
+                    e.vec_parts = (h.section, h.lead);
                 }
             }
             if qi == 0 {

@@ -499,22 +499,17 @@ impl Semantic {
                 stale = true;
                 continue;
             };
-            // The note's lead, or one of its leaves: still the text the key was taken for?
-            let sec = match p.order {
-                None if note.lead_key == Some(p.key) => None,
-                Some(order) => match note.section(order).filter(|s| s.embed_key == Some(p.key)) {
-                    Some(sec) => Some(sec),
-                    None => {
-                        stale = true;
-                        continue;
-                    }
-                },
-                None => {
-                    // The note changed since the chunk was taken: its new keys are queued.
-                    stale = true;
-                    continue;
-                }
+            // The note's lead (no order) or one of its leaves: still the text the key was taken for?
+            let sec = p.order.and_then(|o| note.section(o));
+            let key = match p.order {
+                None => note.lead_key,
+                Some(_) => sec.and_then(|s| s.embed_key),
             };
+            if key != Some(p.key) {
+                // The note changed since the chunk was taken: its new keys are queued.
+                stale = true;
+                continue;
+            }
             let text = current.entry(p.path.as_str()).or_insert_with(|| {
                 let bytes = texts.get(&p.path)?.as_ref()?;
                 (sha256_hex(bytes) == note.hash).then(|| crate::markdown::decode(bytes).text)
