@@ -614,7 +614,7 @@ function render(r: BenchResult): string {
     );
     if (e.ortThreaded) {
       const one = e.ort.find((o) => o.batch === 1)?.steadyChunksPerSec ?? 0;
-      out.push(`onnxruntime-web on ${e.ortThreaded.engine.match(/(\d+) threads/)?.[1] ?? "several"} threads: ${ratio(e.ortThreaded.steadyChunksPerSec, one)} its one-thread rate (not part of the comparison; Strata's embedder uses one thread).`);
+      out.push(`onnxruntime-web on ${e.ortThreaded.threads} threads: ${ratio(e.ortThreaded.steadyChunksPerSec, one)} its one-thread rate (not part of the comparison; Strata's embedder uses one thread).`);
     }
   } else if (r.embedSkipped) {
     out.push("", `Embedder comparison skipped: ${r.embedSkipped}.`);

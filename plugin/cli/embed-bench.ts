@@ -42,6 +42,8 @@ export interface EmbedEngineResult {
   firstStepMs: number;
   tokens?: number;
   batch?: number;
+  /** Threads the engine ran on (onnxruntime-web; ours always uses one). */
+  threads?: number;
   /** Harness self-check: lowest cosine against the reference vectors (null without the fixture). */
   referenceMinCosine?: number | null;
 }
@@ -243,7 +245,7 @@ export async function loadOrt(): Promise<{ ort: OrtModule; Tokenizer: new (json:
   }
 }
 
-/** Worker: onnxruntime-web (wasm backend, one thread) on the same chunk texts, `batch` texts per run. */
+/** Worker: onnxruntime-web (wasm backend, `threads` threads) on the same chunk texts, `batch` texts per run. */
 export async function embedOrtWorker(vaultDir: string, sampleFile: string, batch: number, threads = 1): Promise<EmbedEngineResult> {
   const libs = await loadOrt();
   if (typeof libs === "string") throw new CliError(libs, 2);
@@ -331,5 +333,5 @@ export async function embedOrtWorker(vaultDir: string, sampleFile: string, batch
     }
     steps.push({ n: step.length, ms: performance.now() - t });
   }
-  return summarize(`onnxruntime-web (wasm, ${threads} thread${threads > 1 ? "s" : ""}, batch ${batch})`, steps, loadMs, { tokens, batch, referenceMinCosine });
+  return summarize(`onnxruntime-web (wasm, ${threads} thread${threads > 1 ? "s" : ""}, batch ${batch})`, steps, loadMs, { tokens, batch, threads, referenceMinCosine });
 }
