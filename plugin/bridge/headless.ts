@@ -11,20 +11,12 @@ import * as path from "node:path";
 
 import type { ListRequest, ListResponse, NoteInfo, ReadRequest, ReadResult, SearchRequest, SearchResponse, SimilarRequest, SimilarResponse, StrataCoreApi } from "../core/api.ts";
 import type { BackendStatus, ToolSettings, VaultBackend } from "../core/backend.ts";
-import {
-  AUTO_MODEL,
-  defaultIndexDir,
-  embedStepFrom,
-  errorMessage,
-  isModelSetting,
-  loadChosenModel,
-  openIndex,
-  persist,
-  readNote,
-  reconcile,
-  searchWithSnippets,
-  stepChunks,
-} from "../core/client.ts";
+import { errorMessage } from "../core/errors.ts";
+import { defaultIndexDir, openIndex, persist } from "../core/index-store.ts";
+import { readNote, searchWithSnippets } from "../core/note-reads.ts";
+import { reconcile } from "../core/reconcile.ts";
+import { embedStepFrom, stepChunks } from "../core/embedding.ts";
+import { AUTO_MODEL, isModelSetting, loadChosenModel } from "../core/models.ts";
 import { acquireIndexLock, atomicWrite, describeHolder, FsIndexStore, type IndexLock, loadCore, modelReader, NodeVault } from "../core/node.ts";
 import { pluginDirOf } from "./protocol.ts";
 import { checkVaultPath } from "./vault-paths.ts";

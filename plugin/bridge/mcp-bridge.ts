@@ -5,7 +5,7 @@
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { errorMessage } from "../core/client.ts";
+import { errorMessage } from "../core/errors.ts";
 import { BridgeUsageError, MCP_HELP, parseBridgeArgs } from "./args-cli.ts";
 import { serveStdio } from "./server.ts";
 

@@ -12,7 +12,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 import type { ToolSettings } from "../core/backend.ts";
-import { errorMessage } from "../core/client.ts";
+import { errorMessage } from "../core/errors.ts";
 import { processAlive } from "../core/node.ts";
 import { PluginClient, PluginUnreachable, readBridgeInfo } from "./forward.ts";
 import { HeadlessBackend } from "./headless.ts";

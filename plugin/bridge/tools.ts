@@ -4,7 +4,7 @@
 // (headless) and the plugin's loopback endpoint run this same module, so both modes answer
 // the same.
 
-import { errorMessage } from "../core/client.ts";
+import { errorMessage } from "../core/errors.ts";
 import type { VaultBackend } from "../core/backend.ts";
 import { argsObject, ToolInputError } from "./args.ts";
 import type { ToolResult } from "./protocol.ts";

@@ -4,7 +4,7 @@
 // CHANGELOG.md (in the user's changelog folder).
 
 import type { VaultBackend } from "../core/backend.ts";
-import { errorMessage } from "../core/client.ts";
+import { errorMessage } from "../core/errors.ts";
 import { sha256Hex } from "./format.ts";
 import { AUDIT_LOG_FILE } from "./protocol.ts";
 import { checkVaultFolder } from "./vault-paths.ts";

@@ -14,18 +14,12 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 import type { CoreConfig, StrataCoreApi } from "../core/api.ts";
-import {
-  DEFAULT_MODEL,
-  embedAll,
-  isModelId,
-  loadChosenModel,
-  MODEL_IDS,
-  openIndex,
-  persist,
-  reconcile,
-  searchWithSnippets,
-  type VectorBenchRow,
-} from "../core/client.ts";
+import type { VectorBenchRow } from "../core/wasm-classes.ts";
+import { openIndex, persist } from "../core/index-store.ts";
+import { searchWithSnippets } from "../core/note-reads.ts";
+import { reconcile } from "../core/reconcile.ts";
+import { embedAll } from "../core/embedding.ts";
+import { DEFAULT_MODEL, isModelId, loadChosenModel, MODEL_IDS } from "../core/models.ts";
 import { FsIndexStore, loadCore, NodeVault, checkVaultDir, findModelDir, modelPresent, modelReader } from "../core/node.ts";
 import { CliError, intOption, MODEL_USAGE, modelOptions, parse, parseModelSetting, repoRoot } from "./common.ts";
 import {

@@ -7,23 +7,12 @@ import { fileURLToPath } from "node:url";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 
 import type { CoreConfig, OpenReport, StrataCoreApi } from "../core/api.ts";
-import {
-  AUTO_MODEL,
-  defaultIndexDir,
-  embedAll,
-  errorMessage,
-  isModelSetting,
-  loadChosenModel,
-  MODEL_IDS,
-  type EmbedSummary,
-  type IndexStore,
-  type ModelLoad,
-  openIndex,
-  reconcile,
-  type ReconcileProgress,
-  type ReconcileSummary,
-  type VaultSource,
-} from "../core/client.ts";
+import { errorMessage } from "../core/errors.ts";
+import { defaultIndexDir, type IndexStore, openIndex } from "../core/index-store.ts";
+import type { VaultSource } from "../core/note-reads.ts";
+import { reconcile, type ReconcileProgress, type ReconcileSummary } from "../core/reconcile.ts";
+import { embedAll, type EmbedSummary } from "../core/embedding.ts";
+import { AUTO_MODEL, isModelSetting, loadChosenModel, MODEL_IDS, type ModelLoad } from "../core/models.ts";
 import { readBridgeInfo } from "../bridge/forward.ts";
 import { acquireIndexLock, checkVaultDir, describeHolder, FsIndexStore, loadCore, modelReader, NodeVault, processAlive } from "../core/node.ts";
 import { EmbedBar, Progress } from "./ui.ts";

@@ -18,7 +18,7 @@ import { readFile } from "node:fs/promises";
 import * as path from "node:path";
 
 import type { CoreConfig, NoteInfo, NoteTexts, SectionInfo, StrataCoreApi } from "../core/api.ts";
-import { MODEL_HOW_TO, type ModelId } from "../core/client.ts";
+import { MODEL_HOW_TO, type ModelId } from "../core/models.ts";
 import { loadCore, loadModelFiles, modelReader, NodeVault, wasmMemory } from "../core/node.ts";
 import { CliError, repoRoot } from "./common.ts";
 import { percentile, round } from "./metrics.ts";

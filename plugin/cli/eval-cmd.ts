@@ -5,7 +5,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 import type { SearchMode, SearchRequest, StrataCoreApi } from "../core/api.ts";
-import { describeModel, modelReport } from "../core/client.ts";
+import { describeModel, modelReport } from "../core/models.ts";
 import {
   CliError,
   intOption,

@@ -1,7 +1,9 @@
 // `strata index <vault>`: build or update the vault's index, then embed its pending chunks
 // (when the embedding model is present and --no-embed is not given).
 
-import { describeModel, modelReport, openIndex, type ModelLoad, type ReconcileSummary } from "../core/client.ts";
+import { openIndex } from "../core/index-store.ts";
+import type { ReconcileSummary } from "../core/reconcile.ts";
+import { describeModel, modelReport, type ModelLoad } from "../core/models.ts";
 import { findModelDir, loadCore } from "../core/node.ts";
 import {
   embedWithProgress,

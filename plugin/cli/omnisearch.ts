@@ -8,7 +8,7 @@
 import MiniSearch, { type Options, type SearchResult } from "minisearch";
 import * as path from "node:path";
 
-import type { VaultSource } from "../core/client.ts";
+import type { VaultSource } from "../core/note-reads.ts";
 
 export interface OmniDoc {
   path: string;

@@ -1,7 +1,9 @@
 // `strata search <vault> "<query>"`: search the vault's index (indexing it first if it has none).
 
 import type { Hit, SearchFilters, SearchMode, SearchRequest, SearchResponse, StrataCoreApi } from "../core/api.ts";
-import { coreErrorCode, describeModel, errorMessage, modelReport, searchWithSnippets, type ModelLoad, type ReadNote } from "../core/client.ts";
+import { coreErrorCode, errorMessage } from "../core/errors.ts";
+import { searchWithSnippets, type ReadNote } from "../core/note-reads.ts";
+import { describeModel, modelReport, type ModelLoad } from "../core/models.ts";
 import {
   CliError,
   intOption,

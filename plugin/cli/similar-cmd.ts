@@ -4,7 +4,9 @@ import { existsSync } from "node:fs";
 import * as path from "node:path";
 
 import type { SimilarResponse, StrataCoreApi } from "../core/api.ts";
-import { coreErrorCode, embedStepFrom, errorMessage, persist } from "../core/client.ts";
+import { coreErrorCode, errorMessage } from "../core/errors.ts";
+import { persist } from "../core/index-store.ts";
+import { embedStepFrom } from "../core/embedding.ts";
 import {
   CliError,
   EMBED_FIRST_LIMIT,

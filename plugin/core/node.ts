@@ -10,18 +10,10 @@ import { fileURLToPath } from "node:url";
 import { initSync, StrataCore } from "../../build/wasm/strata_core.js";
 import { initSync as initEmbedderSync, StrataEmbedder } from "../../build/wasm/strata_embedder.js";
 import type { FileStat, Skip } from "./api.ts";
-import {
-  DEFAULT_MODEL,
-  installEmbedderHook,
-  MODEL_FILE,
-  TOKENIZER_FILE,
-  type IndexStore,
-  type ModelId,
-  type ReadModel,
-  type StrataCoreStatic,
-  type VaultListing,
-  type VaultSource,
-} from "./client.ts";
+import { installEmbedderHook, type StrataCoreStatic } from "./wasm-classes.ts";
+import type { IndexStore } from "./index-store.ts";
+import type { VaultListing, VaultSource } from "./note-reads.ts";
+import { DEFAULT_MODEL, MODEL_FILE, TOKENIZER_FILE, type ModelId, type ReadModel } from "./models.ts";
 
 const WASM_NAME = "strata_core_bg.wasm";
 export const EMBEDDER_WASM_NAME = "strata_embedder_bg.wasm";
@@ -51,7 +43,7 @@ export function findWasm(name: string = WASM_NAME): string {
   throw new Error(`${name} was not found: run scripts/build-wasm.sh (or set STRATA_WASM)`);
 }
 
-export { DEFAULT_MODEL, MODEL_FILE, MODEL_HOW_TO, MODEL_IDS, MODEL_SCRIPT, TOKENIZER_FILE } from "./client.ts";
+export { DEFAULT_MODEL, MODEL_FILE, MODEL_HOW_TO, MODEL_IDS, MODEL_SCRIPT, TOKENIZER_FILE } from "./models.ts";
 
 /**
  * A model's folder: `$STRATA_MODELS/<id>` when that is set, else `models/<id>` in this

@@ -1,6 +1,6 @@
 // The search worker's engine: owns the wasm core and serves WorkerApi over an Endpoint. Index
 // and note I/O go back to the UI thread (HostApi) through the shared client's IndexStore and
-// VaultSource, so open/persist/reconcile/embedAll are plugin/core/client.ts, unchanged. The
+// VaultSource, so open/persist/reconcile/embedAll are the shared client's (plugin/core/), unchanged. The
 // index stores no note text: searches read their hits' notes for snippets, reads the note,
 // renames the renamed note and embedding the notes a step needs, all through the host.
 //
@@ -14,25 +14,14 @@
 import init, { StrataCore } from "../../build/wasm/strata_core.js";
 import initEmbedder, { StrataEmbedder } from "../../build/wasm/strata_embedder.js";
 import type { CoreConfig, EmbedProgress, FileStat, NoteInput, Rename, StrataCoreApi } from "../core/api.ts";
-import {
-  asBytes,
-  embedAll,
-  errorMessage,
-  installEmbedderHook,
-  loadChosenModel,
-  openIndex,
-  persist,
-  readNote,
-  reconcile,
-  searchWithSnippets,
-  type IndexStore,
-  type ModelLoad,
-  type ReadModel,
-  type ReconcileProgress,
-  type ReconcileSummary,
-  type StrataCoreStatic,
-  type VaultSource,
-} from "../core/client.ts";
+import { errorMessage } from "../core/errors.ts";
+import { asBytes } from "../core/bytes.ts";
+import { installEmbedderHook, type StrataCoreStatic } from "../core/wasm-classes.ts";
+import { openIndex, persist, type IndexStore } from "../core/index-store.ts";
+import { readNote, searchWithSnippets, type VaultSource } from "../core/note-reads.ts";
+import { reconcile, type ReconcileProgress, type ReconcileSummary } from "../core/reconcile.ts";
+import { embedAll } from "../core/embedding.ts";
+import { loadChosenModel, type ModelLoad, type ReadModel } from "../core/models.ts";
 import { CancelledError, Endpoint, type Handlers, type PortLike } from "./rpc.ts";
 import { pluginModelHowTo } from "./settings.ts";
 import { decodeBase64, decodeInlineWasm } from "./wasm-inline.ts";

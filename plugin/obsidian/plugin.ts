@@ -6,7 +6,10 @@
 
 import { Notice, Platform, Plugin, TFile, TFolder, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
 import type { EmbedProgress, SearchRequest, SearchResponse, SimilarResponse, Status } from "../core/api.ts";
-import { defaultIndexDir, errorMessage, type ModelLoad, type ReconcileSummary } from "../core/client.ts";
+import { errorMessage } from "../core/errors.ts";
+import { defaultIndexDir } from "../core/index-store.ts";
+import type { ReconcileSummary } from "../core/reconcile.ts";
+import type { ModelLoad } from "../core/models.ts";
 import { markPresence, startBridge, type BridgeHandle } from "./bridge.ts";
 import { ObsidianBackend } from "./backend.ts";
 import { ChangeQueue } from "./events.ts";

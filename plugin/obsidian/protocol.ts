@@ -19,7 +19,8 @@ import type {
   Status,
   UpdateReport,
 } from "../core/api.ts";
-import type { ModelLoad, ReconcileProgress, ReconcileSummary } from "../core/client.ts";
+import type { ReconcileProgress, ReconcileSummary } from "../core/reconcile.ts";
+import type { ModelLoad } from "../core/models.ts";
 
 export interface OpenResult extends OpenReport {
   /** Orphans (crash leftovers, sync-conflict copies) deleted from the index folder. */

@@ -3,7 +3,7 @@
 // location, rebuild, clear).
 
 import { Platform, PluginSettingTab, Setting, type App } from "obsidian";
-import { AUTO_MODEL } from "../core/client.ts";
+import { AUTO_MODEL } from "../core/models.ts";
 import type StrataPlugin from "./plugin.ts";
 import { fmt } from "./status.ts";
 

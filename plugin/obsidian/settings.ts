@@ -3,7 +3,7 @@
 
 import type { CoreConfig, SearchMode } from "../core/api.ts";
 import type { ToolSettings } from "../core/backend.ts";
-import { AUTO_MODEL, isModelId, isModelSetting, MODEL_SCRIPT } from "../core/client.ts";
+import { AUTO_MODEL, isModelId, isModelSetting, MODEL_SCRIPT } from "../core/models.ts";
 
 export interface StrataSettings extends ToolSettings {
   /** Vault folders not indexed (prefix on whole segments). */

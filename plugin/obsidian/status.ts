@@ -2,7 +2,7 @@
 // re-embedding says for which model), else a quiet summary. Updates are coalesced to at most a few per second.
 
 import type { EmbedProgress } from "../core/api.ts";
-import type { ReconcileProgress } from "../core/client.ts";
+import type { ReconcileProgress } from "../core/reconcile.ts";
 
 export function formatEta(seconds: number | null | undefined): string {
   if (seconds == null || !Number.isFinite(seconds)) return "";

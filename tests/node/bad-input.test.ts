@@ -6,7 +6,8 @@ import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import type { StrataCoreApi } from "../../plugin/core/api.ts";
-import { reconcile, type ReconcileSummary, type VaultSource } from "../../plugin/core/client.ts";
+import { type VaultSource } from "../../plugin/core/note-reads.ts";
+import { reconcile, type ReconcileSummary } from "../../plugin/core/reconcile.ts";
 import { FsIndexStore, NodeVault } from "../../plugin/core/node.ts";
 import { cleanupTemps, CONFIG, copyFixture, Core, FIXTURE_NOTES, hashTree, indexDirOf, indexVault, tempDir, topPaths } from "./helpers.ts";
 

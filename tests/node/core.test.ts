@@ -6,7 +6,11 @@ import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import type { StrataCoreApi } from "../../plugin/core/api.ts";
-import { asBytes, coreErrorCode, openIndex, readNote, reconcile, searchWithSnippets } from "../../plugin/core/client.ts";
+import { coreErrorCode } from "../../plugin/core/errors.ts";
+import { asBytes } from "../../plugin/core/bytes.ts";
+import { openIndex } from "../../plugin/core/index-store.ts";
+import { readNote, searchWithSnippets } from "../../plugin/core/note-reads.ts";
+import { reconcile } from "../../plugin/core/reconcile.ts";
 import { FsIndexStore, NodeVault } from "../../plugin/core/node.ts";
 import {
   cleanupTemps,

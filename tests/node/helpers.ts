@@ -7,7 +7,8 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
 import type { CoreConfig, StrataCoreApi } from "../../plugin/core/api.ts";
-import { defaultIndexDir, openIndex, reconcile, type IndexStore } from "../../plugin/core/client.ts";
+import { defaultIndexDir, openIndex, type IndexStore } from "../../plugin/core/index-store.ts";
+import { reconcile } from "../../plugin/core/reconcile.ts";
 import { findModelDir, FsIndexStore, loadCore, loadModelFiles, modelPresent, NodeVault, type ModelFiles } from "../../plugin/core/node.ts";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");

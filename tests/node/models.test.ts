@@ -10,7 +10,11 @@ import * as path from "node:path";
 import { after, describe, test } from "node:test";
 
 import type { StrataCoreApi } from "../../plugin/core/api.ts";
-import { coreErrorCode, embedAll, embedStepFrom, loadChosenModel, openIndex, persist, reconcile, type ModelId, type ReadModel } from "../../plugin/core/client.ts";
+import { coreErrorCode } from "../../plugin/core/errors.ts";
+import { openIndex, persist } from "../../plugin/core/index-store.ts";
+import { reconcile } from "../../plugin/core/reconcile.ts";
+import { embedAll, embedStepFrom } from "../../plugin/core/embedding.ts";
+import { loadChosenModel, type ModelId, type ReadModel } from "../../plugin/core/models.ts";
 import { FsIndexStore, modelReader, NodeVault } from "../../plugin/core/node.ts";
 import { HeadlessBackend, readModelSetting } from "../../plugin/bridge/headless.ts";
 import { cleanupTemps, CONFIG, copyFixture, Core, FIXTURE, NEEDS_BOTH, NEEDS_E5, NEEDS_MODEL, tempDir } from "./helpers.ts";

@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { serveEngine } from "../../plugin/obsidian/engine.ts";
 import type { EngineState } from "../../plugin/obsidian/protocol.ts";
 import type { PortLike } from "../../plugin/obsidian/rpc.ts";
-import type { ModelId } from "../../plugin/core/client.ts";
+import type { ModelId } from "../../plugin/core/models.ts";
 import { EMBEDDER_WASM_NAME, findModelDir, findWasm, modelPresent } from "../../plugin/core/node.ts";
 import { ROOT } from "./helpers.ts";
 

@@ -8,7 +8,9 @@ import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import type { SearchMode, StrataCoreApi } from "../../plugin/core/api.ts";
-import { embedAll, embedStepFrom, openIndex, persist, reconcile, type IndexStore } from "../../plugin/core/client.ts";
+import { openIndex, persist, type IndexStore } from "../../plugin/core/index-store.ts";
+import { reconcile } from "../../plugin/core/reconcile.ts";
+import { embedAll, embedStepFrom } from "../../plugin/core/embedding.ts";
 import { FsIndexStore, NodeVault } from "../../plugin/core/node.ts";
 import { evaluate, loadQueries } from "../../plugin/cli/metrics.ts";
 import { cleanupTemps, CONFIG, cosine, copyFixture, Core, indexDirOf, indexVault, loadModelInto, NEEDS_MODEL, ROOT, tempDir } from "./helpers.ts";
