@@ -3,7 +3,7 @@
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 
-import type { BridgeOptions } from "./server.ts";
+import type { BridgeOptions } from "./stdio-server.ts";
 
 export const MCP_USAGE =
   "mcp <vault> [--config-dir .obsidian] [--write-tools] [--no-model] [--headless]   stdio MCP server for Claude (forwards to Obsidian when it runs)";

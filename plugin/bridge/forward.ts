@@ -5,7 +5,7 @@ import * as fs from "node:fs/promises";
 import * as http from "node:http";
 import * as path from "node:path";
 
-import { BRIDGE_INFO_FILE, type BridgeInfo, CALL_PATH, PING_PATH, pluginDirOf, type ToolResult } from "./protocol.ts";
+import { BRIDGE_INFO_FILE, type BridgeInfo, CALL_PATH, PING_PATH, pluginDirOf, type ToolResult } from "./loopback-protocol.ts";
 
 /** A transport failure (the plugin is gone): the caller falls back to headless. */
 export class PluginUnreachable extends Error {}

@@ -10,7 +10,7 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 
 import type { ListRequest, ListResponse, NoteInfo, ReadRequest, ReadResult, SearchRequest, SearchResponse, SimilarRequest, SimilarResponse, StrataCoreApi } from "../core/api.ts";
-import type { BackendStatus, ToolSettings, VaultBackend } from "../core/backend.ts";
+import type { BackendStatus, ToolSettings, VaultBackend } from "../core/vault-backend.ts";
 import { errorMessage } from "../core/errors.ts";
 import { defaultIndexDir, openIndex, persist } from "../core/index-store.ts";
 import { readNote, searchWithSnippets } from "../core/note-reads.ts";
@@ -18,7 +18,7 @@ import { reconcile } from "../core/reconcile.ts";
 import { embedStepFrom, stepChunks } from "../core/embedding.ts";
 import { AUTO_MODEL, isModelSetting, loadChosenModel } from "../core/models.ts";
 import { acquireIndexLock, atomicWrite, describeHolder, FsIndexStore, type IndexLock, loadCore, modelReader, NodeVault } from "../core/node.ts";
-import { pluginDirOf } from "./protocol.ts";
+import { pluginDirOf } from "./loopback-protocol.ts";
 import { checkVaultPath } from "./vault-paths.ts";
 
 /** Background embedding steps aim at this (ms): a tool call waits at most about that long. */

@@ -2,15 +2,15 @@
 // MCP tools (tools.ts) over the plugin's VaultBackend, so the stdio bridge Claude starts can
 // forward every call to the running Obsidian. It refuses requests without the token, with a
 // Host header that is not loopback (DNS rebinding) and with any Origin header (a web page).
-// The protocol is described in protocol.ts.
+// The protocol is described in loopback-protocol.ts.
 
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as http from "node:http";
 import * as path from "node:path";
 
-import type { VaultBackend } from "../core/backend.ts";
-import { BRIDGE_INFO_FILE, type BridgeInfo, CALL_PATH, MAX_BODY_BYTES, PING_PATH, PROTOCOL_VERSION } from "./protocol.ts";
+import type { VaultBackend } from "../core/vault-backend.ts";
+import { BRIDGE_INFO_FILE, type BridgeInfo, CALL_PATH, MAX_BODY_BYTES, PING_PATH, PROTOCOL_VERSION } from "./loopback-protocol.ts";
 import { callTool } from "./tools.ts";
 
 export interface LoopbackOptions {

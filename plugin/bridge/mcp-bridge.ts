@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 
 import { errorMessage } from "../core/errors.ts";
 import { BridgeUsageError, MCP_HELP, parseBridgeArgs } from "./args-cli.ts";
-import { serveStdio } from "./server.ts";
+import { serveStdio } from "./stdio-server.ts";
 
 async function main(): Promise<number> {
   let opts;

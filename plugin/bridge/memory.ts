@@ -6,11 +6,11 @@
 // and listed for review; nothing is ever deleted.
 
 import type { ListEntry } from "../core/api.ts";
-import type { VaultBackend } from "../core/backend.ts";
+import type { VaultBackend } from "../core/vault-backend.ts";
 import { type Args, optBool, optEnum, optInt, optNumber, optObject, optString, optStringArray, reqString, ToolInputError } from "./args.ts";
 import { isoDate } from "./format.ts";
 import { bodyOf, composeNote } from "./markdown-edit.ts";
-import type { ToolResult } from "./protocol.ts";
+import type { ToolResult } from "./loopback-protocol.ts";
 import { result } from "./read-tools.ts";
 import { checkId, newId } from "./sessions.ts";
 import { checkVaultFolder } from "./vault-paths.ts";

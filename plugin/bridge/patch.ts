@@ -4,11 +4,11 @@
 
 import { applyPatch, parsePatch } from "diff";
 
-import type { VaultBackend } from "../core/backend.ts";
+import type { VaultBackend } from "../core/vault-backend.ts";
 import { type Args, optObject, optString, reqString, ToolInputError } from "./args.ts";
 import { sha256Hex } from "./format.ts";
 import { EditError, replaceSection } from "./markdown-edit.ts";
-import type { ToolResult } from "./protocol.ts";
+import type { ToolResult } from "./loopback-protocol.ts";
 import { result } from "./read-tools.ts";
 import { checkNotePath } from "./vault-paths.ts";
 import { auditedWrite } from "./writes.ts";

@@ -3,7 +3,7 @@
 // VaultBackend; ranking, snippets and section boundaries are the core's.
 
 import type { Hit, ListRequest, ReadRequest, ReadResult, SearchFilters, SearchMode } from "../core/api.ts";
-import type { VaultBackend } from "../core/backend.ts";
+import type { VaultBackend } from "../core/vault-backend.ts";
 import {
   type Args,
   optBool,
@@ -16,7 +16,7 @@ import {
   ToolInputError,
 } from "./args.ts";
 import { capText, isoDate, lineRange, oneLineSnippet, round, shortContext } from "./format.ts";
-import type { ToolResult } from "./protocol.ts";
+import type { ToolResult } from "./loopback-protocol.ts";
 import { checkVaultFolder, checkVaultPath } from "./vault-paths.ts";
 
 export const MAX_TOP_K = 50;

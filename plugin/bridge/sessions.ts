@@ -11,10 +11,10 @@
 
 import { randomBytes } from "node:crypto";
 
-import type { VaultBackend } from "../core/backend.ts";
+import type { VaultBackend } from "../core/vault-backend.ts";
 import { type Args, optEnum, optInt, optString, optStringArray, reqString, ToolInputError } from "./args.ts";
 import { escapeHeadings, composeNote, readFrontmatter, scanHeadings, splitNote, updateFrontmatter } from "./markdown-edit.ts";
-import type { ToolResult } from "./protocol.ts";
+import type { ToolResult } from "./loopback-protocol.ts";
 import { result } from "./read-tools.ts";
 import { checkVaultFolder, checkVaultPath } from "./vault-paths.ts";
 import { auditedWrite } from "./writes.ts";

@@ -5,9 +5,9 @@
 // the same.
 
 import { errorMessage } from "../core/errors.ts";
-import type { VaultBackend } from "../core/backend.ts";
+import type { VaultBackend } from "../core/vault-backend.ts";
 import { argsObject, ToolInputError } from "./args.ts";
-import type { ToolResult } from "./protocol.ts";
+import type { ToolResult } from "./loopback-protocol.ts";
 import { memorySaveTool, memorySearchTool } from "./memory.ts";
 import { applyPatchTool } from "./patch.ts";
 import { sessionCompactTool, sessionSaveTool } from "./sessions.ts";

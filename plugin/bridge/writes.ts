@@ -3,10 +3,10 @@
 // (plugin folder: time, tool, path, old and new hash, reason) and one readable line in
 // CHANGELOG.md (in the user's changelog folder).
 
-import type { VaultBackend } from "../core/backend.ts";
+import type { VaultBackend } from "../core/vault-backend.ts";
 import { errorMessage } from "../core/errors.ts";
 import { sha256Hex } from "./format.ts";
-import { AUDIT_LOG_FILE } from "./protocol.ts";
+import { AUDIT_LOG_FILE } from "./loopback-protocol.ts";
 import { checkVaultFolder } from "./vault-paths.ts";
 
 export interface WriteRecord {

@@ -1,7 +1,7 @@
 // `strata mcp <vault>`: the stdio MCP server for Claude (the same as mcp-bridge.js).
 
 import { BridgeUsageError, MCP_HELP, MCP_USAGE, parseBridgeArgs } from "../bridge/args-cli.ts";
-import { serveStdio } from "../bridge/server.ts";
+import { serveStdio } from "../bridge/stdio-server.ts";
 import { CliError } from "./common.ts";
 
 export { MCP_USAGE };

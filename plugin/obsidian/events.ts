@@ -4,7 +4,7 @@
 // stays a rename (the core moves the note: no re-embedding of its sections).
 
 import type { FileStat } from "../core/api.ts";
-import type { ChangeSet } from "./protocol.ts";
+import type { ChangeSet } from "./worker-protocol.ts";
 
 export class ChangeQueue {
   private changed = new Map<string, FileStat>();

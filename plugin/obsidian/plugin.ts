@@ -10,11 +10,11 @@ import { errorMessage } from "../core/errors.ts";
 import { defaultIndexDir } from "../core/index-store.ts";
 import type { ReconcileSummary } from "../core/reconcile.ts";
 import type { ModelLoad } from "../core/models.ts";
-import { markPresence, startBridge, type BridgeHandle } from "./bridge.ts";
-import { ObsidianBackend } from "./backend.ts";
+import { markPresence, startBridge, type BridgeHandle } from "./bridge-endpoint.ts";
+import { ObsidianBackend } from "./tool-backend.ts";
 import { ChangeQueue } from "./events.ts";
-import { HostIO } from "./host.ts";
-import type { ApplyResult, ChangeSet, EngineState, HostApi, OpenResult, WorkerApi } from "./protocol.ts";
+import { HostIO } from "./host-io.ts";
+import type { ApplyResult, ChangeSet, WorkerState, HostApi, OpenResult, WorkerApi } from "./worker-protocol.ts";
 import { Endpoint, type PortLike } from "./rpc.ts";
 import { SearchModal, SimilarModal } from "./search-modal.ts";
 import { StrataSettingTab } from "./settings-tab.ts";
@@ -342,7 +342,7 @@ export default class StrataPlugin extends Plugin {
     return this.worker ? this.worker.call("status", {}) : null;
   }
 
-  async engineState(): Promise<EngineState | null> {
+  async workerState(): Promise<WorkerState | null> {
     return this.worker ? this.worker.call("state", {}) : null;
   }
 
@@ -394,7 +394,7 @@ export default class StrataPlugin extends Plugin {
 
   async statusLines(): Promise<string[]> {
     const st = await this.indexStatus().catch(() => null);
-    const state = await this.engineState().catch(() => null);
+    const state = await this.workerState().catch(() => null);
     const lines = ["Strata"];
     if (!st) return [...lines, "not running"];
     lines.push(`${fmt(st.notes)} notes, ${fmt(st.sections)} sections, ${(st.indexBytes / 1048576).toFixed(1)} MB`);

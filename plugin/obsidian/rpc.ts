@@ -1,6 +1,6 @@
 // A small typed RPC over a message port (a Web Worker, a worker_threads port, or one end of a
-// MessageChannel). Both ends can call the other: the UI thread calls the worker's engine, the
-// engine calls the UI thread back for file I/O (only the UI thread can reach app.vault).
+// MessageChannel). Both ends can call the other: the UI thread calls the worker's server, the
+// server calls the UI thread back for file I/O (only the UI thread can reach app.vault).
 //
 // Messages: {t:"req", id, method, arg} → {t:"res", id, ok, value | error}; {t:"cancel", id}
 // aborts the callee's signal for that request; {t:"evt", name, data} is one-way. A caller

@@ -2,7 +2,7 @@
 // derived from them.
 
 import type { CoreConfig, SearchMode } from "../core/api.ts";
-import type { ToolSettings } from "../core/backend.ts";
+import type { ToolSettings } from "../core/vault-backend.ts";
 import { AUTO_MODEL, isModelId, isModelSetting, MODEL_SCRIPT } from "../core/models.ts";
 
 export interface StrataSettings extends ToolSettings {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import * as path from "node:path";
 import { after, test } from "node:test";
 
-import type { BackendStatus, VaultBackend } from "../../plugin/core/backend.ts";
+import type { BackendStatus, VaultBackend } from "../../plugin/core/vault-backend.ts";
 import { HeadlessBackend } from "../../plugin/bridge/headless.ts";
 import { newBridgeToken, removeBridgeInfo, startLoopbackServer, writeBridgeInfo } from "../../plugin/bridge/loopback.ts";
 import { call, ok, spawnBridge } from "./bridge-helpers.ts";
@@ -82,7 +82,7 @@ test("plugin running: the bridge forwards every tool call to the loopback endpoi
 test("Obsidian running with the bridge turned off: an error that names the setting, never a second index writer", async () => {
   const vault = await copyFixture();
   const pluginDir = path.join(vault, ".obsidian/plugins/strata-search");
-  // What the plugin writes when its bridge is off (plugin/obsidian/bridge.ts markPresence).
+  // What the plugin writes when its bridge is off (plugin/obsidian/bridge-endpoint.ts markPresence).
   await writeBridgeInfo(pluginDir, { port: 0, token: "", pid: process.pid, vault: "vault" });
   const bridge = await spawnBridge([vault]);
   try {

@@ -7,8 +7,8 @@ import { mkdir, symlink } from "node:fs/promises";
 import { register } from "node:module";
 import * as path from "node:path";
 
-import { serveEngine } from "../../plugin/obsidian/engine.ts";
-import type { EngineState } from "../../plugin/obsidian/protocol.ts";
+import { serveWorker } from "../../plugin/obsidian/worker-server.ts";
+import type { WorkerState } from "../../plugin/obsidian/worker-protocol.ts";
 import type { PortLike } from "../../plugin/obsidian/rpc.ts";
 import type { ModelId } from "../../plugin/core/models.ts";
 import { EMBEDDER_WASM_NAME, findModelDir, findWasm, modelPresent } from "../../plugin/core/node.ts";
@@ -31,7 +31,7 @@ export const manifest = JSON.parse(readFileSync(path.join(ROOT, "manifest.json")
 /** Engines started by the in-process transport (tests read their counters through the plugin). */
 StrataPlugin.spawn = () => {
   const ch = new MessageChannel();
-  serveEngine(ch.port2 as unknown as PortLike, { core: () => WASM, embedder: () => EMBEDDER_WASM });
+  serveWorker(ch.port2 as unknown as PortLike, { core: () => WASM, embedder: () => EMBEDDER_WASM });
   return {
     port: ch.port1 as unknown as PortLike,
     terminate: () => {
@@ -90,8 +90,8 @@ export async function unloadPlugin(plugin: StrataPluginT): Promise<void> {
   await plugin.shutdown();
 }
 
-export async function engineState(plugin: StrataPluginT): Promise<EngineState> {
-  const st = await plugin.engineState();
+export async function workerState(plugin: StrataPluginT): Promise<WorkerState> {
+  const st = await plugin.workerState();
   if (!st) throw new Error("no worker");
   return st;
 }

@@ -10,7 +10,7 @@ import { after, describe, test } from "node:test";
 import type { EmbedProgress } from "../../plugin/core/api.ts";
 import { StatusBar } from "../../plugin/obsidian/status.ts";
 import { cleanupTemps, copyFixture, FIXTURE_NOTES, hashTree, NEEDS_BOTH, NEEDS_MODEL } from "./helpers.ts";
-import { engineState, eventually, installModel, loadPlugin, Notice, PLUGIN_DIR, settingRow, TFile, unloadPlugin, type StrataPluginT } from "./plugin-env.ts";
+import { workerState, eventually, installModel, loadPlugin, Notice, PLUGIN_DIR, settingRow, TFile, unloadPlugin, type StrataPluginT } from "./plugin-env.ts";
 
 after(cleanupTemps);
 
@@ -63,7 +63,7 @@ describe("plugin", () => {
       assert.equal(await eventually(() => topPath(plugin, "marmalade sundial"), 5000, "the created note"), "Inbox/New idea.md");
       await app.vault.delete(created);
       await eventually(async () => (await topPath(plugin, "marmalade sundial")) === undefined, 5000, "the deleted note to go");
-      const st = await engineState(plugin);
+      const st = await workerState(plugin);
       assert.equal(st.counters.reindexed, FIXTURE_NOTES.length, "events did not trigger a re-index of the vault");
     } finally {
       await unloadPlugin(plugin);
@@ -74,7 +74,7 @@ describe("plugin", () => {
     const vault = await copyFixture();
     const { plugin, app, adapter } = await loadPlugin(vault, { settings: { semantic: false } });
     try {
-      const before = (await engineState(plugin)).counters;
+      const before = (await workerState(plugin)).counters;
       const reads = adapter.log.length;
       const moved = new Promise<number>((resolve) => {
         const apply = plugin.applyChanges.bind(plugin);
@@ -86,7 +86,7 @@ describe("plugin", () => {
       });
       await app.vault.rename(app.vault.getFileByPath("Cooking/Sourdough starter.md")!, "Baking/Sourdough starter.md");
       assert.equal(await moved, 1, "the core moved it");
-      const after = (await engineState(plugin)).counters;
+      const after = (await workerState(plugin)).counters;
       assert.equal(after.notesRead, before.notesRead, "not read as a changed note");
       assert.equal(after.renamesRead - before.renamesRead, 1, "read once, for the content check");
       assert.deepEqual(
@@ -154,14 +154,14 @@ describe("plugin", () => {
       assert.equal(plugin.modelState, "loaded");
       const done = await plugin.worker!.call("embedIdle", {});
       assert.ok(done && done.done === done.total && done.total > 0, JSON.stringify(done));
-      const embeddedBefore = (await engineState(plugin)).counters.embedded;
+      const embeddedBefore = (await workerState(plugin)).counters.embedded;
       const note = await plugin.worker!.call("note", { path: "Cooking/Sourdough starter.md" });
       assert.ok(note && note.sections.length > 2, "the note has several sections");
       await app.vault.rename(app.vault.getFileByPath("Cooking/Sourdough starter.md")!, "Baking/Sourdough starter.md");
       await eventually(async () => (await plugin.worker!.call("note", { path: "Baking/Sourdough starter.md" })) !== null, 5000, "the move");
       const after = await plugin.worker!.call("embedIdle", {});
       assert.equal(after!.done, after!.total);
-      const embedded = (await engineState(plugin)).counters.embedded - embeddedBefore;
+      const embedded = (await workerState(plugin)).counters.embedded - embeddedBefore;
       // Only the note's lead vector ("Baking > Sourdough starter", then its opening lines) is new; no section is embedded again.
       assert.equal(embedded, 1, `embedded ${embedded} chunks after the rename`);
       const sim = await plugin.similar("Baking/Sourdough starter.md", 3);
@@ -211,7 +211,7 @@ describe("plugin", () => {
       assert.equal(second.plugin.openResult?.rebuilt, false);
       assert.equal(second.plugin.openResult?.notes, FIXTURE_NOTES.length);
       if (withModel) await second.plugin.worker!.call("embedIdle", {});
-      const st = await engineState(second.plugin);
+      const st = await workerState(second.plugin);
       assert.equal(st.counters.reindexed, 0, "no note re-indexed");
       assert.equal(st.counters.notesRead, 0, "no note read");
       assert.equal(st.counters.embedded, 0, "nothing re-embedded");

@@ -11,12 +11,12 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
-import type { ToolSettings } from "../core/backend.ts";
+import type { ToolSettings } from "../core/vault-backend.ts";
 import { errorMessage } from "../core/errors.ts";
 import { processAlive } from "../core/node.ts";
 import { PluginClient, PluginUnreachable, readBridgeInfo } from "./forward.ts";
 import { HeadlessBackend } from "./headless.ts";
-import type { ToolResult } from "./protocol.ts";
+import type { ToolResult } from "./loopback-protocol.ts";
 import { callTool, TOOLS, toolError } from "./tools.ts";
 
 export const SERVER_NAME = "strata";
@@ -66,7 +66,7 @@ export class ToolRouter {
     }
     if (this.plugin && this.plugin.stamp === found.stamp) return { kind: "plugin", client: this.plugin.client };
     if (found.info.port === 0) {
-      // Obsidian has the index open with the bridge turned off (plugin/obsidian/bridge.ts).
+      // Obsidian has the index open with the bridge turned off (plugin/obsidian/bridge-endpoint.ts).
       if (processAlive(found.info.pid)) {
         this.plugin = null;
         await this.dropHeadless();

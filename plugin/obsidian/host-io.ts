@@ -8,7 +8,7 @@ import type { App, DataAdapter } from "obsidian";
 import type { FileStat } from "../core/api.ts";
 import { MODEL_FILE, TOKENIZER_FILE } from "../core/models.ts";
 import { transfer, type Handlers, type Transfer } from "./rpc.ts";
-import type { HostApi } from "./protocol.ts";
+import type { HostApi } from "./worker-protocol.ts";
 
 /**
  * Names that sync tools give to conflicting copies: Dropbox/Nextcloud "x (conflicted copy …)",

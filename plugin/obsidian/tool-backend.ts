@@ -1,13 +1,13 @@
-// The plugin's VaultBackend (plugin/core/backend.ts) for the MCP tools: index reads go to the
+// The plugin's VaultBackend (plugin/core/vault-backend.ts) for the MCP tools: index reads go to the
 // search worker, note reads and writes go through app.vault, the audit log through the adapter
 // into the plugin folder. A write is pushed to the worker directly (not left to the debounced
 // vault event), so a search right after it sees the new text.
 
 import { normalizePath, TFile } from "obsidian";
 import type { ListRequest, ListResponse, NoteInfo, ReadRequest, ReadResult, SearchRequest, SearchResponse, SimilarRequest, SimilarResponse } from "../core/api.ts";
-import type { BackendStatus, ToolSettings, VaultBackend } from "../core/backend.ts";
+import type { BackendStatus, ToolSettings, VaultBackend } from "../core/vault-backend.ts";
 import type StrataPlugin from "./plugin.ts";
-import type { HostApi, WorkerApi } from "./protocol.ts";
+import type { HostApi, WorkerApi } from "./worker-protocol.ts";
 import type { Endpoint } from "./rpc.ts";
 
 export class ObsidianBackend implements VaultBackend {

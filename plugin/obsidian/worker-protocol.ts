@@ -1,4 +1,4 @@
-// The typed protocol between the UI thread (plugin) and the search worker (engine.ts).
+// The typed protocol between the UI thread (plugin) and the search worker (worker-server.ts).
 // WorkerApi: what the UI thread asks of the worker. HostApi: the file I/O the worker asks of
 // the UI thread (the index folder and the notes, through app.vault's adapter).
 
@@ -44,7 +44,7 @@ export interface ApplyResult extends UpdateReport {
   read: number;
 }
 
-export interface EngineCounters {
+export interface WorkerCounters {
   /** Chunks embedded by this worker since it started (all runs). */
   embedded: number;
   /** Notes passed to core.update() as upserts (reconcile + events). */
@@ -58,14 +58,14 @@ export interface EngineCounters {
   bytesWritten: number;
 }
 
-export interface EngineState {
+export interface WorkerState {
   phase: "starting" | "opening" | "reconciling" | "idle" | "closed";
   reconcile: ReconcileProgress | null;
   embedding: EmbedProgress | null;
   embeddingActive: boolean;
   pendingNotes: number;
   lastUpdate: number | null;
-  counters: EngineCounters;
+  counters: WorkerCounters;
 }
 
 export type WorkerApi = {
@@ -99,7 +99,7 @@ export type WorkerApi = {
   recordAccess(arg: { paths: string[] }): void;
   prioritize(arg: { paths: string[] }): void;
   status(arg: Record<string, never>): Status;
-  state(arg: Record<string, never>): EngineState;
+  state(arg: Record<string, never>): WorkerState;
   /** Stops embedding, persists, frees the core. */
   close(arg: Record<string, never>): void;
 };

@@ -1,4 +1,4 @@
-// The search worker's engine: owns the wasm core and serves WorkerApi over an Endpoint. Index
+// The search worker's server: owns the wasm core and serves WorkerApi over an Endpoint. Index
 // and note I/O go back to the UI thread (HostApi) through the shared client's IndexStore and
 // VaultSource, so open/persist/reconcile/embedAll are the shared client's (plugin/core/), unchanged. The
 // index stores no note text: searches read their hits' notes for snippets, reads the note,
@@ -25,7 +25,7 @@ import { loadChosenModel, type ModelLoad, type ReadModel } from "../core/models.
 import { CancelledError, Endpoint, type Handlers, type PortLike } from "./rpc.ts";
 import { pluginModelHowTo } from "./settings.ts";
 import { decodeBase64, decodeInlineWasm } from "./wasm-inline.ts";
-import type { ApplyResult, ChangeSet, EngineCounters, EngineState, HostApi, OpenResult, WorkerApi } from "./protocol.ts";
+import type { ApplyResult, ChangeSet, WorkerCounters, WorkerState, HostApi, OpenResult, WorkerApi } from "./worker-protocol.ts";
 
 /** Background embedding steps aim at this (ms): a search queued behind a step waits at most
  *  about that long (see stepChunks). */
@@ -44,7 +44,7 @@ const Core = StrataCore as unknown as StrataCoreStatic;
 export type WasmLoader = () => Promise<ArrayBuffer | Uint8Array> | ArrayBuffer | Uint8Array;
 
 /** The core's and the embedder's wasm. The embedder (4× the core) is loaded with a model
- *  only; without a loader for it, the engine asks the UI thread (HostApi.embedderWasm). */
+ *  only; without a loader for it, the server asks the UI thread (HostApi.embedderWasm). */
 export interface WasmLoaders {
   core: WasmLoader;
   embedder?: WasmLoader;
@@ -52,7 +52,7 @@ export interface WasmLoaders {
 
 const PERSIST_AFTER_MS = 2000;
 
-export class Engine implements Handlers<WorkerApi> {
+export class WorkerServer implements Handlers<WorkerApi> {
   private readonly host: Endpoint<HostApi, WorkerApi>;
   private core: StrataCoreApi | null = null;
   private config: CoreConfig = {};
@@ -73,7 +73,7 @@ export class Engine implements Handlers<WorkerApi> {
   private readWaiters: (() => void)[] = [];
   private persistTimer: ReturnType<typeof setTimeout> | null = null;
   private dirty = false;
-  private readonly st: EngineState = {
+  private readonly st: WorkerState = {
     phase: "starting",
     reconcile: null,
     embedding: null,
@@ -435,12 +435,12 @@ export class Engine implements Handlers<WorkerApi> {
     return this.need().status();
   }
 
-  state(): EngineState {
+  state(): WorkerState {
     return {
       ...this.st,
       embedding: this.core ? this.core.embedProgress() : this.st.embedding,
       embeddingActive: this.embedRun !== null,
-      counters: { ...this.st.counters } as EngineCounters,
+      counters: { ...this.st.counters } as WorkerCounters,
     };
   }
 
@@ -557,6 +557,6 @@ function macrotask(): Promise<void> {
 }
 
 /** Serves WorkerApi on `port` (a worker's global scope, or a MessagePort in tests). */
-export function serveEngine(port: PortLike, loaders: WasmLoaders | null): Engine {
-  return new Engine(port, loaders);
+export function serveWorker(port: PortLike, loaders: WasmLoaders | null): WorkerServer {
+  return new WorkerServer(port, loaders);
 }
