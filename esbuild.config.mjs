@@ -70,28 +70,47 @@ export function pluginBuildOptions({ entry, outfile, alias = {}, format = "cjs" 
   };
 }
 
-// Run directly (`node esbuild.config.mjs`): build the CLI and the plugin.
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  // 1. The headless CLI: `strata index|search|eval|bench`.
+/** The bench (plugin/bench → dist/strata-bench.js): its competitors (onnxruntime-web, with its
+ *  own .wasm files, and the JS tokenizer of its harness) are loaded from node_modules at run
+ *  time; MiniSearch is bundled. None of it is in the shipped bundles. */
+async function buildBench() {
   await build({
     ...common,
-    entryPoints: ["plugin/cli/main.ts"],
-    outfile: "dist/strata.js",
+    entryPoints: ["plugin/bench/main.ts"],
+    outfile: "dist/strata-bench.js",
     platform: "node",
     format: "esm",
-    // `strata mcp` bundles CommonJS dependencies (yaml, ajv) that require Node's built-ins.
     banner: { js: `#!/usr/bin/env node\n${ESM_REQUIRE_BANNER}` },
-    // The bench's competitor (onnxruntime-web, with its own .wasm files, and the JS tokenizer of
-    // its harness) is loaded from node_modules at run time, only by `strata bench`.
     external: ["onnxruntime-web", "@huggingface/tokenizers"],
   });
-  await chmod("dist/strata.js", 0o755);
+  await chmod("dist/strata-bench.js", 0o755);
+}
 
-  // 2. The Obsidian plugin: `main.js` (CommonJS, `obsidian` external) with the search worker
-  // inlined as source text and the two .wasm as base64 strings the plugin posts to the worker
-  // (see worker-entry.ts): the community installer ships main.js, manifest.json and styles.css only.
-  await build(pluginBuildOptions({ entry: "plugin/obsidian/main.ts", outfile: "main.js" }));
+// Run directly: `node esbuild.config.mjs` builds the CLI, the plugin, the MCP bridge and the
+// bench; `node esbuild.config.mjs --bench` the bench only (`npm run bench`).
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  if (!process.argv.includes("--bench")) {
+    // 1. The headless CLI: `strata index|search|similar|eval|mcp`.
+    await build({
+      ...common,
+      entryPoints: ["plugin/cli/main.ts"],
+      outfile: "dist/strata.js",
+      platform: "node",
+      format: "esm",
+      // `strata mcp` bundles CommonJS dependencies (yaml, ajv) that require Node's built-ins.
+      banner: { js: `#!/usr/bin/env node\n${ESM_REQUIRE_BANNER}` },
+    });
+    await chmod("dist/strata.js", 0o755);
 
-  // 3. The MCP bridge (dist/mcp-bridge.js, and mcp-bridge.js to install beside main.js).
-  await buildBridge();
+    // 2. The Obsidian plugin: `main.js` (CommonJS, `obsidian` external) with the search worker
+    // inlined as source text and the two .wasm as base64 strings the plugin posts to the worker
+    // (see worker-entry.ts): the community installer ships main.js, manifest.json and styles.css only.
+    await build(pluginBuildOptions({ entry: "plugin/obsidian/main.ts", outfile: "main.js" }));
+
+    // 3. The MCP bridge (dist/mcp-bridge.js, and mcp-bridge.js to install beside main.js).
+    await buildBridge();
+  }
+
+  // 4. The bench, beside the CLI (not shipped: dist/strata-bench.js).
+  await buildBench();
 }

@@ -27,6 +27,27 @@ export class CliError extends Error {
   }
 }
 
+/**
+ * Runs a command-line program's `main` with the process's arguments: its result is the exit
+ * code; a CliError is reported as one line with its code, anything else with its stack (exit 1).
+ */
+export function runMain(main: (argv: string[]) => Promise<number>): void {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      if (err instanceof CliError) {
+        process.stderr.write(`strata: ${err.message}\n`);
+        process.exitCode = err.exitCode;
+      } else {
+        process.stderr.write(`strata: error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+        process.exitCode = 1;
+      }
+    },
+  );
+}
+
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
 export function parse<O extends Options>(args: string[], options: O) {

@@ -1,7 +1,7 @@
-// The `strata` command: index, search, evaluate and benchmark a vault with the wasm core.
+// The `strata` command: index, search and evaluate a vault with the wasm core, serve it to
+// Claude over MCP. The benchmarks are a separate bundle (plugin/bench, dist/strata-bench.js).
 
-import { benchCommand, benchWorker, BENCH_USAGE } from "./bench.ts";
-import { CliError } from "./common.ts";
+import { CliError, runMain } from "./common.ts";
 import { evalCommand, EVAL_USAGE } from "./eval-cmd.ts";
 import { indexCommand, INDEX_USAGE } from "./index-cmd.ts";
 import { mcpCommand, MCP_USAGE } from "./mcp-cmd.ts";
@@ -15,7 +15,6 @@ usage:
   ${SEARCH_USAGE}
   ${SIMILAR_USAGE}
   ${EVAL_USAGE}
-  ${BENCH_USAGE}
   ${MCP_USAGE}
 
 The index lives in <vault>/<config-dir>/plugins/strata-search/index/ unless --index-dir is given.
@@ -26,6 +25,11 @@ the models/ folder, STRATA_MODEL_DIR the all-MiniLM-L6-v2 one). --model auto (th
 Exit codes: 0 ok, 1 failure, 2 bad usage or input (missing vault, unknown option, unavailable mode),
 130 interrupted (Ctrl-C while embedding: the work done so far is saved).
 `;
+
+/** What `strata bench` answers: the benchmarks are a bundle of their own, run from the repository. */
+const BENCH_MOVED =
+  "the benchmarks are not part of the strata CLI: in the repository, run `npm run bench -- [vault] [options]` " +
+  "(it builds and runs dist/strata-bench.js; `npm run bench -- --help` lists the options)";
 
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...args] = argv;
@@ -38,12 +42,10 @@ async function main(argv: string[]): Promise<number> {
       return similarCommand(args);
     case "eval":
       return evalCommand(args);
-    case "bench":
-      return benchCommand(args);
     case "mcp":
       return mcpCommand(args);
-    case "__bench-worker":
-      return benchWorker(args);
+    case "bench":
+      throw new CliError(BENCH_MOVED, 2);
     case undefined:
     case "help":
     case "-h":
@@ -55,17 +57,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    if (err instanceof CliError) {
-      process.stderr.write(`strata: ${err.message}\n`);
-      process.exitCode = err.exitCode;
-    } else {
-      process.stderr.write(`strata: error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      process.exitCode = 1;
-    }
-  },
-);
+runMain(main);

@@ -7,26 +7,6 @@ import type { CoreConfig, IndexFile, StrataCoreApi } from "./api.ts";
 export interface StrataCoreStatic {
   create(config: CoreConfig): StrataCoreApi;
   open(config: CoreConfig, files: IndexFile[]): StrataCoreApi;
-  /** The vector index benchmark (crate/src/vector_bench.rs) in this wasm build. */
-  benchVectors(sizes: Uint32Array | number[], dim: number): VectorBenchRow[];
-}
-
-/** One size of `benchVectors`: the int8 scan's query latency and recall@10 against exact f32. */
-export interface VectorBenchRow {
-  n: number;
-  dim: number;
-  queries: number;
-  queryP50Ms: number;
-  queryP95Ms: number;
-  queryMeanMs: number;
-  usPerVector: number;
-  recallNear: number;
-  recallRandom: number;
-  insertMs: number;
-  memoryBytes: number;
-  snapshotBytes: number;
-  snapshotWriteMs: number;
-  snapshotLoadMs: number;
 }
 
 /** The embedder wasm's class, as wasm-bindgen exports it (build/wasm/strata_embedder.js). */

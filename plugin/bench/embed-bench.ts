@@ -20,8 +20,8 @@ import * as path from "node:path";
 import type { CoreConfig, NoteInfo, NoteTexts, SectionInfo, StrataCoreApi } from "../core/api.ts";
 import { MODEL_HOW_TO, type ModelId } from "../core/models.ts";
 import { loadCore, loadModelFiles, modelReader, NodeVault, wasmMemory } from "../core/node.ts";
-import { CliError, repoRoot } from "./common.ts";
-import { percentile, round } from "./metrics.ts";
+import { CliError, repoRoot } from "../cli/common.ts";
+import { percentile, round } from "../cli/metrics.ts";
 
 const CONFIG: CoreConfig = { configDir: ".obsidian" };
 /** Chunks per timed step, on both sides (our embedStep(16) runs two model batches of 8). */
