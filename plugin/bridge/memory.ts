@@ -5,20 +5,53 @@
 // on retrieval, never by rewriting the notes. Expired memories are left out of the results
 // and listed for review; nothing is ever deleted.
 
+import { z } from "zod";
+
 import type { ListEntry } from "../core/api.ts";
 import type { VaultBackend } from "../core/vault-backend.ts";
-import { type Args, optBool, optEnum, optInt, optNumber, optObject, optString, optStringArray, reqString, ToolInputError } from "./args.ts";
 import { isoDate } from "./format.ts";
 import { bodyOf, composeNote } from "./markdown-edit.ts";
 import type { ToolResult } from "./loopback-protocol.ts";
 import { result } from "./read-tools.ts";
 import { checkId, newId } from "./sessions.ts";
+import { args, argName, bool, int, num, oneOf, text, textList, ToolInputError } from "./tool-schema.ts";
 import { checkVaultFolder } from "./vault-paths.ts";
 import { auditedWrite } from "./writes.ts";
 
 export const LEVELS = ["project", "task", "subtask"] as const;
 export type Level = (typeof LEVELS)[number];
 const RANK: Record<Level, number> = { project: 0, task: 1, subtask: 2 };
+
+export const memorySaveInput = args({
+  level: oneOf(LEVELS, { required: true }),
+  text: text(10_000, { required: true }).describe("The memory itself, self-contained (it is read without its context)."),
+  parent_id: text(80).optional().describe("The id of the parent memory (a project for a task, a task for a subtask)."),
+  metadata: z
+    .record(
+      z.string(),
+      z.union([z.string(), z.number(), z.boolean()], { error: (iss) => `${argName(iss.path)} must be a string, number or boolean` }),
+      { error: (iss) => `${argName(iss.path)} must be an object` },
+    )
+    .optional()
+    .describe("Extra key → string/number/boolean values."),
+  ttl_days: num(0, 36_500, { exclusiveMin: true }).optional().describe("Days until it expires (omit: never)."),
+  confidence: num(0, 1).optional(),
+  tags: textList({ max: 20, maxLen: 100 }).optional(),
+  promoted_from: text(80).optional().describe("The id of a lower-level memory this one promotes."),
+});
+
+export const memorySearchInput = args({
+  query: text(500).optional().describe("What to recall (omit to list the newest)."),
+  level: z
+    .union([oneOf(LEVELS), z.array(oneOf(LEVELS)).min(1).max(3)], {
+      error: (iss) => `${argName(iss.path)} must be one of ${LEVELS.map((l) => JSON.stringify(l)).join(", ")}, or a list of 1 to 3 of them`,
+    })
+    .optional()
+    .describe("One level or a list of levels."),
+  parent_id: text(80).optional().describe("Only the memories directly under this one."),
+  top_k: int(1, 50).optional().describe("How many (default 10)."),
+  include_expired: bool().optional().describe("Also return expired memories (default false)."),
+});
 
 export interface Memory {
   id: string;
@@ -86,31 +119,18 @@ async function findMemory(backend: VaultBackend, folder: string, id: string): Pr
   return null;
 }
 
-export async function memorySaveTool(backend: VaultBackend, a: Args): Promise<ToolResult> {
+export async function memorySaveTool(backend: VaultBackend, a: z.output<typeof memorySaveInput>): Promise<ToolResult> {
   const configDir = (await backend.status()).configDir;
   const folder = memoryFolder(backend, configDir);
-  const level = optEnum(a, "level", LEVELS);
-  if (!level) throw new ToolInputError(`level is required: one of ${LEVELS.join(", ")}`);
-  const text = reqString(a, "text", 10_000);
-  const parentId = optString(a, "parent_id", 80);
-  const ttl = optNumber(a, "ttl_days", 0, 36_500, true);
-  const confidence = optNumber(a, "confidence", 0, 1);
-  const promotedFrom = optString(a, "promoted_from", 80);
-  const tags = (optStringArray(a, "tags", { max: 20, maxLen: 100 }) ?? []).map((t) => t.replace(/^#/, "").trim()).filter(Boolean);
-  const metaArg = optObject(a, "metadata", Object.keys((a.metadata as object | undefined) ?? {}));
-  const metadata: Record<string, string | number | boolean> = {};
-  if (metaArg) {
-    const keys = Object.keys(metaArg);
-    if (keys.length > 30) throw new ToolInputError("metadata holds more than 30 keys");
-    for (const k of keys) {
-      const v = metaArg[k];
-      if (!/^[A-Za-z0-9_-]{1,60}$/.test(k)) throw new ToolInputError(`metadata key ${JSON.stringify(k)}: use letters, digits, "_" or "-"`);
-      if (typeof v === "string") {
-        if (v.length > 1000) throw new ToolInputError(`metadata.${k} is longer than 1000 characters`);
-        metadata[k] = v;
-      } else if ((typeof v === "number" && Number.isFinite(v)) || typeof v === "boolean") metadata[k] = v;
-      else throw new ToolInputError(`metadata.${k} must be a string, number or boolean`);
-    }
+  const { level, text, parent_id: parentId, ttl_days: ttl, confidence, promoted_from: promotedFrom } = a;
+  const tags = (a.tags ?? []).map((t) => t.replace(/^#/, "").trim()).filter(Boolean);
+  const metadata = a.metadata ?? {};
+  const keys = Object.keys(metadata);
+  if (keys.length > 30) throw new ToolInputError("metadata holds more than 30 keys");
+  for (const k of keys) {
+    if (!/^[A-Za-z0-9_-]{1,60}$/.test(k)) throw new ToolInputError(`metadata key ${JSON.stringify(k)}: use letters, digits, "_" or "-"`);
+    const v = metadata[k];
+    if (typeof v === "string" && v.length > 1000) throw new ToolInputError(`metadata.${k} is longer than 1000 characters`);
   }
   if (parentId !== undefined) {
     checkId(parentId, "parent_id");
@@ -157,23 +177,15 @@ function oneLine(s: string, max: number): string {
   return t.length > max ? t.slice(0, max) + "…" : t;
 }
 
-export async function memorySearchTool(backend: VaultBackend, a: Args): Promise<ToolResult> {
+export async function memorySearchTool(backend: VaultBackend, a: z.output<typeof memorySearchInput>): Promise<ToolResult> {
   const configDir = (await backend.status()).configDir;
   const folder = memoryFolder(backend, configDir);
-  const query = optString(a, "query", 500)?.trim() || undefined;
-  const levelArg = a.level;
-  let levels: Level[] | undefined;
-  if (Array.isArray(levelArg)) {
-    levels = (optStringArray(a, "level", { min: 1, max: 3, maxLen: 20 }) ?? []) as Level[];
-    for (const l of levels) if (!LEVELS.includes(l)) throw new ToolInputError(`level must be among ${LEVELS.join(", ")}`);
-  } else {
-    const one = optEnum(a, "level", LEVELS);
-    if (one) levels = [one];
-  }
-  const parentId = optString(a, "parent_id", 80);
+  const query = a.query?.trim() || undefined;
+  const levels: Level[] | undefined = a.level === undefined ? undefined : Array.isArray(a.level) ? a.level : [a.level];
+  const parentId = a.parent_id;
   if (parentId !== undefined) checkId(parentId, "parent_id");
-  const k = optInt(a, "top_k", 1, 50) ?? 10;
-  const includeExpired = optBool(a, "include_expired") ?? false;
+  const k = a.top_k ?? 10;
+  const includeExpired = a.include_expired ?? false;
   const now = Date.now();
 
   const all = await allMemories(backend, folder);

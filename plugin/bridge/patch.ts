@@ -4,16 +4,33 @@
 
 import { applyPatch, parsePatch } from "diff";
 
+import type { z } from "zod";
+
 import type { VaultBackend } from "../core/vault-backend.ts";
-import { type Args, optObject, optString, reqString, ToolInputError } from "./args.ts";
 import { sha256Hex } from "./format.ts";
 import { EditError, replaceSection } from "./markdown-edit.ts";
 import type { ToolResult } from "./loopback-protocol.ts";
-import { result } from "./read-tools.ts";
+import { notePath, result } from "./read-tools.ts";
+import { args, oneOf, text, ToolInputError } from "./tool-schema.ts";
 import { checkNotePath } from "./vault-paths.ts";
 import { auditedWrite } from "./writes.ts";
 
 export const MAX_EDIT_CHARS = 200_000;
+
+export const applyPatchInput = args({
+  path: notePath("The note to edit (a .md note)."),
+  expected_hash: text(100, { required: true }).describe("The content_hash from your latest read of this note (64 hex characters)."),
+  edit: args(
+    {
+      type: oneOf(["replace_section", "unified_diff"], { required: true }),
+      heading: text(1000).optional().describe('replace_section: the heading text or path ("Plan > Risks").'),
+      content: text(MAX_EDIT_CHARS).optional().describe("replace_section: the new text of the section, without its heading line."),
+      diff: text(MAX_EDIT_CHARS).optional().describe("unified_diff: the diff (---/+++ headers optional, @@ hunks with context lines)."),
+    },
+    { missing: 'edit is required: {"type": "replace_section", "heading", "content"} or {"type": "unified_diff", "diff"}' },
+  ).describe("What to change."),
+  reason: text(500, { required: true }).describe("Why, in one sentence (shown to the user)."),
+});
 
 function applyUnifiedDiff(text: string, diff: string, notePath: string): string {
   let patches;
@@ -37,15 +54,12 @@ function applyUnifiedDiff(text: string, diff: string, notePath: string): string 
   return out;
 }
 
-export async function applyPatchTool(backend: VaultBackend, a: Args): Promise<ToolResult> {
+export async function applyPatchTool(backend: VaultBackend, a: z.output<typeof applyPatchInput>): Promise<ToolResult> {
   const configDir = (await backend.status()).configDir;
-  const notePath = checkNotePath(reqString(a, "path", 1024), configDir);
-  const expected = reqString(a, "expected_hash", 100).trim().toLowerCase();
+  const notePath = checkNotePath(a.path, configDir);
+  const expected = a.expected_hash.trim().toLowerCase();
   if (!/^[0-9a-f]{64}$/.test(expected)) throw new ToolInputError("expected_hash must be the 64-character content_hash that read returned");
-  const reason = reqString(a, "reason", 500);
-  const edit = optObject(a, "edit", ["type", "heading", "content", "diff"]);
-  if (!edit) throw new ToolInputError('edit is required: {"type": "replace_section", "heading", "content"} or {"type": "unified_diff", "diff"}');
-  const type = reqString(edit, "type", 40);
+  const { reason, edit } = a;
 
   const current = await backend.readText(notePath);
   if (current === null) return { content: [{ type: "text", text: `${notePath} does not exist; nothing was written.` }], isError: true };
@@ -65,18 +79,16 @@ export async function applyPatchTool(backend: VaultBackend, a: Args): Promise<To
 
   let next: string;
   try {
-    if (type === "replace_section") {
-      const heading = reqString(edit, "heading", 1000);
-      const content = optString(edit, "content", MAX_EDIT_CHARS);
-      if (content === undefined) throw new ToolInputError("edit.content is required (the section's new text, below its heading)");
+    if (edit.type === "replace_section") {
+      const heading = edit.heading?.trim() ? edit.heading : undefined;
+      if (heading === undefined) throw new ToolInputError("edit.heading is required (a non-empty string) for replace_section");
+      if (edit.content === undefined) throw new ToolInputError("edit.content is required (the section's new text, below its heading)");
       if (edit.diff !== undefined) throw new ToolInputError("edit.diff does not go with replace_section");
-      next = replaceSection(current, heading, content);
-    } else if (type === "unified_diff") {
-      const diff = reqString(edit, "diff", MAX_EDIT_CHARS);
-      if (edit.heading !== undefined || edit.content !== undefined) throw new ToolInputError("edit.heading/content do not go with unified_diff");
-      next = applyUnifiedDiff(current, diff, notePath);
+      next = replaceSection(current, heading, edit.content);
     } else {
-      throw new ToolInputError('edit.type must be "replace_section" or "unified_diff"');
+      if (!edit.diff?.trim()) throw new ToolInputError("edit.diff is required (a non-empty string) for unified_diff");
+      if (edit.heading !== undefined || edit.content !== undefined) throw new ToolInputError("edit.heading/content do not go with unified_diff");
+      next = applyUnifiedDiff(current, edit.diff, notePath);
     }
   } catch (err) {
     if (err instanceof EditError) {

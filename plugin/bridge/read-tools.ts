@@ -2,19 +2,11 @@
 // the whole note), similar, list and status. They orchestrate the core through a
 // VaultBackend; ranking, snippets and section boundaries are the core's.
 
-import type { Hit, ListRequest, ReadRequest, ReadResult, SearchFilters, SearchMode } from "../core/api.ts";
+import type { Hit, ListRequest, ReadRequest, ReadResult, SearchFilters } from "../core/api.ts";
 import type { VaultBackend } from "../core/vault-backend.ts";
-import {
-  type Args,
-  optBool,
-  optEnum,
-  optInt,
-  optObject,
-  optString,
-  optStringArray,
-  reqString,
-  ToolInputError,
-} from "./args.ts";
+import type { z } from "zod";
+
+import { args, bool, int, oneOf, text, textList, ToolInputError } from "./tool-schema.ts";
 import { capText, isoDate, lineRange, oneLineSnippet, round, shortContext } from "./format.ts";
 import type { ToolResult } from "./loopback-protocol.ts";
 import { checkVaultFolder, checkVaultPath } from "./vault-paths.ts";
@@ -23,29 +15,92 @@ export const MAX_TOP_K = 50;
 export const DEFAULT_READ_CHARS = 6000;
 export const MAX_READ_CHARS = 20_000;
 export const MAX_SECTION_IDS = 10;
+export const MAX_LIST = 200;
+
+/** A note's path argument. */
+export const notePath = (what: string) =>
+  text(1024, { required: true }).describe(
+    `${what} Vault-relative, "/" separated, with the extension, e.g. "Projects/Plan.md" (as search results give it).`,
+  );
+
+const propertyFilter = args({ key: text(200, { required: true }), value: text(1000, { required: true }) }).describe(
+  "A frontmatter property that must equal value (case-insensitive; list properties match any item).",
+);
+
+export const searchInput = args({
+  queries: textList({
+    min: 1,
+    max: 5,
+    maxLen: 500,
+    missing: 'queries is required: 1 to 5 strings, the user\'s words first, e.g. {"queries": ["sourdough feeding"]}',
+  }).describe("1–5 query strings. The first is the user's words (weighted double); the others are your expansions."),
+  mode: oneOf(["hybrid", "lexical", "semantic"])
+    .optional()
+    .describe("hybrid (default) fuses keywords and meaning; lexical = exact words, names, codes; semantic = meaning only (needs the model)."),
+  top_k: int(1, MAX_TOP_K).optional().describe("How many results (default 10, at most 50)."),
+  filters: args({
+    folder: text(1024).optional().describe('Folder prefix, e.g. "Projects" or "Projects/Alpha".'),
+    tag: text(200).optional().describe('A tag, with or without "#"; nested tags match their children ("a" matches "a/b").'),
+    property: propertyFilter.optional(),
+    min_depth: int(0, 6).optional().describe("0 = whole note, 1–3 = heading levels."),
+    max_depth: int(0, 6).optional(),
+  })
+    .optional()
+    .describe("Narrow the search."),
+  depth_order: oneOf(["relevance", "shallow", "deep"])
+    .optional()
+    .describe("Tie-break: relevance (default), shallow (overviews first) or deep (details first)."),
+});
+
+export const readInput = args({
+  path: notePath("The note."),
+  section_id: text(1200).optional().describe('A section id from search or similar, e.g. "Projects/Plan.md#3".'),
+  section_ids: textList({ min: 1, max: MAX_SECTION_IDS, maxLen: 1200 }).optional().describe("Several sections of the same note at once."),
+  heading: text(1000).optional().describe('Heading text, or a heading path such as "Plan > Risks".'),
+  start_line: int(1, 10_000_000).optional().describe("First line (1-based) of a line range."),
+  max_lines: int(1, 100_000).optional().describe("Lines to read from start_line."),
+  max_chars: int(100, MAX_READ_CHARS).optional().describe("Cut the text here (default 6000, at most 20000)."),
+  parent: bool().optional().describe("Widen the section to its parent section."),
+  whole: bool().optional().describe("Read the whole note."),
+});
+
+export const similarInput = args({
+  path: text(1024)
+    .optional()
+    .describe(
+      'The note to compare with (give this or section_id). Vault-relative, "/" separated, with the extension, e.g. "Projects/Plan.md" (as search results give it).',
+    ),
+  section_id: text(1200).optional().describe("A section to compare with, from search or read."),
+  top_k: int(1, MAX_TOP_K).optional().describe("How many notes (default 10)."),
+});
+
+export const listInput = args({
+  folder: text(1024).optional().describe('Folder prefix, e.g. "Projects". Omit for the whole vault.'),
+  tag: text(200).optional().describe("A tag; nested tags match their children."),
+  property: propertyFilter.optional(),
+  sort: oneOf(["path", "mtime"]).optional().describe("path (default) or mtime (newest first)."),
+  offset: int(0, 10_000_000).optional().describe("Skip this many (paging)."),
+  limit: int(1, MAX_LIST).optional().describe("At most this many (default 50)."),
+});
+
+export const statusInput = args({});
 
 export function result(text: string, structured?: Record<string, unknown>): ToolResult {
   return { content: [{ type: "text", text: capText(text) }], ...(structured ? { structuredContent: structured } : {}) };
 }
 
-function parseFilters(a: Args, configDir: string): SearchFilters | undefined {
-  const f = optObject(a, "filters", ["folder", "tag", "property", "min_depth", "max_depth"]);
+function parseFilters(f: z.output<typeof searchInput>["filters"], configDir: string): SearchFilters | undefined {
   if (!f) return undefined;
   const out: SearchFilters = {};
-  const folder = optString(f, "folder", 1024);
-  if (folder !== undefined) {
-    const checked = checkVaultFolder(folder, configDir, "filters.folder");
+  if (f.folder !== undefined) {
+    const checked = checkVaultFolder(f.folder, configDir, "filters.folder");
     if (checked) out.folder = checked;
   }
-  const tag = optString(f, "tag", 200);
-  if (tag !== undefined && tag.trim()) out.tag = tag.trim();
-  const prop = optObject(f, "property", ["key", "value"]);
-  if (prop) out.property = { key: reqString(prop, "key", 200), value: reqString(prop, "value", 1000) };
-  const minDepth = optInt(f, "min_depth", 0, 6);
-  const maxDepth = optInt(f, "max_depth", 0, 6);
-  if (minDepth !== undefined) out.minDepth = minDepth;
-  if (maxDepth !== undefined) out.maxDepth = maxDepth;
-  if (minDepth !== undefined && maxDepth !== undefined && minDepth > maxDepth) {
+  if (f.tag !== undefined && f.tag.trim()) out.tag = f.tag.trim();
+  if (f.property) out.property = f.property;
+  if (f.min_depth !== undefined) out.minDepth = f.min_depth;
+  if (f.max_depth !== undefined) out.maxDepth = f.max_depth;
+  if (f.min_depth !== undefined && f.max_depth !== undefined && f.min_depth > f.max_depth) {
     throw new ToolInputError("filters.min_depth is larger than filters.max_depth");
   }
   return out;
@@ -94,16 +149,14 @@ function hitLines(i: number, h: CompactHit): string[] {
   return lines;
 }
 
-export async function searchTool(backend: VaultBackend, a: Args): Promise<ToolResult> {
+export async function searchTool(backend: VaultBackend, a: z.output<typeof searchInput>): Promise<ToolResult> {
   const configDir = (await backend.status()).configDir;
-  const queries = optStringArray(a, "queries", { min: 1, max: 5, maxLen: 500 });
-  if (!queries) throw new ToolInputError('queries is required: 1 to 5 strings, the user\'s words first, e.g. {"queries": ["sourdough feeding"]}');
-  const cleaned = queries.map((q) => q.trim()).filter((q) => q.length > 0);
+  const cleaned = a.queries.map((q) => q.trim()).filter((q) => q.length > 0);
   if (cleaned.length === 0) throw new ToolInputError("queries holds only empty strings");
-  const mode = optEnum<SearchMode>(a, "mode", ["hybrid", "lexical", "semantic"]) ?? "hybrid";
-  const topK = optInt(a, "top_k", 1, MAX_TOP_K) ?? 10;
-  const filters = parseFilters(a, configDir);
-  const order = optEnum(a, "depth_order", ["relevance", "shallow", "deep"] as const);
+  const mode = a.mode ?? "hybrid";
+  const topK = a.top_k ?? 10;
+  const filters = parseFilters(a.filters, configDir);
+  const order = a.depth_order;
   const res = await backend.search({
     query: cleaned[0],
     queries: cleaned.slice(1),
@@ -163,17 +216,13 @@ function readStructured(r: ReadResult) {
   };
 }
 
-export async function readTool(backend: VaultBackend, a: Args): Promise<ToolResult> {
+export async function readTool(backend: VaultBackend, a: z.output<typeof readInput>): Promise<ToolResult> {
   const configDir = (await backend.status()).configDir;
-  const path = checkVaultPath(reqString(a, "path", 1024), configDir);
-  const heading = optString(a, "heading", 1000);
-  const sectionId = optString(a, "section_id", 1200);
-  const sectionIds = optStringArray(a, "section_ids", { min: 1, max: MAX_SECTION_IDS, maxLen: 1200 });
-  const startLine = optInt(a, "start_line", 1, 10_000_000);
-  const maxLines = optInt(a, "max_lines", 1, 100_000);
-  const maxChars = optInt(a, "max_chars", 100, MAX_READ_CHARS) ?? DEFAULT_READ_CHARS;
-  const parent = optBool(a, "parent") ?? false;
-  const whole = optBool(a, "whole") ?? false;
+  const path = checkVaultPath(a.path, configDir);
+  const { heading, section_id: sectionId, section_ids: sectionIds, start_line: startLine, max_lines: maxLines } = a;
+  const maxChars = a.max_chars ?? DEFAULT_READ_CHARS;
+  const parent = a.parent ?? false;
+  const whole = a.whole ?? false;
   const ids = [...(sectionId !== undefined ? [sectionId] : []), ...(sectionIds ?? [])];
   const selectors = [heading !== undefined, ids.length > 0, startLine !== undefined].filter(Boolean).length;
   if (selectors > 1) throw new ToolInputError("give only one of heading, section_id/section_ids, start_line");
@@ -217,14 +266,13 @@ export async function readTool(backend: VaultBackend, a: Args): Promise<ToolResu
   return result(`${readHeader(r)}\n\n${r.text}${more}`, readStructured(r));
 }
 
-export async function similarTool(backend: VaultBackend, a: Args): Promise<ToolResult> {
+export async function similarTool(backend: VaultBackend, a: z.output<typeof similarInput>): Promise<ToolResult> {
   const configDir = (await backend.status()).configDir;
-  const p = optString(a, "path", 1024);
-  const sectionId = optString(a, "section_id", 1200);
+  const { path: p, section_id: sectionId } = a;
   if ((p === undefined) === (sectionId === undefined)) throw new ToolInputError("give exactly one of path or section_id");
   if (p !== undefined) checkVaultPath(p, configDir);
   if (sectionId !== undefined) checkVaultPath(sectionId.replace(/#[^#]*$/, ""), configDir, "section_id");
-  const k = optInt(a, "top_k", 1, MAX_TOP_K) ?? 10;
+  const k = a.top_k ?? 10;
   const res = await backend.similar({ path: p, sectionId, k });
   const hits = res.hits.slice(0, k).map((h) => ({
     path: h.path,
@@ -246,23 +294,18 @@ export async function similarTool(backend: VaultBackend, a: Args): Promise<ToolR
   return result(lines.join("\n"), { source: res.source, results: hits });
 }
 
-export const MAX_LIST = 200;
-
-export async function listTool(backend: VaultBackend, a: Args): Promise<ToolResult> {
+export async function listTool(backend: VaultBackend, a: z.output<typeof listInput>): Promise<ToolResult> {
   const configDir = (await backend.status()).configDir;
   const req: ListRequest = {};
-  const folder = optString(a, "folder", 1024);
-  if (folder !== undefined) {
-    const f = checkVaultFolder(folder, configDir);
+  if (a.folder !== undefined) {
+    const f = checkVaultFolder(a.folder, configDir);
     if (f) req.folder = f;
   }
-  const tag = optString(a, "tag", 200);
-  if (tag?.trim()) req.tag = tag.trim();
-  const prop = optObject(a, "property", ["key", "value"]);
-  if (prop) req.property = { key: reqString(prop, "key", 200), value: reqString(prop, "value", 1000) };
-  req.sort = optEnum(a, "sort", ["path", "mtime"] as const) ?? "path";
-  req.offset = optInt(a, "offset", 0, 10_000_000) ?? 0;
-  req.limit = optInt(a, "limit", 1, MAX_LIST) ?? 50;
+  if (a.tag?.trim()) req.tag = a.tag.trim();
+  if (a.property) req.property = a.property;
+  req.sort = a.sort ?? "path";
+  req.offset = a.offset ?? 0;
+  req.limit = a.limit ?? 50;
   const res = await backend.list(req);
   const entries = res.entries.slice(0, req.limit).map((e) => ({
     path: e.path,

@@ -11,17 +11,39 @@
 
 import { randomBytes } from "node:crypto";
 
+import type { z } from "zod";
+
 import type { VaultBackend } from "../core/vault-backend.ts";
-import { type Args, optEnum, optInt, optString, optStringArray, reqString, ToolInputError } from "./args.ts";
 import { escapeHeadings, composeNote, readFrontmatter, scanHeadings, splitNote, updateFrontmatter } from "./markdown-edit.ts";
 import type { ToolResult } from "./loopback-protocol.ts";
 import { result } from "./read-tools.ts";
+import { args, int, oneOf, text, textList, ToolInputError } from "./tool-schema.ts";
 import { checkVaultFolder, checkVaultPath } from "./vault-paths.ts";
 import { auditedWrite } from "./writes.ts";
 
 const LISTS = ["decisions", "outcomes", "open_items", "sources"] as const;
 type ListKey = (typeof LISTS)[number];
 const TITLES: Record<ListKey, string> = { decisions: "Decisions", outcomes: "Outcomes", open_items: "Open items", sources: "Sources" };
+
+const list = (description: string) => textList({ max: 50, maxLen: 2000 }).optional().describe(description);
+
+export const sessionSaveInput = args({
+  session_id: text(80).optional().describe("The id a previous session_save returned; omit to start a new session."),
+  overview: text(20_000, { required: true }).describe("What was done and why, in a few sentences."),
+  decisions: list("Decisions taken."),
+  outcomes: list("Results, artefacts, answers."),
+  open_items: list("What is left to do."),
+  tags: textList({ max: 20, maxLen: 100 }).optional().describe("Tags for the session note (no spaces)."),
+  sources: list("Vault paths (or URLs) the work relied on."),
+  status: oneOf(["active", "closed"]).optional().describe("active (default) or closed."),
+});
+
+export const sessionCompactInput = args({
+  session_id: text(80, { required: true }).describe("The session to compact."),
+  keep_last: int(0, 50).optional().describe("Entries to keep unfolded (default 1)."),
+  summary: text(20_000).optional().describe("The new rolling summary text (optional)."),
+  open_items: list("The open items still open (optional)."),
+});
 
 export interface SessionBlock {
   /** "Summary" or the entry's time. */
@@ -128,8 +150,8 @@ function sessionPath(folder: string, id: string): string {
   return folder ? `${folder}/${id}.md` : `${id}.md`;
 }
 
-function lists(a: Args, configDir: string): Pick<SessionBlock, ListKey> {
-  const get = (k: string) => (optStringArray(a, k, { max: 50, maxLen: 2000 }) ?? []).map(item).filter(Boolean);
+function lists(a: z.output<typeof sessionSaveInput>, configDir: string): Pick<SessionBlock, ListKey> {
+  const get = (k: ListKey) => (a[k] ?? []).map(item).filter(Boolean);
   return {
     decisions: get("decisions"),
     outcomes: get("outcomes"),
@@ -143,14 +165,14 @@ function union(a: string[], b: string[]): string[] {
   return [...a, ...b.filter((x) => !seen.has(x) && (seen.add(x), true))];
 }
 
-export async function sessionSaveTool(backend: VaultBackend, a: Args): Promise<ToolResult> {
+export async function sessionSaveTool(backend: VaultBackend, a: z.output<typeof sessionSaveInput>): Promise<ToolResult> {
   const configDir = (await backend.status()).configDir;
   const folder = sessionsFolder(backend, configDir);
-  const overview = reqString(a, "overview", 20_000);
-  const tags = (optStringArray(a, "tags", { max: 20, maxLen: 100 }) ?? []).map((t) => t.replace(/^#/, "").trim()).filter(Boolean);
+  const overview = a.overview;
+  const tags = (a.tags ?? []).map((t) => t.replace(/^#/, "").trim()).filter(Boolean);
   for (const t of tags) if (/\s/.test(t)) throw new ToolInputError(`tag ${JSON.stringify(t)} has spaces; use "-" or "/" instead`);
-  const status = optEnum(a, "status", ["active", "closed"] as const) ?? "active";
-  const givenId = optString(a, "session_id", 80);
+  const status = a.status ?? "active";
+  const givenId = a.session_id;
   const now = new Date();
   const time = now.toISOString();
   const entry: SessionBlock = { title: `Entry ${time}`, overview, ...lists(a, configDir) };
@@ -220,13 +242,13 @@ function fold(summary: SessionBlock | null, folded: SessionBlock[], text: string
   return out;
 }
 
-export async function sessionCompactTool(backend: VaultBackend, a: Args): Promise<ToolResult> {
+export async function sessionCompactTool(backend: VaultBackend, a: z.output<typeof sessionCompactInput>): Promise<ToolResult> {
   const configDir = (await backend.status()).configDir;
   const folder = sessionsFolder(backend, configDir);
-  const id = checkId(reqString(a, "session_id", 80), "session_id");
-  const keep = optInt(a, "keep_last", 0, 50) ?? 1;
-  const summaryText = optString(a, "summary", 20_000);
-  const openItems = optStringArray(a, "open_items", { max: 50, maxLen: 2000 })?.map(item).filter(Boolean);
+  const id = checkId(a.session_id, "session_id");
+  const keep = a.keep_last ?? 1;
+  const summaryText = a.summary;
+  const openItems = a.open_items?.map(item).filter(Boolean);
   const p = sessionPath(folder, id);
   const oldText = await backend.readText(p);
   if (oldText === null) throw new ToolInputError(`there is no session ${JSON.stringify(id)} in ${folder || "the vault root"}`);

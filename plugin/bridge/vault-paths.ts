@@ -2,7 +2,7 @@
 // that stays inside the vault and outside its config folder. This is the first line; the
 // backends check again (and the headless one refuses symlinks that leave the vault).
 
-import { ToolInputError } from "./args.ts";
+import { ToolInputError } from "./tool-schema.ts";
 
 const MAX_PATH = 1024;
 
