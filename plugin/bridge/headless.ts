@@ -15,7 +15,7 @@ import { errorMessage } from "../core/errors.ts";
 import { defaultIndexDir, openIndex, persist } from "../core/index-store.ts";
 import { readNote, searchWithSnippets } from "../core/note-reads.ts";
 import { reconcile } from "../core/reconcile.ts";
-import { embedStepFrom, stepChunks } from "../core/embedding.ts";
+import { embedAll } from "../core/embedding.ts";
 import { AUTO_MODEL, isModelSetting, loadChosenModel } from "../core/models.ts";
 import { acquireIndexLock, atomicWrite, describeHolder, FsIndexStore, type IndexLock, loadCore, modelReader, NodeVault } from "../core/node.ts";
 import { pluginDirOf } from "./loopback-protocol.ts";
@@ -79,6 +79,9 @@ export async function readPluginSettings(vaultDir: string, configDir: string): P
   return out;
 }
 
+/** The background embedding met an index abandoned to another writer: it stops, writing nothing. */
+class IndexAbandoned extends Error {}
+
 /** Runs async sections one at a time (index updates, persists, embedding steps). */
 class Mutex {
   private tail: Promise<unknown> = Promise.resolve();
@@ -98,7 +101,10 @@ export class HeadlessBackend implements VaultBackend {
   private refreshing: Promise<void> | null = null;
   private lastUpdate: number | null = null;
   private embedding: Promise<void> | null = null;
+  private embedAbort: AbortController | null = null;
   private closed = false;
+  /** The plugin owns the index now: this process writes nothing more to it. */
+  private abandoned = false;
   private readonly notices: string[] = [];
   private toolSettings: ToolSettings;
   /** The index folder's writer lock (see acquireIndexLock), held until close or abandon. */
@@ -186,41 +192,33 @@ export class HeadlessBackend implements VaultBackend {
     this.kickEmbedding();
   }
 
-  /** Starts the background embedding loop when the model is loaded and chunks are pending. */
+  /** Starts the background embedding (embedAll) when the model is loaded and chunks are pending. */
   private kickEmbedding(): void {
     if (this.closed || !this.modelLoaded || this.embedding || this.opts.embed === false) return;
     const p = this.core.embedProgress();
     if (p.done >= p.total) return;
-    this.embedding = this.embedLoop()
-      .catch((err) => this.log(`embedding stopped: ${errorMessage(err)}`))
+    const ctl = new AbortController();
+    this.embedAbort = ctl;
+    // Short steps: a tool call waits for the step under way (see stepChunks). Each step and
+    // persist runs under the mutex, between tool calls' index updates; once the index is
+    // abandoned to the plugin, nothing more is written.
+    this.embedding = embedAll(this.core, this.vault, this.store, {
+      signal: ctl.signal,
+      stepMs: EMBED_STEP_MS,
+      exclusive: (work) =>
+        this.mutex.run(() => {
+          if (this.abandoned) throw new IndexAbandoned();
+          return work();
+        }),
+    })
+      .then(() => undefined)
+      .catch((err) => {
+        if (!(err instanceof IndexAbandoned)) this.log(`embedding stopped: ${errorMessage(err)}`);
+      })
       .finally(() => {
         this.embedding = null;
+        this.embedAbort = null;
       });
-  }
-
-  private async embedLoop(): Promise<void> {
-    let lastPersist = Date.now();
-    let unpersisted = 0;
-    let rate = 0;
-    for (;;) {
-      if (this.closed) break;
-      // Short steps: a tool call waits for the step under way (see stepChunks). The notes a
-      // step needs are read from the vault (the index stores no note text).
-      const n = stepChunks(rate, EMBED_STEP_MS, 16);
-      const t = performance.now();
-      const p = await this.mutex.run(() => embedStepFrom(this.core, this.vault, n));
-      if (p.embedded > 0) rate = p.embedded / ((performance.now() - t) / 1000);
-      unpersisted += p.embedded;
-      // A step that neither embedded nor dropped a chunk took none: the queue is empty.
-      const done = p.done >= p.total || (p.embedded === 0 && !p.dropped);
-      if (unpersisted > 0 && (done || Date.now() - lastPersist > 8000)) {
-        await this.mutex.run(() => persist(this.core, this.store));
-        unpersisted = 0;
-        lastPersist = Date.now();
-      }
-      if (done) break;
-      await new Promise((r) => setImmediate(r));
-    }
   }
 
   /** Resolves when the background embedding (if any) has finished. */
@@ -232,6 +230,7 @@ export class HeadlessBackend implements VaultBackend {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.embedAbort?.abort();
     await this.embedding;
     await this.mutex.run(() => persist(this.core, this.store)).catch((err) => this.log(`persist on close failed: ${errorMessage(err)}`));
     this.core.free();
@@ -242,6 +241,8 @@ export class HeadlessBackend implements VaultBackend {
   async abandon(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.abandoned = true;
+    this.embedAbort?.abort();
     await this.embedding;
     this.lock?.release();
   }

@@ -1,6 +1,7 @@
 // Terminal output helpers: progress bar, highlights, sizes and durations, tables.
 
 import type { EmbedProgress, Snippet } from "../core/api.ts";
+import { formatEta } from "../core/eta.ts";
 
 const ttyErr = (): boolean => Boolean(process.stderr.isTTY) && !process.env.NO_COLOR && process.env.TERM !== "dumb";
 export const ttyOut = (): boolean => Boolean(process.stdout.isTTY) && !process.env.NO_COLOR && process.env.TERM !== "dumb";
@@ -61,7 +62,7 @@ export class EmbedBar {
     const elapsed = performance.now() - this.start;
     const pending = p.total - this.startDone;
     const rate = p.rate > 0 ? `${p.rate.toFixed(1)} chunks/s` : "";
-    const eta = p.etaSeconds != null && p.done < p.total ? `ETA ${duration(p.etaSeconds)}` : "";
+    const eta = p.done < p.total && formatEta(p.etaSeconds) ? `ETA ${formatEta(p.etaSeconds)}` : "";
     const tail = [rate, eta].filter(Boolean).join(" · ");
     if (ttyErr()) {
       const now = performance.now();
@@ -84,15 +85,6 @@ export class EmbedBar {
   end(): void {
     if (this.shown) process.stderr.write("\r\x1b[2K");
   }
-}
-
-/** "42 s", "3 min 20 s", "1 h 05 min". */
-export function duration(secs: number): string {
-  if (!Number.isFinite(secs)) return "?";
-  const s = Math.max(0, Math.round(secs));
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
-  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")} min`;
 }
 
 export function seconds(ms: number): string {

@@ -25,6 +25,10 @@ export interface EmbedOptions {
   onPersist?: (bytes: number) => void;
   /** Awaited between steps; default {@link yieldToEvents} (see ReconcileOptions.pause). */
   pause?: Pause;
+  /** Runs each step and each persist, which change the index: a host whose other work updates
+   *  the index between steps (the headless bridge's tool calls) passes its lock here. A throw
+   *  (the host lost the index to another writer) ends the run without writing. Default: runs them. */
+  exclusive?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -73,6 +77,7 @@ export async function embedAll(
   const maxChunks = Math.max(1, opts.maxChunks ?? 16);
   const flushEvery = opts.flushEveryMs ?? 8000;
   const report = opts.onProgress ?? (() => {});
+  const exclusive = opts.exclusive ?? (<T>(work: () => Promise<T>) => work());
   let progress = core.embedProgress();
   if (!progress.modelLoaded) throw new Error("[unavailable] no embedding model is loaded: call loadModel() first");
   const sum: EmbedSummary = { embedded: 0, done: progress.done, total: progress.total, aborted: false, embedMs: 0, tookMs: 0, bytesWritten: 0 };
@@ -81,7 +86,7 @@ export async function embedAll(
   let unflushed = 0;
   const flush = async () => {
     if (!store || unflushed === 0) return;
-    const bytes = await persist(core, store);
+    const bytes = await exclusive(() => persist(core, store));
     sum.bytesWritten += bytes;
     unflushed = 0;
     lastFlush = performance.now();
@@ -94,7 +99,7 @@ export async function embedAll(
         break;
       }
       const n = stepChunks(sum.embedded / (sum.embedMs / 1000) || progress.rate, opts.stepMs, maxChunks);
-      const step = await timedStep(core, vault, n);
+      const step = await exclusive(() => timedStep(core, vault, n));
       progress = step.progress;
       sum.embedMs += step.embedMs;
       sum.embedded += progress.embedded;

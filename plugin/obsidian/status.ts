@@ -2,16 +2,8 @@
 // re-embedding says for which model), else a quiet summary. Updates are coalesced to at most a few per second.
 
 import type { EmbedProgress } from "../core/api.ts";
+import { formatEta } from "../core/eta.ts";
 import type { ReconcileProgress } from "../core/reconcile.ts";
-
-export function formatEta(seconds: number | null | undefined): string {
-  if (seconds == null || !Number.isFinite(seconds)) return "";
-  const s = Math.max(0, Math.round(seconds));
-  if (s < 60) return `${s}s`;
-  const m = Math.round(s / 60);
-  if (m < 60) return `${m}m`;
-  return `${Math.floor(m / 60)}h ${m % 60}m`;
-}
 
 export const fmt = (n: number) => n.toLocaleString("en-US");
 
