@@ -1371,7 +1371,7 @@ impl Engine {
             }
             section = Some(s);
         } else if let Some(h) = &req.heading {
-            let (s, e, hp) = find_heading(&path, &text, h)
+            let (s, e, hp) = find_heading(&text, h)
                 .ok_or_else(|| CoreError::BadRequest(format!("no heading {h:?} in {path}")))?;
             start = s;
             end = e;
@@ -1727,29 +1727,16 @@ fn section_headings(headings: &[markdown::Heading], s: &Section) -> String {
 }
 
 /// Finds a heading by text or by heading path ("A > B"), case-insensitively; returns its
-/// line range (to the next heading of the same or a higher level) and heading path.
-fn find_heading(path: &str, text: &str, wanted: &str) -> Option<(u32, u32, String)> {
-    let parsed = markdown::parse(path, text);
+/// line range (to the next heading of the same or a higher level: the note's outline) and
+/// heading path.
+fn find_heading(text: &str, wanted: &str) -> Option<(u32, u32, String)> {
     let wanted = wanted.trim().trim_start_matches('#').trim().to_lowercase();
-    let hs = &parsed.headings;
-    let mut chain: Vec<&markdown::Heading> = Vec::new();
-    for (i, h) in hs.iter().enumerate() {
-        while chain.last().is_some_and(|c| c.level >= h.level) {
-            chain.pop();
-        }
-        chain.push(h);
-        let hp: Vec<&str> = chain.iter().map(|c| c.text.as_str()).collect();
-        let hp = hp.join(HEADING_SEPARATOR);
-        if h.text.to_lowercase() == wanted || hp.to_lowercase() == wanted || hp.to_lowercase().ends_with(&format!("{HEADING_SEPARATOR}{wanted}").to_lowercase()) {
-            let end = hs[i + 1..]
-                .iter()
-                .find(|n| n.level <= h.level)
-                .map(|n| n.line - 1)
-                .unwrap_or(parsed.line_count.max(h.line));
-            return Some((h.line, end, hp));
-        }
-    }
-    None
+    let suffix = format!("{HEADING_SEPARATOR}{wanted}");
+    crate::outline::outline(text).headings.into_iter().find_map(|h| {
+        let hp = h.path.join(HEADING_SEPARATOR);
+        let lower = hp.to_lowercase();
+        (h.text.to_lowercase() == wanted || lower == wanted || lower.ends_with(&suffix)).then_some((h.line, h.end_line, hp))
+    })
 }
 
 /// The query string whose terms snippets highlight: the query hybrid and semantic search

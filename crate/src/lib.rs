@@ -21,6 +21,7 @@ pub mod error;
 pub mod hash;
 pub mod lexical;
 pub mod markdown;
+pub mod outline;
 pub mod paths;
 pub mod semantic;
 pub mod sections;

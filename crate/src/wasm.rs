@@ -138,6 +138,17 @@ impl StrataCore {
         Ok(StrataCore { engine: Engine::open(config, files) })
     }
 
+    /// The embedding models the core knows by id, the default first (`embed::models`).
+    pub fn models() -> Result<JsValue, JsError> {
+        to_js(&crate::embed::models::models())
+    }
+
+    /// The outline of a note's bytes (`outline::outline_bytes`): where its frontmatter ends and
+    /// each heading's line and section end, 1-based, from the parser indexing uses.
+    pub fn outline(bytes: &[u8]) -> Result<JsValue, JsError> {
+        to_js(&crate::outline::outline_bytes(bytes))
+    }
+
     /// The vector index benchmark (`vector_bench::run`) in this wasm build: synthetic
     /// `dim`-dimensional vectors at each size of `sizes`; rows of latency and recall@10.
     #[wasm_bindgen(js_name = benchVectors)]

@@ -402,6 +402,55 @@ export interface ListResponse {
   entries: ListEntry[];
 }
 
+/** A model the core knows by id (`StrataCore.models()`, crate/src/embed/models.rs). */
+export interface ModelInfo {
+  /** The id for loadModel/chooseModel, and the name of its folder (`models/<id>/`). */
+  id: string;
+  /** The model loaded when nothing else is asked for (exactly one). */
+  default: boolean;
+  dimension: number;
+  maxTokens: number;
+  pooling: "mean" | "cls";
+  queryPrefix: string;
+  passagePrefix: string;
+  multilingual: boolean;
+  /** The languages it serves, in words. */
+  languages: string;
+  description: string;
+  /** SPDX identifier. */
+  license: string;
+  /** Where the repository's script takes its files from. */
+  source: string;
+  /** The repository's script that puts its files in `models/<id>/`. */
+  fetchScript: string;
+  files: { name: string; what: string }[];
+}
+
+/** A note's outline (`StrataCore.outline(bytes)`, crate/src/outline.rs): the parse indexing and
+ *  `read` use. Lines are 1-based and inclusive. */
+export interface Outline {
+  /** Lines of the note (a final line break does not open another line). */
+  lineCount: number;
+  /** The line of the frontmatter's closing fence; null without frontmatter. */
+  frontmatterEnd: number | null;
+  /** The first line after the frontmatter (1 without). */
+  bodyStartLine: number;
+  /** Headings in document order (none in code blocks or frontmatter). */
+  headings: OutlineHeading[];
+}
+
+export interface OutlineHeading {
+  /** 1..6 (a setext heading: 1 with ===, 2 with ---). */
+  level: number;
+  /** As rendered: markup and closing #s removed, trimmed. */
+  text: string;
+  line: number;
+  /** Last line of its section, subsections included. */
+  endLine: number;
+  /** Heading texts from the top level down to this one. */
+  path: string[];
+}
+
 /** The wasm class, as wasm-bindgen exports it. */
 export interface StrataCoreApi {
   openReport(): OpenReport;

@@ -145,6 +145,7 @@ pub trait TextEmbedder {
 }
 
 pub mod choice;
+pub mod models;
 #[cfg(feature = "embedder")]
 pub mod onnx;
 
