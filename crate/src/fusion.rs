@@ -47,7 +47,7 @@ pub enum FusionMethod {
     Linear,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Weights {
     pub lex: f32,
     pub vec: f32,
@@ -171,6 +171,68 @@ pub fn linear<K: Eq + Hash + Clone>(lex: &[(K, f32)], vec: &[(K, f32)], w: Weigh
     out
 }
 
+/// Where one ranked list (lexical or vector) put a note.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Evidence {
+    /// 0-based rank of the note in the list.
+    pub rank: usize,
+    /// The note's section that list ranked it by (its order in the note).
+    pub order: u32,
+    /// The list's raw score: BM25, or the vector score (a cosine).
+    pub score: f32,
+    /// `score` divided by the list's best score.
+    pub norm: f32,
+}
+
+/// What one fused search learned about a note: each list's evidence (from the first query that
+/// found it there), the vector score's parts and the weights the lists were fused with.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NoteEvidence {
+    pub lex: Option<Evidence>,
+    pub vec: Option<Evidence>,
+    /// The vector score's parts: the best section's cosine and the lead's.
+    pub vec_section: Option<f32>,
+    pub vec_lead: Option<f32>,
+    pub weights: Weights,
+}
+
+impl NoteEvidence {
+    /// The section a hit shows: that of the list that ranked the note better (ties: lexical).
+    pub fn shown_order(&self) -> u32 {
+        match (self.lex, self.vec) {
+            (Some(l), Some(v)) => {
+                if v.rank < l.rank {
+                    v.order
+                } else {
+                    l.order
+                }
+            }
+            (Some(l), None) => l.order,
+            (None, Some(v)) => v.order,
+            (None, None) => 0,
+        }
+    }
+
+    /// How the fused score was made, for the hit's score breakdown:
+    /// `lex #2 (7.31) · vec #1 (0.512: section 0.480, lead 0.533) · RRF weights 1.00/1.00 (balanced)`.
+    pub fn explain(&self, method: FusionMethod, reason: &str) -> String {
+        let lex = self.lex.map(|l| format!("lex #{} ({:.2})", l.rank + 1, l.score)).unwrap_or_else(|| "lex –".into());
+        let parts: Vec<String> = [("section", self.vec_section), ("lead", self.vec_lead)]
+            .into_iter()
+            .filter_map(|(name, cos)| Some(format!("{name} {:.3}", cos?)))
+            .collect();
+        let vec = self
+            .vec
+            .map(|v| format!("vec #{} ({:.3}: {})", v.rank + 1, v.score, parts.join(", ")))
+            .unwrap_or_else(|| "vec –".into());
+        let method = match method {
+            FusionMethod::Rrf => "RRF",
+            FusionMethod::Linear => "linear",
+        };
+        format!("{lex} · {vec} · {method} weights {:.2}/{:.2} ({reason})", self.weights.lex, self.weights.vec)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,6 +292,29 @@ mod tests {
         assert!((f["a"] - 0.7).abs() < 1e-6);
         assert!((f["b"] - (0.35 + 0.3)).abs() < 1e-6);
         assert!((f["c"] - 0.15).abs() < 1e-6);
+    }
+
+    #[test]
+    fn evidence_shows_the_better_ranked_section_and_explains_itself() {
+        let lex = Evidence { rank: 1, order: 3, score: 7.314, norm: 0.9 };
+        let vec = Evidence { rank: 0, order: 5, score: 0.5121, norm: 1.0 };
+        let e = NoteEvidence {
+            lex: Some(lex),
+            vec: Some(vec),
+            vec_section: Some(0.48),
+            vec_lead: Some(0.5333),
+            weights: Weights { lex: 1.0, vec: 1.0 },
+        };
+        assert_eq!(e.shown_order(), 5);
+        assert_eq!(NoteEvidence { vec: Some(Evidence { rank: 1, ..vec }), ..e.clone() }.shown_order(), 3, "a tie goes to lexical");
+        assert_eq!(
+            e.explain(FusionMethod::Rrf, "balanced"),
+            "lex #2 (7.31) · vec #1 (0.512: section 0.480, lead 0.533) · RRF weights 1.00/1.00 (balanced)"
+        );
+        let only_lex = NoteEvidence { vec: None, vec_section: None, vec_lead: None, ..e };
+        assert_eq!(only_lex.shown_order(), 3);
+        assert!(only_lex.explain(FusionMethod::Linear, "x").contains("vec – · linear"));
+        assert_eq!(NoteEvidence::default().shown_order(), 0);
     }
 
     #[test]

@@ -12,6 +12,7 @@
 
 pub mod api;
 pub mod catalog;
+pub mod clock;
 pub mod cjk;
 pub mod config;
 pub mod embed;

@@ -16,8 +16,10 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::api::{FlushOutput, IndexFile};
 use crate::error::{CoreError, Result};
 use crate::hash::checksum;
+use crate::semantic::ModelSpec;
 
 pub const FORMAT_NAME: &str = "strata-index";
 /// 2: the catalog carries retrieval usage (AccessInfo). 3: section hashes as raw bytes.
@@ -55,14 +57,14 @@ pub struct Manifest {
     pub catalog: Vec<String>,
     /// The embedding model the vectors come from (none before a model was loaded).
     #[serde(default)]
-    pub model: Option<crate::semantic::ModelSpec>,
+    pub model: Option<ModelSpec>,
     /// Vector segment files in load order (a base, then deltas).
     #[serde(default)]
     pub vectors: Vec<String>,
     /// During a model switch: the model the old vectors come from (they answer queries
     /// until `model` has embedded everything), and their segment files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub previous_model: Option<crate::semantic::ModelSpec>,
+    pub previous_model: Option<ModelSpec>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub previous_vectors: Vec<String>,
     /// Every file this generation needs.
@@ -172,7 +174,7 @@ pub fn choose(files: &HashMap<String, Vec<u8>>, settings: &str) -> Result<Option
 /// embed, so an index that must be rebuilt (a format upgrade, a corrupt lexical file)
 /// need not embed again. (model spec, segment blobs in load order).
 /// The salvaged files stay on disk until the new index's first flush has written them again.
-pub fn salvage_vectors(files: &HashMap<String, Vec<u8>>) -> Option<(crate::semantic::ModelSpec, Vec<String>, Vec<&[u8]>)> {
+pub fn salvage_vectors(files: &HashMap<String, Vec<u8>>) -> Option<(ModelSpec, Vec<String>, Vec<&[u8]>)> {
     let mut manifests: Vec<Manifest> = SLOTS
         .iter()
         .filter_map(|name| files.get(*name))
@@ -236,6 +238,109 @@ pub struct Persisted {
     pub catalog: Vec<String>,
     /// Every file known to be in the folder (written or loaded).
     pub on_disk: HashSet<String>,
+}
+
+impl Persisted {
+    /// Nothing was written to the folder yet (no generation).
+    pub fn is_new(&self) -> bool {
+        self.generation == 0
+    }
+
+    /// Whether the newest manifest's files under `dir` are exactly `names`.
+    pub fn holds_exactly(&self, dir: &str, names: &HashSet<String>) -> bool {
+        names.iter().all(|n| self.current.contains_key(n))
+            && self.current.keys().filter(|n| n.starts_with(dir)).all(|n| names.contains(n))
+    }
+}
+
+/// What a manifest says besides its files (which [`NextGeneration`] collects).
+pub struct ManifestContent {
+    pub settings: String,
+    pub lexical_meta: String,
+    pub catalog: Vec<String>,
+    pub model: Option<ModelSpec>,
+    pub vectors: Vec<String>,
+    pub previous_model: Option<ModelSpec>,
+    pub previous_vectors: Vec<String>,
+}
+
+/// The next generation of the index folder, as a flush assembles it: every file it needs,
+/// kept from the current generation or written new, then the manifest that names them, written
+/// last into the slot the current one is not in.
+pub struct NextGeneration<'a> {
+    persisted: &'a Persisted,
+    generation: u64,
+    writes: Vec<IndexFile>,
+    refs: HashMap<String, FileRef>,
+}
+
+impl<'a> NextGeneration<'a> {
+    pub fn new(persisted: &'a Persisted) -> NextGeneration<'a> {
+        NextGeneration { persisted, generation: persisted.generation + 1, writes: Vec::new(), refs: HashMap::new() }
+    }
+
+    /// Keeps `name` when the current generation has it; false when it does not.
+    pub fn keep(&mut self, name: &str) -> bool {
+        match self.persisted.current.get(name) {
+            Some(r) => {
+                self.refs.entry(name.to_string()).or_insert_with(|| r.clone());
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Writes a file under the name it has (a lexical segment file: its name is its content's).
+    pub fn write(&mut self, name: String, bytes: Vec<u8>) {
+        self.refs.insert(name.clone(), file_ref(&name, &bytes));
+        self.writes.push(IndexFile { name, bytes });
+    }
+
+    /// Writes a new immutable file in `dir` (a catalog or vector segment), named by the
+    /// generation and a random part; returns its name.
+    pub fn write_new(&mut self, dir: &str, bytes: Vec<u8>) -> String {
+        let name = format!("{dir}{:08}-{}.bin", self.generation, &uuid::Uuid::new_v4().simple().to_string()[..8]);
+        self.write(name.clone(), bytes);
+        name
+    }
+
+    /// Writes the manifest last and says which files no slot needs any more (to delete after
+    /// the writes); returns them with what the engine remembers of the new generation.
+    pub fn finish(self, content: ManifestContent) -> (FlushOutput, Persisted) {
+        let NextGeneration { persisted, generation, mut writes, refs } = self;
+        let mut files: Vec<FileRef> = refs.values().cloned().collect();
+        files.sort_by(|a, b| a.name.cmp(&b.name));
+        let manifest = Manifest {
+            format: FORMAT_NAME.into(),
+            version: FORMAT_VERSION,
+            generation,
+            settings: content.settings,
+            lexical_meta: content.lexical_meta,
+            catalog: content.catalog.clone(),
+            model: content.model,
+            vectors: content.vectors,
+            previous_model: content.previous_model,
+            previous_vectors: content.previous_vectors,
+            files,
+        };
+        let slot = if persisted.is_new() { 0 } else { 1 - persisted.slot };
+        writes.push(IndexFile { name: SLOTS[slot].to_string(), bytes: manifest.encode() });
+
+        // Keep what the new manifest and the one in the other slot reference.
+        let previous: HashSet<String> = persisted.current.keys().cloned().collect();
+        let mut on_disk = persisted.on_disk.clone();
+        on_disk.extend(writes.iter().map(|w| w.name.clone()));
+        let keep: HashSet<&String> = refs.keys().chain(previous.iter()).collect();
+        let mut deletes: Vec<String> =
+            on_disk.iter().filter(|n| !keep.contains(n) && !SLOTS.contains(&n.as_str())).cloned().collect();
+        deletes.sort();
+        for d in &deletes {
+            on_disk.remove(d);
+        }
+        let bytes_written = writes.iter().map(|w| w.bytes.len() as u64).sum();
+        let next = Persisted { generation, slot, current: refs, previous, catalog: content.catalog, on_disk };
+        (FlushOutput { writes, deletes, bytes_written }, next)
+    }
 }
 
 #[cfg(test)]

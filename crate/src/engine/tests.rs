@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
+use crate::lexical::search::LexQuery;
 
 fn cfg() -> CoreConfig {
     CoreConfig::default()

@@ -6,6 +6,8 @@
 use super::switch_tests::WordHash;
 use super::tests::{snippets, texts, Folder};
 use super::*;
+use crate::markdown;
+use crate::sections::{build_sections, SplitConfig};
 
 fn note(path: &str, text: &str) -> NoteInput {
     NoteInput { path: path.into(), bytes: text.as_bytes().to_vec(), mtime: 1000.0 }

@@ -1,0 +1,384 @@
+//! The engine: notes in, searchable sections out, persisted as immutable files.
+//!
+//! `update` parses changed notes into sections and stages them in the lexical index and
+//! the catalog; `commit` makes them searchable; `flush` returns the files to write.
+//! `search` answers from the index alone. The index does not store note text (it was 38% of
+//! the help vault's index): where the core needs it — `snippets` for search hits, `read`,
+//! a rename, the embedding queue — the host, which has the notes on disk, supplies their
+//! current bytes, and the core checks them against the catalog's content hash.
+//!
+//! The engine is one struct with an `impl` per concern: opening and the public surface
+//! (here), [`index`] (plan, update, rename, flush), [`search`] (lexical search, hits and
+//! snippets), [`hybrid`] (vector hits and their fusion with the lexical ones), [`similar`],
+//! [`read`] and [`embedding`] (the model and the embedding queue).
+
+use std::collections::{HashMap, HashSet};
+
+use crate::api::*;
+use crate::catalog::{Catalog, NoteEntry};
+use crate::clock::now_ms;
+use crate::config::CoreConfig;
+use crate::error::Result;
+use crate::lexical::Lexical;
+use crate::paths;
+use crate::semantic::Semantic;
+use crate::store::{self, Persisted, LEX_DIR, SLOTS};
+use crate::vectors::Key;
+
+mod embedding;
+mod hybrid;
+mod index;
+mod read;
+mod search;
+mod similar;
+
+pub use hybrid::{FUSION_POOL_MIN, LEAD_WEIGHT, MAX_QUERIES, QUERY_WEIGHT_EXPANSION, QUERY_WEIGHT_ORIGINAL};
+use search::note_matches;
+
+pub const MAX_K: usize = 200;
+/// Lines returned by `read` when no `maxLines` is given.
+pub const DEFAULT_READ_LINES: u32 = 400;
+
+pub struct Engine {
+    config: CoreConfig,
+    catalog: Catalog,
+    lex: Lexical,
+    persisted: Persisted,
+    report: OpenReport,
+    /// Notes deleted since the last flush, by content hash: a new path with the same
+    /// content is counted as a move.
+    recent_deletes: HashMap<String, String>,
+    semantic: Semantic,
+    /// Vector key → the notes and leaf sections (None: the note's lead) with that text
+    /// (built on demand).
+    key_map: Option<HashMap<Key, Vec<(String, Option<u32>)>>>,
+    /// The paths seen by a plan made in chunks ([`Engine::plan_chunk`]), until
+    /// [`Engine::plan_deletes`].
+    plan_seen: Option<HashSet<String>>,
+}
+
+/// Makes `bytes` of heap available in one block before many small allocations: the block is
+/// allocated and freed at once (from free memory when a free block is that large, else by one
+/// grow of linear memory), and the allocations that follow split it. In wasm the allocator
+/// otherwise grows linear memory 64 KiB at a time as its free space runs out, each grow a call
+/// into the engine: decoding a 100k-note catalog so took 1.3–2.5 s instead of 0.3. (Pages of
+/// the block that are not used yet are not touched: they take no resident memory.)
+fn reserve_heap(bytes: usize) {
+    if cfg!(target_arch = "wasm32") && bytes > 0 {
+        let block: Vec<u8> = Vec::with_capacity(bytes);
+        std::hint::black_box(block.as_ptr());
+    }
+}
+
+pub fn section_id(path: &str, order: u32) -> String {
+    format!("{path}#{order}")
+}
+
+pub fn parse_section_id(id: &str) -> Option<(&str, u32)> {
+    let (p, o) = id.rsplit_once('#')?;
+    Some((p, o.parse().ok()?))
+}
+
+impl Engine {
+    /// An empty index.
+    pub fn create(config: CoreConfig) -> Result<Engine> {
+        Ok(Engine {
+            config,
+            catalog: Catalog::default(),
+            lex: Lexical::create()?,
+            persisted: Persisted::default(),
+            report: OpenReport {
+                fresh: true,
+                ..Default::default()
+            },
+            recent_deletes: HashMap::new(),
+            semantic: Semantic::default(),
+            key_map: None,
+            plan_seen: None,
+        })
+    }
+
+    /// Opens the index from the files of the index folder. Never fails: a missing index
+    /// gives an empty engine (`fresh`), a corrupt, partial or foreign one an empty engine
+    /// with `rebuilt` and the reason; the caller then indexes the vault.
+    pub fn open(config: CoreConfig, files: Vec<IndexFile>) -> Engine {
+        let mut files: HashMap<String, Vec<u8>> = files.into_iter().map(|f| (f.name, f.bytes)).collect();
+        let names: HashSet<String> = files.keys().cloned().collect();
+        match Engine::try_open(config.clone(), &mut files) {
+            Ok(Some(engine)) => engine,
+            Ok(None) => {
+                let mut e = Engine::create(config).expect("empty index");
+                e.report.orphans = sorted(names);
+                e.persisted.on_disk = e.report.orphans.iter().cloned().collect();
+                e
+            }
+            Err(err) => {
+                let mut e = Engine::create(config).expect("empty index");
+                e.report.fresh = true;
+                e.report.rebuilt = true;
+                e.report.reason = Some(format!("the index could not be used and will be rebuilt: {}", err.message()));
+                let mut keep: HashSet<String> = HashSet::new();
+                if let Some((spec, names, blobs)) = store::salvage_vectors(&files) {
+                    if let Ok(sem) = Semantic::salvage(spec, &blobs) {
+                        let n = sem.vector_count();
+                        e.semantic = sem;
+                        // With the manifests that name them: until the first flush, a
+                        // reopen salvages them again.
+                        keep.extend(names);
+                        keep.extend(SLOTS.iter().map(|s| s.to_string()));
+                        if let Some(r) = e.report.reason.as_mut() {
+                            r.push_str(&format!(" ({n} embedded chunks were kept: they are not embedded again)"));
+                        }
+                    }
+                }
+                // Everything in the folder is stale; the new generation starts over. Kept
+                // vector files go with the first flush, once it has written them again.
+                e.persisted.on_disk = names.iter().cloned().collect();
+                e.report.orphans = sorted(names.into_iter().filter(|n| !keep.contains(n)));
+                e
+            }
+        }
+    }
+
+    fn try_open(config: CoreConfig, files: &mut HashMap<String, Vec<u8>>) -> Result<Option<Engine>> {
+        let all_names: Vec<String> = files.keys().cloned().collect();
+        let t0 = now_ms();
+        let Some(chosen) = store::choose(files, &config.fingerprint())? else {
+            return Ok(None);
+        };
+        let m = &chosen.manifest;
+        let lex_files: Vec<(String, Vec<u8>)> = m
+            .files
+            .iter()
+            .filter_map(|f| {
+                let name = f.name.strip_prefix(LEX_DIR)?.to_string();
+                // Moved, not copied: the segment files are most of the index's bytes.
+                Some((name, files.remove(&f.name).unwrap_or_default()))
+            })
+            .collect();
+        let t1 = now_ms();
+        let lex = Lexical::open(&m.lexical_meta, lex_files)?;
+        let t2 = now_ms();
+        let cat_files: Vec<&[u8]> = m.catalog.iter().map(|c| files[c].as_slice()).collect();
+        // Decoding the catalog takes up to twice its files' bytes of heap (measured natively: a
+        // peak of 1.9× at 5.9k and at 100k notes), in small allocations: make it available in
+        // one block first (see `reserve_heap`).
+        reserve_heap(2 * cat_files.iter().map(|f| f.len()).sum::<usize>());
+        let catalog = Catalog::load(&cat_files)?;
+        let vec_files: Vec<(String, &[u8])> = m.vectors.iter().map(|v| (v.clone(), files[v].as_slice())).collect();
+        let previous = m.previous_model.clone().map(|spec| {
+            (spec, m.previous_vectors.iter().map(|v| (v.clone(), files[v].as_slice())).collect::<Vec<_>>())
+        });
+        let t3 = now_ms();
+        let semantic = Semantic::restore(m.model.clone(), vec_files, previous)?;
+        let t4 = now_ms();
+        let mut keep: HashSet<String> = m.names();
+        let previous = chosen.other.as_ref().map(|o| o.names()).unwrap_or_default();
+        keep.extend(previous.iter().cloned());
+        keep.extend(SLOTS.iter().map(|s| s.to_string()));
+        let orphans: Vec<String> = sorted(all_names.iter().filter(|n| !keep.contains(*n)).cloned().collect::<Vec<_>>());
+        let persisted = Persisted {
+            generation: m.generation,
+            slot: chosen.slot,
+            current: m.files.iter().map(|f| (f.name.clone(), f.clone())).collect(),
+            previous,
+            catalog: m.catalog.clone(),
+            on_disk: all_names.into_iter().filter(|n| !orphans.contains(n)).collect(),
+        };
+        let report = OpenReport {
+            fresh: false,
+            rebuilt: false,
+            reason: None,
+            generation: m.generation,
+            notes: catalog.len(),
+            orphans,
+            timings: OpenTimings {
+                verify_ms: t1 - t0,
+                lexical_ms: t2 - t1,
+                catalog_ms: t3 - t2,
+                vectors_ms: t4 - t3,
+                total_ms: t4 - t0,
+            },
+        };
+        Ok(Some(Engine {
+            config,
+            catalog,
+            lex,
+            persisted,
+            report,
+            recent_deletes: HashMap::new(),
+            semantic,
+            key_map: None,
+            plan_seen: None,
+        }))
+    }
+
+    pub fn open_report(&self) -> &OpenReport {
+        &self.report
+    }
+
+    pub fn config(&self) -> &CoreConfig {
+        &self.config
+    }
+
+    pub fn should_index(&self, path: &str) -> bool {
+        paths::should_index(path, &self.config)
+    }
+    pub fn note(&self, path: &str) -> Option<NoteInfo> {
+        let path = paths::normalize(path).ok()?;
+        let n = self.catalog.get(&path)?;
+        Some(NoteInfo {
+            path: n.path.clone(),
+            hash: n.hash.clone(),
+            size: n.size,
+            mtime: n.mtime,
+            title: n.title.clone(),
+            aliases: n.aliases.clone(),
+            tags: n.tags.clone(),
+            links: n.links.unpack(),
+            frontmatter: serde_json::from_str(&n.frontmatter).unwrap_or(serde_json::Value::Null),
+            sections: n
+                .sections
+                .iter()
+                .map(|s| SectionInfo {
+                    id: section_id(&n.path, s.order),
+                    parent_id: s.parent.map(|p| section_id(&n.path, p)),
+                    order: s.order,
+                    depth: s.depth,
+                    heading_path: s.heading_path.clone(),
+                    start_line: s.start_line,
+                    end_line: s.end_line,
+                    tokens: s.tokens,
+                    hash: hex::encode(s.hash),
+                })
+                .collect(),
+        })
+    }
+
+    pub fn paths(&self) -> Vec<String> {
+        self.catalog.paths().cloned().collect()
+    }
+
+    /// Notes by folder, tag and property, by path or newest first, with their usage.
+    pub fn list(&self, req: &ListRequest) -> Result<ListResponse> {
+        let limit = req.limit.unwrap_or(LIST_DEFAULT_LIMIT).min(LIST_MAX_LIMIT);
+        let filters = SearchFilters {
+            folder: req.folder.clone(),
+            tag: req.tag.clone(),
+            property: req.property.clone(),
+            ..Default::default()
+        };
+        let mut matching: Vec<&NoteEntry> = self
+            .catalog
+            .entries()
+            .filter(|n| n.sections.first().is_some_and(|s| note_matches(n, s, &filters)))
+            .collect();
+        if req.sort == ListSort::Mtime {
+            matching.sort_by(|a, b| b.mtime.total_cmp(&a.mtime).then_with(|| a.path.cmp(&b.path)));
+        }
+        let entries = matching
+            .iter()
+            .skip(req.offset)
+            .take(limit)
+            .map(|n| ListEntry {
+                path: n.path.clone(),
+                title: n.title.clone(),
+                tags: n.tags.clone(),
+                mtime: n.mtime,
+                size: n.size,
+                frontmatter: serde_json::from_str(&n.frontmatter).unwrap_or(serde_json::Value::Null),
+                access: self.catalog.access(&n.path),
+                context: self.folder_context(&n.path),
+            })
+            .collect();
+        Ok(ListResponse { total: matching.len(), entries })
+    }
+
+    /// Counts a retrieval of each indexed note among `paths` (usage of memory notes); the
+    /// next flush persists it in a small catalog delta. Unknown paths are ignored.
+    pub fn record_access(&mut self, paths: &[String], now: f64) -> usize {
+        paths
+            .iter()
+            .filter_map(|p| paths::normalize(p).ok())
+            .filter(|p| self.catalog.record_access(p, now))
+            .count()
+    }
+
+    /// The context a note inherits from the folders above it: the `context` frontmatter
+    /// property of each folder's folder note (`A/B/B.md` inside the folder, or `A/B.md`
+    /// beside it), nearest folder first, one per line. A folder note does not inherit its
+    /// own context twice.
+    pub fn folder_context(&self, path: &str) -> Option<String> {
+        let mut parts: Vec<String> = Vec::new();
+        for folder in paths::folder_prefixes(path).iter().rev() {
+            let name = paths::file_name(folder);
+            let inside = format!("{folder}/{name}.md");
+            let beside = format!("{folder}.md");
+            let ctx = [inside, beside]
+                .iter()
+                .filter_map(|p| self.catalog.get(p))
+                .find_map(|n| context_property(&n.frontmatter));
+            if let Some(c) = ctx {
+                parts.push(c);
+            }
+        }
+        (!parts.is_empty()).then(|| parts.join("\n"))
+    }
+
+    pub fn status(&self) -> Status {
+        Status {
+            vectors: self.semantic.vector_count(),
+            model: self.semantic.spec().map(|s| s.model_id.clone()),
+            model_loaded: self.semantic.model_loaded(),
+            switching: self.semantic.switch(),
+            notes: self.catalog.len(),
+            sections: self.catalog.section_count(),
+            segments: self.lex.segment_count(),
+            deleted_docs: self.lex.deleted_docs(),
+            index_bytes: self.persisted.current.values().map(|f| f.size).sum(),
+            generation: self.persisted.generation,
+            format_version: store::FORMAT_VERSION,
+        }
+    }
+}
+
+/// `list` page sizes.
+pub const LIST_DEFAULT_LIMIT: usize = 100;
+pub const LIST_MAX_LIMIT: usize = 1000;
+
+/// The `context` property of a folder note's frontmatter JSON (a string, or a list of them).
+fn context_property(frontmatter: &str) -> Option<String> {
+    if !frontmatter.contains("\"context\"") {
+        return None;
+    }
+    let fm: serde_json::Map<String, serde_json::Value> = serde_json::from_str(frontmatter).ok()?;
+    let text = match fm.get("context")? {
+        serde_json::Value::String(s) => s.trim().to_string(),
+        serde_json::Value::Array(items) => items
+            .iter()
+            .filter_map(|v| v.as_str())
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => return None,
+    };
+    (!text.is_empty()).then_some(text)
+}
+
+fn sorted(set: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut v: Vec<String> = set.into_iter().collect();
+    v.sort();
+    v
+}
+
+#[cfg(test)]
+mod tests;
+
+/// With the real model, through the native embedder (`cargo test --workspace`); CI's
+/// ./test.sh covers the same through the wasm embedder in the Node tests.
+#[cfg(all(test, not(target_arch = "wasm32"), feature = "embedder"))]
+mod semantic_tests;
+#[cfg(test)]
+mod switch_tests;
+#[cfg(test)]
+mod text_tests;
