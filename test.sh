@@ -7,6 +7,8 @@ cd "$(dirname "$0")"
 
 bash scripts/setup.sh
 bash scripts/build-wasm.sh
+# The Rust core's layout: no import cycle between its modules, no oversized file.
+python3 scripts/check-modules.py --quiet
 # The Rust tests without the native embedder: tract is built once, for wasm, and the Node
 # tests check that embedder against the reference vectors (compiling tract natively as well
 # took ~6 of the ~25 minutes of a cold run on 2 cores). `cargo test --workspace` runs the

@@ -442,7 +442,7 @@ pub struct Status {
     pub model_loaded: bool,
     /// A model switch under way: the old model's vectors answer queries meanwhile.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub switching: Option<crate::semantic::Switch>,
+    pub switching: Option<Switch>,
     pub notes: usize,
     pub sections: usize,
     pub segments: usize,
@@ -450,4 +450,39 @@ pub struct Status {
     pub index_bytes: u64,
     pub generation: u64,
     pub format_version: u32,
+}
+
+/// What embedding has done and has left (`embedStep`, `embedProgress`, `loadModel`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EmbedProgress {
+    /// Texts with a vector (leaf sections and note titles).
+    pub done: usize,
+    /// Texts to embed in the index (distinct leaf sections and note titles).
+    pub total: usize,
+    /// Embedded by this call.
+    pub embedded: usize,
+    /// Chunks this call took off the queue without embedding them: their note's text was not
+    /// supplied, or changed since the note was indexed (its next update queues them again).
+    pub dropped: usize,
+    /// Chunks per second over this session's embedding work.
+    pub rate: f64,
+    /// Seconds left at that rate (null until a rate is known).
+    pub eta_seconds: Option<f64>,
+    pub model: Option<String>,
+    pub model_loaded: bool,
+    /// A model switch under way (the old vectors answer queries meanwhile).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub switching: Option<Switch>,
+}
+
+/// The model switch under way, for status and progress.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Switch {
+    /// The model whose vectors answer queries until the new one has embedded everything.
+    pub from: String,
+    pub to: String,
+    /// Whether the host has loaded `from` (queries need it: see `use_previous_embedder`).
+    pub from_loaded: bool,
 }

@@ -72,8 +72,8 @@ pub fn is_exact_query(query: &str) -> bool {
 }
 
 fn word_count(query: &str) -> usize {
-    let cjk = query.chars().filter(|c| crate::cjk::is_cjk(*c)).count();
-    query.split_whitespace().filter(|w| !w.chars().all(crate::cjk::is_cjk)).count() + cjk / 2
+    let cjk = query.chars().filter(|c| crate::analyzer::is_cjk(*c)).count();
+    query.split_whitespace().filter(|w| !w.chars().all(crate::analyzer::is_cjk)).count() + cjk / 2
 }
 
 /// Strong signal: the best lexical hit is clearly ahead.
@@ -88,7 +88,7 @@ pub fn strong_signal(lex_scores: &[f32]) -> bool {
 /// Returns the weights and a short reason for the explain string.
 pub fn dynamic_weights(query: &str, lex_scores: &[f32], overlap: f32, multilingual_model: bool) -> (Weights, &'static str) {
     let w = |(lex, vec): (f32, f32)| Weights { lex, vec };
-    let cjk = query.chars().filter(|c| crate::cjk::is_cjk(*c)).count();
+    let cjk = query.chars().filter(|c| crate::analyzer::is_cjk(*c)).count();
     if !multilingual_model && cjk * 2 >= query.chars().filter(|c| !c.is_whitespace()).count().max(1) {
         return (w(WEIGHTS_CJK_ENGLISH_MODEL), "CJK query, English-only model");
     }

@@ -13,16 +13,24 @@ pub fn sha256(bytes: &[u8]) -> [u8; 32] {
     Sha256::digest(bytes).into()
 }
 
+/// The SHA-256 of `text[..len]`, already known (see [`sha256_and_trimmed`]): the section
+/// that spans exactly those bytes (the whole note) is not hashed again.
+#[derive(Clone, Copy, Debug)]
+pub struct KnownHash {
+    pub len: usize,
+    pub hash: [u8; 32],
+}
+
 /// SHA-256 of `bytes`, and of `bytes` without their trailing line breaks (`len` bytes): a
 /// note's content hash and, when its text is these very bytes, the hash of its whole-note
 /// section (`LineIndex::byte_range` of every line), in one pass over the note.
-pub fn sha256_and_trimmed(bytes: &[u8]) -> ([u8; 32], crate::sections::KnownHash) {
+pub fn sha256_and_trimmed(bytes: &[u8]) -> ([u8; 32], KnownHash) {
     let len = bytes.len() - bytes.iter().rev().take_while(|b| matches!(b, b'\n' | b'\r')).count();
     let mut h = Sha256::new();
     h.update(&bytes[..len]);
     let trimmed: [u8; 32] = h.clone().finalize().into();
     h.update(&bytes[len..]);
-    (h.finalize().into(), crate::sections::KnownHash { len, hash: trimmed })
+    (h.finalize().into(), KnownHash { len, hash: trimmed })
 }
 
 /// Checksum of an index file: fast enough to verify every file on a cold open.

@@ -9,9 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::hash::sha256;
+use crate::hash::{sha256, KnownHash};
 use crate::markdown::{Heading, LineIndex};
-use crate::tokens::estimate_tokens;
+use crate::token_estimate::estimate_tokens;
 
 pub const MAX_DEPTH: u8 = 3;
 pub const HEADING_SEPARATOR: &str = " > ";
@@ -122,14 +122,6 @@ pub fn lead_text(note_text: &str, title_path: &str, body_start_line: u32, lead_e
 pub fn embed_key(text: &str) -> [u8; 32] {
     use sha2::{Digest, Sha256};
     Sha256::digest(text.as_bytes()).into()
-}
-
-/// The SHA-256 of `text[..len]`, already known (see `hash::sha256_and_trimmed`): the section
-/// that spans exactly those bytes (the whole note) is not hashed again.
-#[derive(Clone, Copy, Debug)]
-pub struct KnownHash {
-    pub len: usize,
-    pub hash: [u8; 32],
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -15,73 +15,29 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde::{Deserialize, Serialize};
-
+use crate::api::{EmbedProgress, NoteTexts, Switch};
 use crate::catalog::Catalog;
 use crate::embed::{EmbedderConfig, Pooling, TextEmbedder};
 use crate::error::{CoreError, Result};
-use crate::api::NoteTexts;
 use crate::hash::sha256_hex;
 use crate::sections::embed_text;
+use crate::store::ModelSpec;
 use crate::vectors::{FlatIndex, Key, VectorIndex};
 
-/// What identifies a vector space: vectors from another spec are never mixed in.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ModelSpec {
-    pub model_id: String,
-    pub dimension: usize,
-    pub max_tokens: usize,
-    pub pooling: String,
-    pub query_prefix: String,
-    pub passage_prefix: String,
-    #[serde(default)]
-    pub multilingual: bool,
-}
-
-impl ModelSpec {
-    pub fn from_config(c: &EmbedderConfig) -> ModelSpec {
-        ModelSpec {
-            model_id: c.model_id.clone(),
-            dimension: c.dimension,
-            max_tokens: c.max_tokens,
-            pooling: match c.pooling {
-                Pooling::Mean => "mean".into(),
-                Pooling::Cls => "cls".into(),
-            },
-            query_prefix: c.query_prefix.clone(),
-            passage_prefix: c.passage_prefix.clone(),
-            multilingual: c.multilingual,
-        }
+/// The spec of the vectors an embedder makes.
+pub fn model_spec(c: &EmbedderConfig) -> ModelSpec {
+    ModelSpec {
+        model_id: c.model_id.clone(),
+        dimension: c.dimension,
+        max_tokens: c.max_tokens,
+        pooling: match c.pooling {
+            Pooling::Mean => "mean".into(),
+            Pooling::Cls => "cls".into(),
+        },
+        query_prefix: c.query_prefix.clone(),
+        passage_prefix: c.passage_prefix.clone(),
+        multilingual: c.multilingual,
     }
-
-    /// The space tag written into every vector segment.
-    pub fn space(&self) -> u64 {
-        xxhash_rust::xxh3::xxh3_64(serde_json::to_string(self).unwrap_or_default().as_bytes())
-    }
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct EmbedProgress {
-    /// Texts with a vector (leaf sections and note titles).
-    pub done: usize,
-    /// Texts to embed in the index (distinct leaf sections and note titles).
-    pub total: usize,
-    /// Embedded by this call.
-    pub embedded: usize,
-    /// Chunks this call took off the queue without embedding them: their note's text was not
-    /// supplied, or changed since the note was indexed (its next update queues them again).
-    pub dropped: usize,
-    /// Chunks per second over this session's embedding work.
-    pub rate: f64,
-    /// Seconds left at that rate (null until a rate is known).
-    pub eta_seconds: Option<f64>,
-    pub model: Option<String>,
-    pub model_loaded: bool,
-    /// A model switch under way (the old vectors answer queries meanwhile).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub switching: Option<Switch>,
 }
 
 /// One pending leaf: the note it is read from, its section order, its key.
@@ -135,17 +91,6 @@ impl Space {
         self.query_cache = Some((query.to_string(), v.clone()));
         Ok(v)
     }
-}
-
-/// The model switch under way, for status and progress.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Switch {
-    /// The model whose vectors answer queries until the new one has embedded everything.
-    pub from: String,
-    pub to: String,
-    /// Whether the host has loaded `from` (queries need it: see `use_previous_embedder`).
-    pub from_loaded: bool,
 }
 
 /// The semantic state. Normally one vector space (`active`). Changing the model starts a
@@ -296,7 +241,7 @@ impl Semantic {
     /// complete).
     /// Returns whether the active space changed.
     pub fn use_embedder(&mut self, embedder: Box<dyn TextEmbedder>) -> Result<bool> {
-        let spec = ModelSpec::from_config(embedder.config());
+        let spec = model_spec(embedder.config());
         let changed = self.spec() != Some(&spec);
         if changed {
             if self.previous.as_ref().is_some_and(|p| p.spec == spec) {
@@ -321,7 +266,7 @@ impl Semantic {
 
     /// Whether `config` is the model a switch is moving away from (an error says why not).
     pub fn check_previous(&self, config: &EmbedderConfig) -> Result<()> {
-        let spec = ModelSpec::from_config(config);
+        let spec = model_spec(config);
         match &self.previous {
             None => Err(CoreError::BadRequest("no model switch is under way".into())),
             Some(p) if p.spec != spec => Err(CoreError::BadRequest(format!(

@@ -19,7 +19,6 @@ use serde::{Deserialize, Serialize};
 use crate::api::{FlushOutput, IndexFile};
 use crate::error::{CoreError, Result};
 use crate::hash::checksum;
-use crate::semantic::ModelSpec;
 
 pub const FORMAT_NAME: &str = "strata-index";
 /// 2: the catalog carries retrieval usage (AccessInfo). 3: section hashes as raw bytes.
@@ -35,6 +34,27 @@ pub const SLOTS: [&str; 2] = ["manifest-a.json", "manifest-b.json"];
 pub const LEX_DIR: &str = "lex/";
 pub const CAT_DIR: &str = "cat/";
 pub const VEC_DIR: &str = "vec/";
+
+/// What identifies a vector space: vectors from another spec are never mixed in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelSpec {
+    pub model_id: String,
+    pub dimension: usize,
+    pub max_tokens: usize,
+    pub pooling: String,
+    pub query_prefix: String,
+    pub passage_prefix: String,
+    #[serde(default)]
+    pub multilingual: bool,
+}
+
+impl ModelSpec {
+    /// The space tag written into every vector segment.
+    pub fn space(&self) -> u64 {
+        xxhash_rust::xxh3::xxh3_64(serde_json::to_string(self).unwrap_or_default().as_bytes())
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileRef {

@@ -4,7 +4,6 @@
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::api::*;
 use crate::config::CoreConfig;
@@ -20,91 +19,6 @@ fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsError> {
 
 fn from_js<T: serde::de::DeserializeOwned>(v: JsValue, what: &str) -> Result<T, JsError> {
     serde_wasm_bindgen::from_value(v).map_err(|e| JsError::new(&format!("[bad-request] {what}: {e}")))
-}
-
-#[wasm_bindgen]
-extern "C" {
-    /// Installed by the host before `loadModel` (plugin/core/node.ts, the plugin's worker):
-    /// `(model, tokenizer, config) => object with embed(texts: string[], query: boolean):
-    /// Float32Array` (n × dimension, row-major), backed by the embedder wasm.
-    #[wasm_bindgen(js_namespace = globalThis, js_name = __strataCreateEmbedder, catch)]
-    fn create_embedder(model: &js_sys::Uint8Array, tokenizer: &js_sys::Uint8Array, config: JsValue) -> Result<JsValue, JsValue>;
-}
-
-fn js_message(e: JsValue) -> String {
-    e.dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| e.as_string())
-        .unwrap_or_else(|| format!("{e:?}"))
-}
-
-/// An embedder in the host's embedder wasm (see [`crate::embed`]), made from bytes in
-/// this module's memory (native-style callers of `embed::load`).
-pub(crate) fn js_embedder(
-    model: &[u8],
-    tokenizer: &[u8],
-    config: crate::embed::EmbedderConfig,
-) -> Result<Box<dyn crate::embed::TextEmbedder>, String> {
-    js_embedder_from(&js_sys::Uint8Array::from(model), &js_sys::Uint8Array::from(tokenizer), config)
-}
-
-/// An embedder in the host's embedder wasm, from the host's arrays: a model's bytes
-/// (up to ~200 MB) never enter the core's memory, which would keep that size for good.
-fn js_embedder_from(
-    model: &js_sys::Uint8Array,
-    tokenizer: &js_sys::Uint8Array,
-    config: crate::embed::EmbedderConfig,
-) -> Result<Box<dyn crate::embed::TextEmbedder>, String> {
-    let cfg = to_js(&config).map_err(|_| "embedder config".to_string())?;
-    let obj = create_embedder(model, tokenizer, cfg).map_err(|e| {
-        let msg = js_message(e);
-        if msg.contains("__strataCreateEmbedder") {
-            "the host has not loaded the embedder wasm (globalThis.__strataCreateEmbedder)".to_string()
-        } else {
-            msg
-        }
-    })?;
-    let embed = js_sys::Reflect::get(&obj, &"embed".into())
-        .ok()
-        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
-        .ok_or("the embedder object has no embed() method")?;
-    Ok(Box::new(JsEmbedder { obj, embed, config }))
-}
-
-struct JsEmbedder {
-    obj: JsValue,
-    embed: js_sys::Function,
-    config: crate::embed::EmbedderConfig,
-}
-
-impl JsEmbedder {
-    fn run(&self, texts: &[&str], query: bool) -> Result<Vec<Vec<f32>>, String> {
-        let arr: js_sys::Array = texts.iter().map(|t| JsValue::from_str(t)).collect();
-        let out = self.embed.call2(&self.obj, &arr, &JsValue::from_bool(query)).map_err(js_message)?;
-        let flat = out
-            .dyn_into::<js_sys::Float32Array>()
-            .map_err(|_| "embed() did not return a Float32Array".to_string())?
-            .to_vec();
-        let dim = self.config.dimension;
-        if flat.len() != texts.len() * dim {
-            return Err(format!("embed() returned {} values for {} texts of dimension {dim}", flat.len(), texts.len()));
-        }
-        Ok(flat.chunks(dim).map(|c| c.to_vec()).collect())
-    }
-}
-
-impl crate::embed::TextEmbedder for JsEmbedder {
-    fn config(&self) -> &crate::embed::EmbedderConfig {
-        &self.config
-    }
-
-    fn embed_passages(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
-        self.run(texts, false)
-    }
-
-    fn embed_query(&mut self, text: &str) -> Result<Vec<f32>, String> {
-        self.run(&[text], true)?.pop().ok_or_else(|| "no vector".to_string())
-    }
 }
 
 fn err(e: CoreError) -> JsError {
@@ -246,7 +160,7 @@ impl StrataCore {
     #[wasm_bindgen(js_name = loadModel)]
     pub fn load_model(&mut self, model: &js_sys::Uint8Array, tokenizer: &js_sys::Uint8Array, config: JsValue) -> Result<JsValue, JsError> {
         let config = model_config(config)?.unwrap_or_default();
-        let embedder = js_embedder_from(model, tokenizer, config)
+        let embedder = crate::embed::js::from_arrays(model, tokenizer, config)
             .map_err(|e| JsError::new(&format!("[bad-request] the embedding model could not be loaded: {e}")))?;
         to_js(&self.engine.use_embedder(embedder).map_err(err)?)
     }
@@ -257,7 +171,7 @@ impl StrataCore {
     pub fn load_previous_model(&mut self, model: &js_sys::Uint8Array, tokenizer: &js_sys::Uint8Array, config: JsValue) -> Result<JsValue, JsError> {
         let config = model_config(config)?.unwrap_or_default();
         self.engine.check_previous_model(&config).map_err(err)?;
-        let embedder = js_embedder_from(model, tokenizer, config)
+        let embedder = crate::embed::js::from_arrays(model, tokenizer, config)
             .map_err(|e| JsError::new(&format!("[bad-request] the embedding model could not be loaded: {e}")))?;
         to_js(&self.engine.use_previous_embedder(embedder).map_err(err)?)
     }

@@ -47,9 +47,9 @@ impl ScriptCounts {
             let cp = ch as u32;
             if matches!(cp, 0x00C0..=0x024F | 0x1E00..=0x1EFF) && cp != 0xD7 && cp != 0xF7 {
                 c.latin += 1;
-            } else if crate::cjk::is_cjk(ch) {
+            } else if crate::analyzer::is_cjk(ch) {
                 c.other += CJK_WEIGHT;
-            } else if crate::cjk::is_word_char(ch) {
+            } else if crate::analyzer::is_word_char(ch) {
                 // Letters and digits of other scripts, by the tokenizer's bit table
                 // (measured: `char::is_alphabetic` here was 3 % of indexing the vault).
                 c.other += 1;

@@ -145,6 +145,8 @@ pub trait TextEmbedder {
 }
 
 pub mod choice;
+#[cfg(target_arch = "wasm32")]
+pub mod js;
 pub mod models;
 #[cfg(feature = "embedder")]
 pub mod onnx;
@@ -157,7 +159,7 @@ pub fn load(model: &[u8], tokenizer: &[u8], config: EmbedderConfig) -> Result<Bo
     }
     #[cfg(all(not(feature = "embedder"), target_arch = "wasm32"))]
     {
-        crate::wasm::js_embedder(model, tokenizer, config)
+        js::from_bytes(model, tokenizer, config)
     }
     #[cfg(all(not(feature = "embedder"), not(target_arch = "wasm32")))]
     {

@@ -9,7 +9,6 @@ use crate::hash::sha256_hex;
 use crate::markdown;
 use crate::paths;
 use crate::sections::embed_text;
-use crate::semantic::EmbedProgress;
 
 impl Engine {
 

@@ -9,6 +9,7 @@ use crate::api::*;
 use crate::catalog::NoteEntry;
 use crate::clock::{now_ms, now_wall_ms};
 use crate::error::Result;
+use crate::hash::KnownHash;
 use crate::lexical::SectionDoc;
 use crate::markdown::{self, LineIndex};
 use crate::paths;
@@ -17,7 +18,7 @@ use crate::store::{self, CAT_DIR, LEX_DIR, VEC_DIR};
 
 /// A note's content hash (hex) and the hash of its whole-note section's bytes, in one pass
 /// over the note (see `hash::sha256_and_trimmed`).
-fn note_hashes(bytes: &[u8]) -> (String, crate::sections::KnownHash) {
+fn note_hashes(bytes: &[u8]) -> (String, KnownHash) {
     let (content, known) = crate::hash::sha256_and_trimmed(bytes);
     (hex::encode(content), known)
 }
@@ -25,7 +26,7 @@ fn note_hashes(bytes: &[u8]) -> (String, crate::sections::KnownHash) {
 /// `known` applies to the decoded text only when that text is the note's bytes themselves:
 /// valid UTF-8 and no BOM removed (a replacement character can take the place of three
 /// invalid bytes, so equal lengths alone do not say it).
-fn known_for(decoded: &markdown::Decoded, bytes: &[u8], known: crate::sections::KnownHash) -> Option<crate::sections::KnownHash> {
+fn known_for(decoded: &markdown::Decoded, bytes: &[u8], known: KnownHash) -> Option<KnownHash> {
     (!decoded.lossy && decoded.text.len() == bytes.len()).then_some(known)
 }
 
@@ -256,7 +257,7 @@ impl Engine {
         size: u64,
         mtime: f64,
         existed: bool,
-        known: Option<crate::sections::KnownHash>,
+        known: Option<KnownHash>,
         report: &mut UpdateReport,
     ) -> Result<Option<String>> {
         let parsed = markdown::parse(path, text);

@@ -8,7 +8,6 @@
 use super::tests::Folder;
 use super::*;
 use crate::embed::{EmbedderConfig, TextEmbedder};
-use crate::semantic::EmbedProgress;
 
 /// Bag of hashed words in `dim` dimensions; `seed` makes another "model" (another space).
 pub(super) struct WordHash {

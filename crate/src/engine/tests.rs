@@ -619,7 +619,7 @@ fn a_split_note_indexes_each_line_once_frontmatter_and_intros_included() {
 
 #[test]
 fn a_rebuilt_index_keeps_its_vectors_without_a_model() {
-    use crate::semantic::{ModelSpec, Semantic};
+    use crate::semantic::{model_spec, Semantic};
     let mut e = Engine::create(cfg()).unwrap();
     upsert(&mut e, sample());
     let keys: Vec<[u8; 32]> = e.catalog.entries().flat_map(|n| n.vector_keys().map(|(_, k)| k).collect::<Vec<_>>()).collect();
@@ -632,7 +632,7 @@ fn a_rebuilt_index_keeps_its_vectors_without_a_model() {
             (*k, v)
         })
         .collect();
-    let spec = ModelSpec::from_config(&crate::embed::EmbedderConfig::default());
+    let spec = model_spec(&crate::embed::EmbedderConfig::default());
     e.semantic = Semantic::with_vectors(spec, &vectors);
     let mut folder = Folder::default();
     folder.apply(&e.flush().unwrap());

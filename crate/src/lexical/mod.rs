@@ -12,7 +12,7 @@ use tantivy::directory::RamDirectory;
 use tantivy::index::SegmentMeta;
 use tantivy::{Directory, Index, IndexReader, ReloadPolicy, Searcher};
 
-use crate::cjk;
+use crate::analyzer;
 use crate::error::{CoreError, Result};
 pub use schema::{Fields, SectionDoc};
 use writer::{Committer, Staged};
@@ -67,7 +67,7 @@ impl Lexical {
 
     fn finish_open(ram: RamDirectory, index: Index, fields: Fields) -> Result<Lexical> {
         // Tokenizers are not persisted: register ours after every open.
-        index.tokenizers().register(cjk::TOKENIZER_NAME, cjk::analyzer());
+        index.tokenizers().register(analyzer::TOKENIZER_NAME, analyzer::analyzer());
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)

@@ -11,7 +11,7 @@ use tantivy::schema::{
 };
 use tantivy::schema::{Document, OwnedValue};
 
-use crate::cjk::TOKENIZER_NAME;
+use crate::analyzer::TOKENIZER_NAME;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Fields {

@@ -12,7 +12,7 @@ use tantivy::Term;
 
 use super::schema::tag_terms;
 use super::Lexical;
-use crate::cjk::{drop_stopwords, spread_cjk_query};
+use crate::analyzer::{drop_stopwords, spread_cjk_query};
 use crate::error::Result;
 
 /// BM25 field boosts (tuned on the dev queries; see README "Ranking constants").

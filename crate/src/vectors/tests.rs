@@ -317,18 +317,3 @@ fn corrupt_segments_are_errors() {
     lie.extend_from_slice(&crc.to_le_bytes());
     assert!(FlatIndex::from_bytes(&lie, 32, 7).unwrap_err().contains("version"));
 }
-
-/// `cargo test --release --lib -- --ignored --nocapture vector_bench` (the wasm core runs the
-/// same code for `strata bench`).
-#[test]
-#[ignore]
-fn vector_bench() {
-    for r in crate::vector_bench::run(&[10_000, 100_000, 300_000], 384) {
-        println!(
-            "n={}: query p50 {:.2} ms, p95 {:.2} ms ({:.3} us/vector), recall@10 {:.3} (near-data queries) {:.3} (random queries); \
-             insert {:.2} s, {:.1} MB in memory, snapshot {:.1} MB written in {:.2} s, loaded in {:.2} s",
-            r.n, r.query_p50_ms, r.query_p95_ms, r.us_per_vector, r.recall_near, r.recall_random, r.insert_ms / 1000.0,
-            r.memory_bytes as f64 / 1e6, r.snapshot_bytes as f64 / 1e6, r.snapshot_write_ms / 1000.0, r.snapshot_load_ms / 1000.0
-        );
-    }
-}

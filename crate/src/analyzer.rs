@@ -1,4 +1,6 @@
-//! A tokenizer for mixed Latin/CJK text.
+//! The lexical index's text analyzer: a tokenizer for mixed Latin/CJK text, its filters
+//! (lower case, accent folding, cached English stemming) and the query rewriting that goes with
+//! it (stop words dropped, CJK runs spread into bigrams and phrases).
 //!
 //! Latin (and every other alphabetic) text is split into words; runs of Han, Kana and
 //! Hangul characters become overlapping bigrams ("全文检索" → 全文, 文检, 检索; a lone

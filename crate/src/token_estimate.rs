@@ -1,7 +1,7 @@
 //! Token estimates for the section budget, without a model tokenizer: CJK characters
 //! count about one token each, other text about one token per four characters.
 
-use crate::cjk::is_cjk;
+use crate::analyzer::is_cjk;
 
 pub fn estimate_tokens(text: &str) -> usize {
     let mut cjk = 0usize;
