@@ -10,6 +10,8 @@
 
 use std::collections::HashMap;
 
+use crate::ranking::{CJK_PHRASE_CHARS, QUERY_STOPWORDS};
+
 use tantivy::tokenizer::{
     AsciiFoldingFilter, RemoveLongFilter, TextAnalyzer, Token, TokenFilter,
     TokenStream, Tokenizer,
@@ -196,13 +198,6 @@ pub fn tokenize_into(text: &str, tokens: &mut TokenBuf) {
     }
 }
 
-/// CJK runs of a free-text query also add their overlapping n-grams of this many characters
-/// as phrases (adjacent bigrams), so a note holding the query's longer words outranks one that
-/// only shares their halves: "文字数を数える" (count characters) matched 文字 in every note
-/// about strings (文字列) as well as 字数 in the word-count note, which ranked 14th lexically
-/// (6th with the phrases; Japanese dev recall@10 .733 → .933, Chinese and English unchanged).
-pub const CJK_PHRASE_CHARS: usize = 3;
-
 /// Splits the CJK runs of a free-text query into space-separated bigrams, so the query
 /// parser treats them as independent terms (OR, scored by BM25) instead of one phrase, plus
 /// their [`CJK_PHRASE_CHARS`]-character n-grams as phrases. Quoted parts are left alone: a
@@ -258,17 +253,6 @@ pub fn spread_cjk_query(query: &str) -> String {
     }
     out
 }
-
-/// English function words dropped from free-text queries (never from quoted phrases,
-/// and never when nothing else would remain). Title and heading boosts otherwise let
-/// "how", "do", "the" decide the ranking.
-pub const QUERY_STOPWORDS: &[&str] = &[
-    "a", "about", "an", "and", "are", "as", "at", "be", "but", "by", "can", "could", "do",
-    "does", "for", "from", "get", "give", "has", "have", "how", "i", "if", "in", "into", "is",
-    "it", "its", "me", "my", "of", "on", "or", "our", "so", "such", "that", "the", "their",
-    "then", "there", "these", "they", "this", "to", "was", "we", "what", "when", "where",
-    "which", "who", "why", "will", "with", "would", "you", "your",
-];
 
 /// Removes English stop words from the unquoted, unfielded words of a query.
 pub fn drop_stopwords(query: &str) -> String {

@@ -26,8 +26,8 @@ impl Default for CoreConfig {
             config_dir: ".obsidian".into(),
             extensions: vec!["md".into()],
             exclude_folders: Vec::new(),
-            chunk_budget: 512,
-            chunk_min: 100,
+            chunk_budget: crate::ranking::SECTION_BUDGET,
+            chunk_min: crate::ranking::SECTION_MIN,
             max_note_bytes: 8 * 1024 * 1024,
         }
     }

@@ -1,43 +1,24 @@
-//! Score fusion of the lexical (BM25) and vector rankings.
+//! Score fusion of the lexical (BM25) and vector rankings (the constants are in `ranking`).
 //!
-//! - Reciprocal Rank Fusion: score = Σ weight / (k + rank + 1), k = 60, plus a top-rank
-//!   bonus (+0.05 for rank 1, +0.02 for ranks 2–3 of either list).
-//! - Linear fusion (option): per-query max normalisation, 0.7 × BM25 + 0.3 × vector.
-//! - Dynamic weights (lexical/vector): exact-term queries (quoted phrases, IDs, `#tags`,
-//!   `field:`) lean lexical 0.85/0.15; long natural-language questions lean semantic
-//!   0.4/0.6; weak lexical evidence
-//!   (top-1 close to top-10) or little overlap between the two lists shifts to vectors.
-//! - Strong signal: a saturated BM25 top score ≥ 0.85 with a gap ≥ 0.15 to the second —
-//!   reported so clients can skip query expansion.
+//! - Reciprocal Rank Fusion: score = Σ weight / (RRF_K + rank + 1), plus a bonus for a list's
+//!   first three hits.
+//! - Linear fusion (an option): per-query max normalisation, each list weighted by the same
+//!   dynamic weights as RRF.
+//! - Dynamic weights (lexical/vector) by the query's shape: exact-term queries (quoted phrases,
+//!   IDs, `#tags`, `field:`) lean lexical; long natural-language questions lean semantic; weak
+//!   lexical evidence (top 1 close to top 10) or little overlap between the two lists shifts
+//!   to vectors.
+//! - Strong signal: a saturated BM25 top score far enough ahead of the second, reported so
+//!   clients can skip query expansion.
+//! - [`NoteEvidence`]: what each list said about a note, and the explain string of its score.
 
 use std::collections::HashMap;
 use std::hash::Hash;
 
-pub const RRF_K: f32 = 60.0;
-pub const RRF_TOP1_BONUS: f32 = 0.05;
-pub const RRF_TOP3_BONUS: f32 = 0.02;
-pub const LINEAR_LEX: f32 = 0.7;
-pub const LINEAR_VEC: f32 = 0.3;
-/// Weights (lexical, vector) by query shape.
-pub const WEIGHTS_DEFAULT: (f32, f32) = (1.0, 1.0);
-pub const WEIGHTS_EXACT: (f32, f32) = (0.85, 0.15);
-/// 0.4/0.6 as the "≈0.6/0.4" for semantic/lexical: on the dev queries (en, zh, ja)
-/// 0.3/0.7 lost one English and 0.5/0.5 several English rankings; a lexical-only hit at
-/// rank 4 (a useful note whose wording the model misses) should still reach the top 10.
-pub const WEIGHTS_QUESTION: (f32, f32) = (0.4, 0.6);
-pub const WEIGHTS_WEAK_LEXICAL: (f32, f32) = (0.4, 0.6);
-/// A CJK query with an English-only embedding model: the bigram index carries it.
-pub const WEIGHTS_CJK_ENGLISH_MODEL: (f32, f32) = (0.85, 0.15);
-/// A natural-language question has at least this many words.
-pub const QUESTION_MIN_WORDS: usize = 6;
-/// BM25 saturation for the strong-signal test: norm = s / (s + LEX_HALF).
-pub const LEX_HALF: f32 = 8.0;
-pub const STRONG_TOP: f32 = 0.85;
-pub const STRONG_GAP: f32 = 0.15;
-/// Lexical evidence is weak when top-10 / top-1 exceeds this.
-pub const WEAK_LEXICAL_RATIO: f32 = 0.8;
-/// Lists overlap little when fewer than this share of the top 10 is common.
-pub const LOW_OVERLAP: f32 = 0.1;
+use crate::ranking::{
+    LEX_HALF, LOW_OVERLAP, QUESTION_MIN_WORDS, RRF_K, RRF_TOP1_BONUS, RRF_TOP3_BONUS, STRONG_GAP, STRONG_TOP,
+    WEAK_LEXICAL_RATIO, WEIGHTS_CJK_ENGLISH_MODEL, WEIGHTS_DEFAULT, WEIGHTS_EXACT, WEIGHTS_QUESTION, WEIGHTS_WEAK_LEXICAL,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

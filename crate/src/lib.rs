@@ -19,6 +19,7 @@ pub mod config;
 pub mod error;
 pub mod hash;
 pub mod paths;
+pub mod ranking;
 pub mod token_estimate;
 // Markdown → sections.
 pub mod analyzer;

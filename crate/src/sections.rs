@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::hash::{sha256, KnownHash};
 use crate::markdown::{Heading, LineIndex};
+use crate::ranking::{LEAD_MAX_BYTES, LEAD_TOKENS, SECTION_MAX_DEPTH as MAX_DEPTH};
 use crate::token_estimate::estimate_tokens;
 
-pub const MAX_DEPTH: u8 = 3;
 pub const HEADING_SEPARATOR: &str = " > ";
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,16 +61,11 @@ pub fn embed_text(note_text: &str, section: &Section, body_start_line: u32) -> S
     }
 }
 
-/// A note's lead, embedded as one more vector of the note (its *lead vector*, with the
-/// note's folders and title in front): the lines that open the note's body, up to its first
-/// heading (a heading that opens the body belongs to the lead), whole lines until at least
-/// this many estimated tokens. Most notes say what they are about there; their sections,
-/// embedded separately, often do not (see `engine::LEAD_WEIGHT`).
-pub const LEAD_TOKENS: usize = 64;
-/// At most this many bytes of the lead are embedded (a note can be one long line).
-pub const LEAD_MAX_BYTES: usize = 2048;
-
-/// The last line of the note's lead ([`LEAD_TOKENS`]), or 0 when the body has none.
+/// The last line of the note's lead, or 0 when the body has none. The lead (embedded as one
+/// more vector of the note, its *lead vector*, with the note's folders and title in front) is
+/// the lines that open the note's body, up to its first heading (a heading that opens the body
+/// belongs to the lead), whole lines until at least [`LEAD_TOKENS`] estimated tokens: most notes
+/// say what they are about there; their sections, embedded separately, often do not.
 pub fn lead_end_line(text: &str, headings: &[Heading], body_start_line: u32) -> u32 {
     let mut heading_lines = headings.iter().map(|h| h.line).peekable();
     let (mut end, mut tokens, mut started) = (0u32, 0usize, false);

@@ -12,26 +12,15 @@ use crate::clock::now_ms;
 use crate::error::{CoreError, Result};
 use crate::fusion::{self, Evidence, NoteEvidence};
 use crate::lexical::search::LexQuery;
+use crate::ranking::{
+    FUSION_POOL_EXTRA, FUSION_POOL_MAX, FUSION_POOL_MIN, FUSION_POOL_PER_HIT, LEAD_WEIGHT, MAX_QUERIES, OVERLAP_TOP,
+    QUERY_WEIGHT_EXPANSION, QUERY_WEIGHT_ORIGINAL, VECTOR_POOL_EXTRA, VECTOR_POOL_PER_NOTE,
+};
 use crate::sections::Section;
 use crate::vectors::{Key, VectorIndex};
 
-/// Query weights in multi-query search.
-pub const QUERY_WEIGHT_ORIGINAL: f32 = 2.0;
-pub const QUERY_WEIGHT_EXPANSION: f32 = 1.0;
-pub const MAX_QUERIES: usize = 5;
-/// Candidates per list in hybrid and semantic search, at least (see `search_fused`).
-pub const FUSION_POOL_MIN: usize = 150;
-/// A note's vector score: this share from its lead vector's cosine, the rest from its best
-/// section's (`vector_hits`). Dev queries, hybrid R@10 / MRR@10 before → after (measured with
-/// `strata eval`): en (all-MiniLM-L6-v2) .922/.791 → .944/.856, en (multilingual-e5-small)
-/// .889/.786 → .911/.880, zh .833/1.0 → 1.0/1.0, ja .833/.733 → .900/.900. In a simulation of
-/// the fusion first, every share from 3/7 to 3/5 and every lead of 32 to 96 tokens beat the
-/// best section alone in all four; 3/5 with 64 tokens had the best worst case.
-pub const LEAD_WEIGHT: f32 = 0.6;
-// Note-level aggregation is the note's best section, with no bonus for further matching
-// sections: on the dev queries every bonus tried (+4 % per further section up to 3, as
-// before; or only for sections within 5 % of the best) lost recall or MRR in all three
-// languages, because long notes (Settings, formatting syntax) match something everywhere.
+// A note's fused score is its best section's, with no bonus for further matching sections
+// (docs/ranking.md says what was tried).
 
 impl Engine {
     pub(super) fn key_map(&mut self) -> &HashMap<Key, Vec<(String, Option<u32>)>> {
@@ -58,7 +47,7 @@ impl Engine {
         let map = self.key_map.as_ref().expect("built");
         let Some(vectors) = self.semantic.vectors() else { return Ok(Vec::new()) };
         let raw: Vec<(Key, f32)> = vectors
-            .search(&qv, limit * 2 + 20, None)
+            .search(&qv, limit * VECTOR_POOL_PER_NOTE + VECTOR_POOL_EXTRA, None)
             .map_err(|e| CoreError::Internal(format!("vector search: {e}")))?;
         // A leaf's section as a hit: lifted for overview searches, filtered.
         let shown = |note: &'_ NoteEntry, order: u32| -> Option<u32> {
@@ -147,7 +136,7 @@ impl Engine {
         let depth = req.filters.as_ref().map(|f| (f.min_depth, f.max_depth)).unwrap_or((None, None));
         // Candidates per list: the same for every k up to FUSION_POOL_MIN's worth, so the first
         // results do not depend on how many were asked for (the plugin asks 30, the bridge 10).
-        let pool = (k * 4 + 30).clamp(FUSION_POOL_MIN, 400);
+        let pool = (k * FUSION_POOL_PER_HIT + FUSION_POOL_EXTRA).clamp(FUSION_POOL_MIN, FUSION_POOL_MAX);
 
         // note path → per-note evidence, accumulated over queries.
         let mut notes: HashMap<String, NoteEvidence> = HashMap::new();
@@ -187,7 +176,7 @@ impl Engine {
             let (w, why) = if mode == SearchMode::Semantic {
                 (fusion::Weights { lex: 0.0, vec: 1.0 }, "semantic only")
             } else {
-                let ov = fusion::overlap(&lex_keys, &vec_keys, 10);
+                let ov = fusion::overlap(&lex_keys, &vec_keys, OVERLAP_TOP);
                 let multilingual = self.semantic.serving_spec().is_some_and(|s| s.multilingual);
                 fusion::dynamic_weights(q, &lex_notes.iter().map(|x| x.score).collect::<Vec<_>>(), ov, multilingual)
             };

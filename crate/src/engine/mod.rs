@@ -32,7 +32,6 @@ mod read;
 mod search;
 mod similar;
 
-pub use hybrid::{FUSION_POOL_MIN, LEAD_WEIGHT, MAX_QUERIES, QUERY_WEIGHT_EXPANSION, QUERY_WEIGHT_ORIGINAL};
 use search::note_matches;
 
 pub const MAX_K: usize = 200;

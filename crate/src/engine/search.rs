@@ -14,6 +14,7 @@ use crate::hash::sha256_hex;
 use crate::lexical::search::{LexQuery, SNIPPET_CHARS};
 use crate::markdown;
 use crate::paths;
+use crate::ranking::{LEXICAL_POOL_EXTRA, LEXICAL_POOL_PER_HIT};
 use crate::sections::Section;
 use crate::snippet::{leading_snippet, make_snippet};
 
@@ -51,7 +52,7 @@ impl Engine {
             min_depth: filters.min_depth,
             // Deeper hits are lifted to their ancestor at the maximum depth instead.
             max_depth: None,
-            limit: k * 4 + 20,
+            limit: k * LEXICAL_POOL_PER_HIT + LEXICAL_POOL_EXTRA,
         };
         let results = self.lex.search(&q)?;
         let mut kept: Vec<(f32, &NoteEntry, &Section)> = Vec::new();

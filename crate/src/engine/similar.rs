@@ -7,6 +7,7 @@ use crate::api::*;
 use crate::clock::now_ms;
 use crate::error::{CoreError, Result};
 use crate::paths;
+use crate::ranking::{SIMILAR_POOL_EXTRA, SIMILAR_POOL_PER_NOTE, SIMILAR_SECTIONS};
 use crate::vectors::{Key, VectorIndex};
 
 impl Engine {
@@ -51,7 +52,7 @@ impl Engine {
         let norm = sum.iter().map(|x| x * x).sum::<f32>().sqrt().max(f32::EPSILON);
         sum.iter_mut().for_each(|x| *x /= norm);
         let raw = vectors
-            .search(&sum, k * 8 + 20, None)
+            .search(&sum, k * SIMILAR_POOL_PER_NOTE + SIMILAR_POOL_EXTRA, None)
             .map_err(|e| CoreError::Internal(format!("vector search: {e}")))?;
         self.key_map(); // built once per catalog change, borrowed (not cloned) per query
         let map = self.key_map.as_ref().expect("built");
@@ -70,7 +71,7 @@ impl Engine {
                     }
                 };
                 if let Some(order) = order {
-                    if secs.len() < 3 {
+                    if secs.len() < SIMILAR_SECTIONS {
                         secs.push((*order, score));
                     }
                 }

@@ -7,6 +7,7 @@ use super::switch_tests::WordHash;
 use super::tests::{snippets, texts, Folder};
 use super::*;
 use crate::markdown;
+use crate::ranking::LEAD_WEIGHT;
 use crate::sections::{build_sections, SplitConfig};
 
 fn note(path: &str, text: &str) -> NoteInput {

@@ -14,13 +14,8 @@ use super::schema::tag_terms;
 use super::Lexical;
 use crate::analyzer::{drop_stopwords, spread_cjk_query};
 use crate::error::Result;
+use crate::ranking::{BOOST_ALIASES, BOOST_BODY, BOOST_HEADINGS, BOOST_TAGS, BOOST_TITLE, SECTION_MAX_DEPTH};
 
-/// BM25 field boosts (tuned on the dev queries; see README "Ranking constants").
-pub const BOOST_TITLE: f32 = 8.0;
-pub const BOOST_ALIASES: f32 = 6.0;
-pub const BOOST_HEADINGS: f32 = 4.0;
-pub const BOOST_TAGS: f32 = 2.0;
-pub const BOOST_BODY: f32 = 1.0;
 /// Characters in a snippet fragment.
 pub const SNIPPET_CHARS: usize = 180;
 
@@ -89,8 +84,8 @@ impl Lexical {
             out.push((Occur::Must, term(f.prop, &t)));
         }
         let lo = q.min_depth.unwrap_or(0);
-        let hi = q.max_depth.unwrap_or(crate::sections::MAX_DEPTH);
-        if lo > 0 || hi < crate::sections::MAX_DEPTH {
+        let hi = q.max_depth.unwrap_or(SECTION_MAX_DEPTH);
+        if lo > 0 || hi < SECTION_MAX_DEPTH {
             let depths: Vec<(Occur, Box<dyn Query>)> = (lo..=hi)
                 .map(|d| {
                     (

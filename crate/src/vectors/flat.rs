@@ -7,6 +7,7 @@ use half::f16;
 use half::slice::HalfFloatSliceExt;
 
 use super::{scan, Key, VectorIndex, COMPACT_DEAD_FRACTION};
+use crate::ranking::{RERANK_MIN, RERANK_PER_HIT};
 
 /// Largest dimension an index accepts (a segment claiming more is corrupt).
 pub(super) const MAX_DIM: usize = 1 << 16;
@@ -75,7 +76,7 @@ impl FlatIndex {
             alive: Vec::new(),
             slot_of: HashMap::new(),
             dead: 0,
-            rerank_min: 40,
+            rerank_min: RERANK_MIN,
             persisted_slots: 0,
             pending_tombstones: Vec::new(),
             next_seq: 0,
@@ -302,7 +303,7 @@ impl VectorIndex for FlatIndex {
         if k == 0 || self.is_empty() {
             return Ok(Vec::new());
         }
-        let c = self.rerank_min.max(4 * k);
+        let c = self.rerank_min.max(RERANK_PER_HIT * k);
         let mut buf = vec![0f32; self.dim];
         let mut scored: Vec<(u32, f32)> =
             self.candidates(query, c, filter).into_iter().map(|s| (s, self.exact_score(s as usize, query, &mut buf))).collect();
