@@ -36,7 +36,6 @@ pub mod embed;
 pub mod fusion;
 pub mod lexical;
 pub mod semantic;
-pub mod vector_bench;
 pub mod vectors;
 // The engine and its bindings.
 pub mod engine;

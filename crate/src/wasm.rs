@@ -63,18 +63,6 @@ impl StrataCore {
         to_js(&crate::outline::outline_bytes(bytes))
     }
 
-    /// The vector index benchmark (`vector_bench::run`) in this wasm build: synthetic
-    /// `dim`-dimensional vectors at each size of `sizes`; rows of latency and recall@10.
-    #[wasm_bindgen(js_name = benchVectors)]
-    pub fn bench_vectors(sizes: Vec<u32>, dim: u32) -> Result<JsValue, JsError> {
-        if dim == 0 || dim > 4096 || sizes.is_empty() || sizes.iter().any(|&n| n == 0 || n > 2_000_000) {
-            return Err(JsError::new("[bad-request] benchVectors: sizes 1..=2000000 and dim 1..=4096"));
-        }
-        let mut sizes: Vec<usize> = sizes.into_iter().map(|n| n as usize).collect();
-        sizes.sort_unstable();
-        to_js(&crate::vector_bench::run(&sizes, dim as usize))
-    }
-
     #[wasm_bindgen(js_name = openReport)]
     pub fn open_report(&self) -> Result<JsValue, JsError> {
         to_js(self.engine.open_report())

@@ -63,6 +63,8 @@
 mod flat;
 mod scan;
 mod segment;
+/// Synthetic vectors for the tests and the benchmark crate (feature `synthetic`).
+#[cfg(any(test, feature = "synthetic"))]
 pub mod synthetic;
 #[cfg(test)]
 mod tests;

@@ -1,14 +1,14 @@
 //! The vector index benchmark at 10k/100k/300k vectors, one code path for the native run
-//! (`cargo test --release --lib -- --ignored --nocapture vector_bench`) and the wasm core
-//! (`StrataCore.benchVectors`, which `strata bench` prints): synthetic unit vectors in
+//! (`cargo test -p strata-bench --release -- --ignored --nocapture vector_bench`) and the bench
+//! wasm (`benchVectors`, which `strata bench` prints): synthetic unit vectors in
 //! clusters (like embeddings of related sections), the [`FlatIndex`]'s query latency, and its
 //! recall@10 against an exact f32 scan of the same vectors.
 
 use serde::Serialize;
 
-use crate::clock::now_ms;
-use crate::vectors::synthetic::{clustered_vectors, normalize, random_vectors, recall_at, Rng};
-use crate::vectors::{FlatIndex, Key, VectorIndex};
+use strata_core::clock::now_ms;
+use strata_core::vectors::synthetic::{clustered_vectors, normalize, random_vectors, recall_at, Rng};
+use strata_core::vectors::{FlatIndex, Key, VectorIndex};
 
 /// One index size of the benchmark.
 #[derive(Debug, Clone, Serialize)]
@@ -119,5 +119,20 @@ mod tests {
             assert!(r.snapshot_bytes >= r.n * r.dim && r.memory_bytes > r.snapshot_bytes / 2, "{r:?}");
         }
         assert!(rows[1].insert_ms >= rows[0].insert_ms, "insert time covers every vector up to the size");
+    }
+
+    /// The benchmark at its real sizes, natively:
+    /// `cargo test -p strata-bench --release -- --ignored --nocapture vector_bench`.
+    #[test]
+    #[ignore]
+    fn vector_bench() {
+        for r in run(&[10_000, 100_000, 300_000], 384) {
+            println!(
+                "n={}: query p50 {:.2} ms, p95 {:.2} ms ({:.3} us/vector), recall@10 {:.3} (near-data queries) {:.3} (random queries); \
+                 insert {:.2} s, {:.1} MB in memory, snapshot {:.1} MB written in {:.2} s, loaded in {:.2} s",
+                r.n, r.query_p50_ms, r.query_p95_ms, r.us_per_vector, r.recall_near, r.recall_random, r.insert_ms / 1000.0,
+                r.memory_bytes as f64 / 1e6, r.snapshot_bytes as f64 / 1e6, r.snapshot_write_ms / 1000.0, r.snapshot_load_ms / 1000.0
+            );
+        }
     }
 }
