@@ -9,7 +9,7 @@ import { constants } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 
-import type { ListRequest, ListResponse, NoteInfo, ReadRequest, ReadResult, SearchRequest, SearchResponse, SimilarRequest, SimilarResponse, StrataCoreApi } from "../core/api.ts";
+import type { ListRequest, ListResponse, NoteInfo, Outline, ReadRequest, ReadResult, SearchRequest, SearchResponse, SimilarRequest, SimilarResponse, StrataCoreApi } from "../core/api.ts";
 import type { BackendStatus, ToolSettings, VaultBackend } from "../core/vault-backend.ts";
 import { errorMessage } from "../core/errors.ts";
 import { defaultIndexDir, openIndex, persist } from "../core/index-store.ts";
@@ -74,7 +74,7 @@ export async function readPluginSettings(vaultDir: string, configDir: string): P
   const out: Partial<ToolSettings> = {};
   if (typeof r.writeToolsEnabled === "boolean") out.writeToolsEnabled = r.writeToolsEnabled;
   for (const k of ["sessionsFolder", "memoryFolder", "changelogFolder"] as const) {
-    if (typeof r[k] === "string" && (r[k] as string).trim()) out[k] = (r[k] as string).trim().replace(/\/+$/, "");
+    if (typeof r[k] === "string" && r[k].trim()) out[k] = r[k].trim().replace(/\/+$/, "");
   }
   return out;
 }
@@ -393,6 +393,10 @@ export class HeadlessBackend implements VaultBackend {
     this.lastUpdate = Date.now();
     if (this.modelLoaded) this.core.prioritize([p]);
     this.kickEmbedding();
+  }
+
+  outline(text: string): Promise<Outline> {
+    return Promise.resolve(loadCore().outline(new TextEncoder().encode(text)));
   }
 
   async appendPluginFile(name: string, text: string): Promise<void> {

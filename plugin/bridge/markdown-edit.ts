@@ -1,13 +1,21 @@
-// What the write tools need to know about a note's Markdown to edit it: where its
-// frontmatter ends and where its ATX headings are (outside fenced code), so a section can be
-// replaced by heading on the current text (the index may lag behind the file). Frontmatter
-// values are read and written with the `yaml` library, keeping keys it does not touch.
+// What the write tools need to know about a note's Markdown to edit it: where its frontmatter
+// ends and where its headings are. Both come from the core's outline (StrataCore.outline, the
+// parse indexing and `read` use: setext headings, `#` lines in code blocks and frontmatter are
+// what `read` sees), so a section replaced by heading is the section `read` returned. The
+// outline is of the current text (the index may lag behind the file). Frontmatter values are
+// read and written with the `yaml` library, keeping keys it does not touch.
 
 import { parseDocument } from "yaml";
 
+import type { Outline } from "../core/api.ts";
+
 export interface HeadingLine {
-  /** 0-based line index. */
+  /** 0-based index of the heading's first line. */
   line: number;
+  /** 0-based index of its last line: the underline of a setext heading, else `line`. */
+  lastLine: number;
+  /** 0-based index just after its section (subsections included). */
+  end: number;
   level: number;
   text: string;
   /** Heading texts from the top level down to this one. */
@@ -36,34 +44,21 @@ export function splitNote(text: string): SplitNote {
   return { eol, lines, frontmatterLines };
 }
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
+const SETEXT_UNDERLINE = /^ {0,3}(=+|-+)[ \t]*$/;
 
-/** ATX headings outside frontmatter and fenced code. */
-export function scanHeadings(lines: string[], from = 0): HeadingLine[] {
-  const out: HeadingLine[] = [];
-  const stack: { level: number; text: string }[] = [];
-  let fence: string | null = null;
-  for (let i = from; i < lines.length; i++) {
-    const line = lines[i];
-    const f = FENCE.exec(line);
-    if (fence) {
-      if (f && f[1][0] === fence[0] && f[1].length >= fence.length && line.trim() === f[1]) fence = null;
-      continue;
+/** The outline's headings on the note's lines (`text.split(/\r?\n/)`), 0-based. */
+export function headingLines(outline: Outline, lines: string[]): HeadingLine[] {
+  return outline.headings.map((h) => {
+    const line = h.line - 1;
+    let lastLine = line;
+    // A setext heading's text runs until its underline (=== or ---).
+    if (!/^ {0,3}#/.test(lines[line] ?? "")) {
+      while (lastLine + 1 < lines.length && !SETEXT_UNDERLINE.test(lines[lastLine])) lastLine++;
     }
-    if (f) {
-      fence = f[1];
-      continue;
-    }
-    const m = ATX.exec(line);
-    if (!m) continue;
-    const level = m[1].length;
-    const text = (m[2] ?? "").trim();
-    while (stack.length && stack[stack.length - 1].level >= level) stack.pop();
-    stack.push({ level, text });
-    out.push({ line: i, level, text, path: stack.map((s) => s.text) });
-  }
-  return out;
+    const end = h.endLine >= outline.lineCount ? lines.length : h.endLine;
+    return { line, lastLine, end, level: h.level, text: h.text, path: h.path };
+  });
 }
 
 export class EditError extends Error {}
@@ -96,39 +91,36 @@ export function findHeading(headings: HeadingLine[], heading: string): HeadingLi
   return found[0];
 }
 
-/** [heading line, end) of the section under `h`: up to the next heading of the same or a higher level. */
-export function sectionRange(headings: HeadingLine[], h: HeadingLine, lineCount: number): [number, number] {
-  const next = headings.find((x) => x.line > h.line && x.level <= h.level);
-  return [h.line, next ? next.line : lineCount];
-}
-
 /**
- * Replaces the body of the section under `heading` (the heading line stays) with `content`.
- * Keeps the note's line endings and one blank line before the next heading.
+ * Replaces the body of the section under `heading` (the heading stays) with `content`, the
+ * section and the heading as `outline` (the core's, of `text`) has them. Keeps the note's line
+ * endings and one blank line before the next heading.
  */
-export function replaceSection(text: string, heading: string, content: string): string {
+export function replaceSection(text: string, outline: Outline, heading: string, content: string): string {
   const note = splitNote(text);
-  const headings = scanHeadings(note.lines, note.frontmatterLines);
-  const h = findHeading(headings, heading);
-  const [start, end] = sectionRange(headings, h, note.lines.length);
+  const h = findHeading(headingLines(outline, note.lines), heading);
   let body = content.replace(/\r\n/g, "\n").replace(/^\n+/, "").replace(/\s+$/, "");
   // A content that repeats the heading line itself: do not duplicate it.
   const firstLine = body.split("\n")[0];
   const m = ATX.exec(firstLine);
   if (m && m[1].length === h.level && (m[2] ?? "").trim() === h.text) body = body.split("\n").slice(1).join("\n").replace(/^\n+/, "");
   const bodyLines = body === "" ? [] : ["", ...body.split("\n")];
-  const atEnd = end >= note.lines.length;
-  const tail = note.lines.slice(end);
-  const replaced = [...note.lines.slice(0, start + 1), ...bodyLines, ...(atEnd ? [""] : ["", ...tail])];
+  const atEnd = h.end >= note.lines.length;
+  const tail = note.lines.slice(h.end);
+  const replaced = [...note.lines.slice(0, h.lastLine + 1), ...bodyLines, ...(atEnd ? [""] : ["", ...tail])];
   // At the end of the file, keep a final newline (the split left "" as the last line).
   return replaced.join(note.eol).replace(/(\r?\n)+$/, note.eol);
 }
 
-/** Escapes heading-like lines (outside code fences) so user text cannot break a note's structure. */
-export function escapeHeadings(text: string): string {
+/** Escapes the headings `outline` (the core's, of `text`) finds in user text, so the text
+ *  cannot break a note's structure: "# x" becomes "\# x", a setext underline "\---". */
+export function escapeHeadings(text: string, outline: Outline): string {
   const lines = text.replace(/\r\n/g, "\n").split("\n");
-  const hs = new Set(scanHeadings(lines).map((h) => h.line));
-  return lines.map((l, i) => (hs.has(i) ? l.replace(/^( {0,3})#/, "$1\\#") : l)).join("\n");
+  for (const h of headingLines(outline, lines)) {
+    if (h.lastLine === h.line) lines[h.line] = lines[h.line].replace(/^( {0,3})#/, "$1\\#");
+    else lines[h.lastLine] = lines[h.lastLine].replace(/^( {0,3})([=-])/, "$1\\$2");
+  }
+  return lines.join("\n");
 }
 
 /** The frontmatter as a plain object ({} when none or unparseable). */
@@ -137,7 +129,7 @@ export function readFrontmatter(text: string): Record<string, unknown> {
   if (note.frontmatterLines === 0) return {};
   try {
     const doc = parseDocument(note.lines.slice(1, note.frontmatterLines - 1).join("\n"));
-    const v = doc.toJS();
+    const v: unknown = doc.toJS();
     return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
   } catch {
     return {};

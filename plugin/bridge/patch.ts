@@ -84,7 +84,7 @@ export async function applyPatchTool(backend: VaultBackend, a: z.output<typeof a
       if (heading === undefined) throw new ToolInputError("edit.heading is required (a non-empty string) for replace_section");
       if (edit.content === undefined) throw new ToolInputError("edit.content is required (the section's new text, below its heading)");
       if (edit.diff !== undefined) throw new ToolInputError("edit.diff does not go with replace_section");
-      next = replaceSection(current, heading, edit.content);
+      next = replaceSection(current, await backend.outline(current), heading, edit.content);
     } else {
       if (!edit.diff?.trim()) throw new ToolInputError("edit.diff is required (a non-empty string) for unified_diff");
       if (edit.heading !== undefined || edit.content !== undefined) throw new ToolInputError("edit.heading/content do not go with unified_diff");

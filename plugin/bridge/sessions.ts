@@ -14,7 +14,8 @@ import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 
 import type { VaultBackend } from "../core/vault-backend.ts";
-import { escapeHeadings, composeNote, readFrontmatter, scanHeadings, splitNote, updateFrontmatter } from "./markdown-edit.ts";
+import type { Outline } from "../core/api.ts";
+import { escapeHeadings, composeNote, headingLines, readFrontmatter, splitNote, updateFrontmatter } from "./markdown-edit.ts";
 import type { ToolResult } from "./loopback-protocol.ts";
 import { result } from "./read-tools.ts";
 import { args, int, oneOf, text, textList, ToolInputError } from "./tool-schema.ts";
@@ -88,7 +89,7 @@ function renderSource(s: string, configDir: string): string {
 
 function renderBlock(b: SessionBlock, heading: string): string {
   const out = [`## ${heading}`, ""];
-  if (b.overview.trim()) out.push(escapeHeadings(b.overview.trim()), "");
+  if (b.overview.trim()) out.push(b.overview.trim(), "");
   for (const k of LISTS) {
     if (b[k].length === 0) continue;
     out.push(`### ${TITLES[k]}`, "", ...b[k].map((x) => `- ${x}`), "");
@@ -96,26 +97,31 @@ function renderBlock(b: SessionBlock, heading: string): string {
   return out.join("\n");
 }
 
-/** Parses the Summary and Entry blocks of a session note's body. Unknown blocks are kept as `other`. */
-export function parseSession(text: string): { summary: SessionBlock | null; entries: SessionBlock[]; preamble: string } {
-  const note = splitNote(text);
-  const lines = note.lines;
-  const heads = scanHeadings(lines, note.frontmatterLines).filter((h) => h.level === 2);
+/** Parses the Summary and Entry blocks of a session note's body, by the headings of `outline`
+ *  (the core's, of `text`). Unknown blocks are kept as `other`. */
+export function parseSession(text: string, outline: Outline): { summary: SessionBlock | null; entries: SessionBlock[]; preamble: string } {
+  const lines = text.split(/\r?\n/);
+  const bodyStart = outline.frontmatterEnd ?? 0;
+  const all = headingLines(outline, lines);
+  const heads = all.filter((h) => h.level === 2);
   const preambleEnd = heads.length ? heads[0].line : lines.length;
-  const preamble = lines.slice(note.frontmatterLines, preambleEnd).join("\n");
+  const preamble = lines.slice(bodyStart, preambleEnd).join("\n");
   let summary: SessionBlock | null = null;
   const entries: SessionBlock[] = [];
   heads.forEach((h, i) => {
     const end = i + 1 < heads.length ? heads[i + 1].line : lines.length;
-    const blockLines = lines.slice(h.line + 1, end);
-    const subs = scanHeadings(blockLines).filter((s) => s.level === 3);
+    const blockLines = lines.slice(h.lastLine + 1, end);
+    // Its level-3 headings, on the block's own lines.
+    const subs = all
+      .filter((s) => s.level === 3 && s.line > h.lastLine && s.line < end)
+      .map((s) => ({ ...s, line: s.line - h.lastLine - 1, lastLine: s.lastLine - h.lastLine - 1 }));
     const block: SessionBlock = { title: h.text, overview: "", decisions: [], outcomes: [], open_items: [], sources: [] };
     const firstSub = subs.length ? subs[0].line : blockLines.length;
     const extra: string[] = [];
     subs.forEach((s, j) => {
       const sEnd = j + 1 < subs.length ? subs[j + 1].line : blockLines.length;
       const key = LISTS.find((k) => TITLES[k].toLowerCase() === s.text.toLowerCase());
-      const body = blockLines.slice(s.line + 1, sEnd);
+      const body = blockLines.slice(s.lastLine + 1, sEnd);
       if (!key) {
         extra.push(blockLines.slice(s.line, sEnd).join("\n"));
         return;
@@ -168,7 +174,7 @@ function union(a: string[], b: string[]): string[] {
 export async function sessionSaveTool(backend: VaultBackend, a: z.output<typeof sessionSaveInput>): Promise<ToolResult> {
   const configDir = (await backend.status()).configDir;
   const folder = sessionsFolder(backend, configDir);
-  const overview = a.overview;
+  const overview = await plainText(backend, a.overview.trim());
   const tags = (a.tags ?? []).map((t) => t.replace(/^#/, "").trim()).filter(Boolean);
   for (const t of tags) if (/\s/.test(t)) throw new ToolInputError(`tag ${JSON.stringify(t)} has spaces; use "-" or "/" instead`);
   const status = a.status ?? "active";
@@ -186,7 +192,7 @@ export async function sessionSaveTool(backend: VaultBackend, a: z.output<typeof 
     oldText = await backend.readText(p);
     if (oldText === null) throw new ToolInputError(`there is no session ${JSON.stringify(id)} in ${folder || "the vault root"}; omit session_id to start a new session`);
     const fm = readFrontmatter(oldText);
-    const parsed = parseSession(oldText);
+    const parsed = parseSession(oldText, await backend.outline(oldText));
     parsed.entries.push(entry);
     const body = renderSession(id, parsed);
     const oldTags = Array.isArray(fm.tags) ? fm.tags.map(String) : [];
@@ -214,7 +220,7 @@ export async function sessionSaveTool(backend: VaultBackend, a: z.output<typeof 
   }
   const p = sessionPath(folder, id);
   const out = await auditedWrite(backend, { tool: "session_save", path: p, oldText, newText: next, reason: `session ${id}: ${overview.slice(0, 120)}` });
-  const count = parseSession(next).entries.length;
+  const count = parseSession(next, await backend.outline(next)).entries.length;
   return result(
     `${oldText === null ? "started" : "updated"} session ${id} (${p}, ${count} entr${count === 1 ? "y" : "ies"}, status ${status}).` +
       ` Pass session_id "${id}" to add to it later.` +
@@ -223,6 +229,12 @@ export async function sessionSaveTool(backend: VaultBackend, a: z.output<typeof 
   );
 }
 
+/** `text` with its headings escaped (see escapeHeadings), by the core's outline of it. */
+async function plainText(backend: VaultBackend, text: string): Promise<string> {
+  return escapeHeadings(text, await backend.outline(text));
+}
+
+/** Folds entries into the summary; `text` (escaped already) replaces the summary's overview. */
 function fold(summary: SessionBlock | null, folded: SessionBlock[], text: string | undefined, openItems: string[] | undefined): SessionBlock {
   const base: SessionBlock = summary ?? { title: "Summary", overview: "", decisions: [], outcomes: [], open_items: [], sources: [] };
   const lines = folded.map((e) => {
@@ -230,7 +242,7 @@ function fold(summary: SessionBlock | null, folded: SessionBlock[], text: string
     const ov = e.overview.replace(/\s+/g, " ").trim();
     return `- ${when}: ${ov.length > 400 ? ov.slice(0, 400) + "…" : ov}`;
   });
-  const overview = text !== undefined ? escapeHeadings(text.trim()) : [base.overview.trim(), lines.join("\n")].filter(Boolean).join("\n");
+  const overview = text !== undefined ? text.trim() : [base.overview.trim(), lines.join("\n")].filter(Boolean).join("\n");
   const out: SessionBlock = { title: "Summary", overview, decisions: base.decisions, outcomes: base.outcomes, open_items: base.open_items, sources: base.sources };
   for (const e of folded) {
     out.decisions = union(out.decisions, e.decisions);
@@ -252,7 +264,7 @@ export async function sessionCompactTool(backend: VaultBackend, a: z.output<type
   const p = sessionPath(folder, id);
   const oldText = await backend.readText(p);
   if (oldText === null) throw new ToolInputError(`there is no session ${JSON.stringify(id)} in ${folder || "the vault root"}`);
-  const parsed = parseSession(oldText);
+  const parsed = parseSession(oldText, await backend.outline(oldText));
   const n = Math.max(0, parsed.entries.length - keep);
   if (n === 0 && summaryText === undefined && openItems === undefined) {
     return result(`nothing to compact: session ${id} has ${parsed.entries.length} entr${parsed.entries.length === 1 ? "y" : "ies"} and keep_last is ${keep}. Nothing was written.`, {
@@ -263,7 +275,7 @@ export async function sessionCompactTool(backend: VaultBackend, a: z.output<type
     });
   }
   const folded = parsed.entries.slice(0, n);
-  const summary = fold(parsed.summary, folded, summaryText, openItems);
+  const summary = fold(parsed.summary, folded, summaryText === undefined ? undefined : await plainText(backend, summaryText.trim()), openItems);
   const rest = { summary, entries: parsed.entries.slice(n), preamble: parsed.preamble };
   const fm = readFrontmatter(oldText);
   const prevFolded = typeof fm.folded === "number" ? fm.folded : 0;

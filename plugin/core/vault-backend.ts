@@ -12,6 +12,7 @@ import type {
   ListRequest,
   ListResponse,
   NoteInfo,
+  Outline,
   ReadRequest,
   ReadResult,
   SearchRequest,
@@ -69,6 +70,9 @@ export interface VaultBackend {
    * immediately before the rename headless.
    */
   writeText(path: string, text: string, expected?: string | null): Promise<void>;
+  /** The outline of a note's text (headings, frontmatter) from the core's Markdown parse, the
+   *  one `read` uses: an edit by heading finds what `read` found. */
+  outline(text: string): Promise<Outline>;
   /** Appends a line to a file in the plugin folder (the audit log "audit.jsonl"). */
   appendPluginFile(name: string, text: string): Promise<void>;
 }

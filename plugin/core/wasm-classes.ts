@@ -1,12 +1,16 @@
 // The wasm modules' classes as the hosts load them (build/wasm/strata_core.js and
 // strata_embedder.js), and the hook through which the core makes embedders.
 
-import type { CoreConfig, IndexFile, StrataCoreApi } from "./api.ts";
+import type { CoreConfig, IndexFile, ModelInfo, Outline, StrataCoreApi } from "./api.ts";
 
-/** The wasm class's constructors, as `wasm-bindgen` exports them. */
+/** The wasm class's static functions, as `wasm-bindgen` exports them. */
 export interface StrataCoreStatic {
   create(config: CoreConfig): StrataCoreApi;
   open(config: CoreConfig, files: IndexFile[]): StrataCoreApi;
+  /** The embedding models the core knows, the default first. */
+  models(): ModelInfo[];
+  /** A note's headings and frontmatter, from the parse indexing and `read` use. */
+  outline(bytes: Uint8Array): Outline;
 }
 
 /** The embedder wasm's class, as wasm-bindgen exports it (build/wasm/strata_embedder.js). */

@@ -4,7 +4,7 @@
 // vault event), so a search right after it sees the new text.
 
 import { normalizePath, TFile } from "obsidian";
-import type { ListRequest, ListResponse, NoteInfo, ReadRequest, ReadResult, SearchRequest, SearchResponse, SimilarRequest, SimilarResponse } from "../core/api.ts";
+import type { ListRequest, ListResponse, NoteInfo, Outline, ReadRequest, ReadResult, SearchRequest, SearchResponse, SimilarRequest, SimilarResponse } from "../core/api.ts";
 import type { BackendStatus, ToolSettings, VaultBackend } from "../core/vault-backend.ts";
 import type StrataPlugin from "./plugin.ts";
 import type { HostApi, WorkerApi } from "./worker-protocol.ts";
@@ -126,6 +126,10 @@ export class ObsidianBackend implements VaultBackend {
       file = await vault.create(p, text);
     }
     await this.plugin.applyChanges({ changed: [{ path: p, size: file.stat.size, mtime: file.stat.mtime }], deleted: [], renames: [] });
+  }
+
+  async outline(text: string): Promise<Outline> {
+    return (await this.worker()).call("outline", { bytes: new TextEncoder().encode(text) });
   }
 
   async appendPluginFile(name: string, text: string): Promise<void> {

@@ -10,6 +10,7 @@ import type {
   ListResponse,
   NoteInfo,
   OpenReport,
+  Outline,
   ReadRequest,
   ReadResult,
   SearchRequest,
@@ -96,6 +97,8 @@ export type WorkerApi = {
   similar(arg: SimilarRequest): SimilarResponse;
   list(arg: ListRequest): ListResponse;
   note(arg: { path: string }): NoteInfo | null;
+  /** A note's outline from the core's Markdown parse (StrataCore.outline). */
+  outline(arg: { bytes: Uint8Array }): Outline;
   recordAccess(arg: { paths: string[] }): void;
   prioritize(arg: { paths: string[] }): void;
   status(arg: Record<string, never>): Status;

@@ -25,7 +25,7 @@ import { loadChosenModel, type ModelLoad, type ReadModel } from "../core/models.
 import { CancelledError, Endpoint, type Handlers, type PortLike } from "./rpc.ts";
 import { pluginModelHowTo } from "./settings.ts";
 import { decodeBase64, decodeInlineWasm } from "./wasm-inline.ts";
-import type { ApplyResult, ChangeSet, WorkerCounters, WorkerState, HostApi, OpenResult, WorkerApi } from "./worker-protocol.ts";
+import type { ApplyResult, ChangeSet, WorkerState, HostApi, OpenResult, WorkerApi } from "./worker-protocol.ts";
 
 /** Background embedding steps aim at this (ms): a search queued behind a step waits at most
  *  about that long (see stepChunks). */
@@ -99,7 +99,7 @@ export class WorkerServer implements Handlers<WorkerApi> {
         // A copy whose buffer is moved to the UI thread: the caller's array stays intact, and
         // the UI thread does not pay for a structured-clone copy.
         const copy = asBytes(bytes).slice();
-        await host.call("indexWrite", { name, bytes: copy }, { transfer: [copy.buffer as ArrayBuffer] });
+        await host.call("indexWrite", { name, bytes: copy }, { transfer: [copy.buffer] });
       },
       delete: (name) => host.call("indexDelete", { name }),
     };
@@ -386,7 +386,7 @@ export class WorkerServer implements Handlers<WorkerApi> {
       if (ctx.signal.aborted) throw new CancelledError();
       // The hit notes are read through the UI thread for their snippets (the index stores no
       // text); the getter reaches the current core should a rebuild replace it meanwhile.
-      const res = await searchWithSnippets(() => this.need(), this.vault.read, req);
+      const res = await searchWithSnippets(() => this.need(), (path) => this.vault.read(path), req);
       if (ctx.signal.aborted) throw new CancelledError();
       return res;
     });
@@ -395,7 +395,7 @@ export class WorkerServer implements Handlers<WorkerApi> {
   read(req: Parameters<WorkerApi["read"]>[0]) {
     return this.reading(async () => {
       await this.opened;
-      return readNote(() => this.need(), this.vault.read, req);
+      return readNote(() => this.need(), (path) => this.vault.read(path), req);
     });
   }
 
@@ -416,6 +416,11 @@ export class WorkerServer implements Handlers<WorkerApi> {
   async note(arg: { path: string }) {
     await this.opened;
     return this.need().note(arg.path);
+  }
+
+  async outline(arg: { bytes: Uint8Array }) {
+    await this.wasmReady;
+    return Core.outline(arg.bytes);
   }
 
   async recordAccess(arg: { paths: string[] }) {
@@ -440,7 +445,7 @@ export class WorkerServer implements Handlers<WorkerApi> {
       ...this.st,
       embedding: this.core ? this.core.embedProgress() : this.st.embedding,
       embeddingActive: this.embedRun !== null,
-      counters: { ...this.st.counters } as WorkerCounters,
+      counters: { ...this.st.counters },
     };
   }
 

@@ -29,6 +29,7 @@ function asPlugin(b: HeadlessBackend): VaultBackend {
     recordAccess: (p) => b.recordAccess(p),
     readText: (p) => b.readText(p),
     writeText: (p, t, e) => b.writeText(p, t, e),
+    outline: (t) => b.outline(t),
     appendPluginFile: (n, t) => b.appendPluginFile(n, t),
   };
 }

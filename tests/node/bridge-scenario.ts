@@ -2,7 +2,7 @@
 // temp copy of the fixture vault with the write tools enabled.
 
 import assert from "node:assert/strict";
-import { readFile, stat } from "node:fs/promises";
+import { readFile, rm, stat, writeFile } from "node:fs/promises";
 import * as path from "node:path";
 import type { TestContext } from "node:test";
 
@@ -150,6 +150,40 @@ export async function exerciseTools(t: TestContext, client: Client, vault: strin
     await refused(client, "apply_patch", { path: rel, expected_hash: "abc", edit: { type: "unified_diff", diff }, reason: "x" }, /64-character/);
     await refused(client, "apply_patch", { path: rel, expected_hash: d.data.new_hash, edit: { type: "rewrite" }, reason: "x" }, /edit.type must be/);
     assert.equal(await readFile(file, "utf8"), target);
+  });
+
+  await t.test("apply_patch finds headings as read does: setext headings count, a # line in a code block does not", async () => {
+    const rel = "Garden/Setext.md";
+    const file = path.join(vault, rel);
+    const code = ["```sh", "# not a heading: a shell comment", "echo water", "```"];
+    const before = ["Setext title", "============", "", "Intro line.", "", "Part one", "--------", "", "Old part one.", "", ...code, "", "Part two", "--------", "", "Old part two.", ""].join("\n");
+    await writeFile(file, before);
+    // A setext heading is found by its text; its underline stays, the code block above is untouched.
+    const p = await ok(client, "apply_patch", {
+      path: rel,
+      expected_hash: sha256(before),
+      edit: { type: "replace_section", heading: "Part two", content: "New part two." },
+      reason: "test: setext",
+    });
+    const after = await readFile(file, "utf8");
+    assert.equal(after, before.replace("Old part two.", "New part two."));
+    // The section of a setext heading ends at the next heading of its level, not at the # line in the code.
+    const q = await ok(client, "apply_patch", {
+      path: rel,
+      expected_hash: p.data.new_hash,
+      edit: { type: "replace_section", heading: "Setext title > Part one", content: "New part one." },
+      reason: "test: setext section",
+    });
+    const final = await readFile(file, "utf8");
+    assert.equal(final, ["Setext title", "============", "", "Intro line.", "", "Part one", "--------", "", "New part one.", "", "Part two", "--------", "", "New part two.", ""].join("\n"));
+    // The # line in the code block was never a heading.
+    await refused(
+      client,
+      "apply_patch",
+      { path: rel, expected_hash: q.data.new_hash, edit: { type: "replace_section", heading: "not a heading: a shell comment", content: "x" }, reason: "x" },
+      /no heading "not a heading: a shell comment" in the note; its headings are: "Setext title", "Setext title > Part one", "Setext title > Part two"/,
+    );
+    await rm(file);
   });
 
   await t.test("session_save and session_compact", async () => {
