@@ -5,7 +5,7 @@
 // on retrieval, never by rewriting the notes. Expired memories are left out of the results
 // and listed for review; nothing is ever deleted.
 
-import { z } from "zod";
+import * as z from "zod";
 
 import type { ListEntry } from "../core/api.ts";
 import type { VaultBackend } from "../core/vault-backend.ts";

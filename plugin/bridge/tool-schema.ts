@@ -5,7 +5,7 @@
 // (accepted: …)") rather than a validator's generic wording. Checks that span several
 // arguments, or need the vault, stay in the tools and throw ToolInputError.
 
-import { z } from "zod";
+import * as z from "zod";
 
 /** Bad tool arguments: the message says what to send instead. */
 export class ToolInputError extends Error {}
