@@ -88,7 +88,7 @@ function textsFor(notes: { path: string; bytes: Uint8Array }[], needs: string[])
 }
 
 async function sampleInputs(vaultDir: string, sampleFile: string) {
-  const paths: string[] = JSON.parse(await readFile(sampleFile, "utf8"));
+  const paths = JSON.parse(await readFile(sampleFile, "utf8")) as string[];
   const vault = new NodeVault(vaultDir);
   const notes = await Promise.all(paths.map(async (p) => ({ path: p, bytes: await vault.read(p) })));
   return notes;
@@ -267,7 +267,7 @@ export async function embedOrtWorker(vaultDir: string, sampleFile: string, batch
   core.free();
 
   const files = await modelFiles();
-  const tokenizer = new Tokenizer(JSON.parse(new TextDecoder().decode(files.tokenizer)), {});
+  const tokenizer = new Tokenizer(JSON.parse(new TextDecoder().decode(files.tokenizer)) as object, {});
   const sepId = tokenizer.encode("").ids.at(-1) ?? 102;
   const tokenize = (text: string): number[] => {
     const ids = tokenizer.encode(text).ids;

@@ -45,7 +45,7 @@ interface ToolDef {
 
 /** A tool whose `run` takes what its schema parses. */
 function tool<S extends z.ZodType>(def: Omit<ToolDef, "input" | "run"> & { input: S; run(backend: VaultBackend, args: z.output<S>): Promise<ToolResult> }): ToolDef {
-  return def as ToolDef;
+  return def;
 }
 
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };

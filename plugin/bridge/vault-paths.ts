@@ -18,7 +18,7 @@ function refuse(what: string, raw: string, why: string): never {
 export function checkVaultPath(raw: string, configDir: string, what = "path"): string {
   if (raw.length === 0) refuse(what, raw, "it is empty");
   if (raw.length > MAX_PATH) refuse(what, raw, `it is longer than ${MAX_PATH} characters`);
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
   if (/[\x00-\x1f\x7f]/.test(raw)) refuse(what, raw, "it contains control characters");
   if (raw.startsWith("/") || raw.startsWith("~") || /^[A-Za-z]:/.test(raw) || raw.startsWith("\\\\")) {
     refuse(what, raw, 'absolute paths are not accepted; give the path relative to the vault root, e.g. "Projects/Plan.md"');

@@ -270,7 +270,7 @@ export function repoRoot(): string | undefined {
     const pkg = path.join(dir, "package.json");
     if (existsSync(pkg)) {
       try {
-        if (JSON.parse(readFileSync(pkg, "utf8")).name === "strata-search") return dir;
+        if ((JSON.parse(readFileSync(pkg, "utf8")) as { name?: unknown }).name === "strata-search") return dir;
       } catch {
         // not ours
       }

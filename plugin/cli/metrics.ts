@@ -23,7 +23,7 @@ export function loadQueries(file: string): EvalQuery[] {
     if (line.trim() === "") return;
     let q: EvalQuery;
     try {
-      q = JSON.parse(line);
+      q = JSON.parse(line) as EvalQuery;
     } catch (err) {
       throw new CliError(`${file}:${i + 1}: not JSON: ${(err as Error).message}`, 2);
     }

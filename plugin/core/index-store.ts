@@ -17,8 +17,8 @@ export interface IndexStore {
   sync?(): Promise<void>;
 }
 
-/** The default index folder, relative to the vault. */
-export function defaultIndexDir(configDir = ".obsidian"): string {
+/** The default index folder, relative to the vault, in its config folder (`vault.configDir`). */
+export function defaultIndexDir(configDir: string): string {
   return `${configDir}/plugins/strata-search/index`;
 }
 

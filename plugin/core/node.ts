@@ -137,7 +137,7 @@ export function loadCore(): StrataCoreStatic {
       return StrataEmbedder;
     });
   }
-  return StrataCore as unknown as StrataCoreStatic;
+  return StrataCore;
 }
 
 /** Rejects names that would leave the folder they are relative to. */

@@ -10,7 +10,7 @@ export class ChangeQueue {
   private changed = new Map<string, FileStat>();
   private deleted = new Set<string>();
   private renames: { from: string; to: string; mtime?: number }[] = [];
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  private timer: number | null = null;
   private firstAt = 0;
   private running: Promise<void> = Promise.resolve();
   private closed = false;
@@ -63,7 +63,7 @@ export class ChangeQueue {
 
   /** Applies what is pending now (and waits for an apply in flight). */
   flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) window.clearTimeout(this.timer);
     this.timer = null;
     const cs = this.take();
     if (cs) {
@@ -78,7 +78,7 @@ export class ChangeQueue {
   /** Stops scheduling; pending changes are dropped (the next start's reconcile finds them). */
   close(): void {
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) window.clearTimeout(this.timer);
     this.timer = null;
   }
 
@@ -96,8 +96,8 @@ export class ChangeQueue {
     if (this.closed) return;
     const now = Date.now();
     if (!this.firstAt) this.firstAt = now;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) window.clearTimeout(this.timer);
     const wait = Math.max(0, Math.min(this.delayMs, this.firstAt + this.maxWaitMs - now));
-    this.timer = setTimeout(() => void this.flush(), wait);
+    this.timer = window.setTimeout(() => void this.flush(), wait);
   }
 }

@@ -83,14 +83,14 @@ export class HostIO implements Handlers<HostApi> {
     const b = arg.bytes;
     const append = (this.adapter as { appendBinary?: DataAdapter["appendBinary"] }).appendBinary;
     if (b.byteLength <= WRITE_PART || typeof append !== "function") {
-      const buf = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? (b.buffer as ArrayBuffer) : (b.slice().buffer as ArrayBuffer);
+      const buf = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? (b.buffer as ArrayBuffer) : (b.slice().buffer);
       await this.adapter.writeBinary(path, buf);
       return;
     }
     // A large file (a merged segment: up to a third of the index) in parts, each its own task
     // on this thread (see WRITE_PART). Until the manifest names it, a partly written file is
     // never read.
-    const part = (at: number) => b.slice(at, Math.min(at + WRITE_PART, b.byteLength)).buffer as ArrayBuffer;
+    const part = (at: number) => b.slice(at, Math.min(at + WRITE_PART, b.byteLength)).buffer;
     await this.adapter.writeBinary(path, part(0));
     for (let at = WRITE_PART; at < b.byteLength; at += WRITE_PART) await append.call(this.adapter, path, part(at));
   }

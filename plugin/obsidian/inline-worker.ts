@@ -8,9 +8,9 @@ export function spawnInlineWorker(): Transport {
   const url = URL.createObjectURL(new Blob([SOURCE], { type: "text/javascript" }));
   const worker = new Worker(url, { name: "strata-search" });
   // The worker has fetched its script once it answers; the URL can go right away in Chromium.
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  window.setTimeout(() => URL.revokeObjectURL(url), 10_000);
   return {
-    port: worker as unknown as Transport["port"],
+    port: worker,
     terminate: () => worker.terminate(),
   };
 }

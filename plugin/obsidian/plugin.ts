@@ -4,7 +4,7 @@
 // the background (a model switch re-embeds there while the old vectors keep answering).
 // The UI thread only moves bytes and renders; every core call happens in the worker.
 
-import { Notice, Platform, Plugin, TFile, TFolder, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
+import { Notice, Platform, Plugin, requireApiVersion, TFile, TFolder, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
 import type { EmbedProgress, SearchRequest, SearchResponse, SimilarResponse, Status } from "../core/api.ts";
 import { errorMessage } from "../core/errors.ts";
 import { defaultIndexDir } from "../core/index-store.ts";
@@ -373,7 +373,7 @@ export default class StrataPlugin extends Plugin {
     this.host.forgetFolders();
     await this.worker.call("clear", { config: coreConfig(this.settings, this.app.vault.configDir) });
     await this.refreshIdleText();
-    new Notice("Strata: index cleared. Run “Rebuild index” to index the vault again.");
+    new Notice("Strata: index cleared. The rebuild index command indexes the vault again.");
   }
 
   /** Settings that change the index (folders, extensions, chunk budget): reopen and reconcile. */
@@ -422,7 +422,9 @@ export default class StrataPlugin extends Plugin {
       leaf = right;
       await leaf.setViewState({ type: VIEW_TYPE, active: true });
     }
-    await workspace.revealLeaf(leaf);
+    // revealLeaf also expands a collapsed sidebar; before 1.7.2 it is not in the API.
+    if (requireApiVersion("1.7.2")) await workspace.revealLeaf(leaf);
+    else workspace.setActiveLeaf(leaf, { focus: true });
   }
 
   async saveSettings(): Promise<void> {

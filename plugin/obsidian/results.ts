@@ -2,7 +2,7 @@
 // heading breadcrumb and highlighted snippet, its score breakdown (hover), a keyboard-driven
 // result list, opening a note at a line, and "latest wins" cancellation of searches.
 
-import { MarkdownView, Notice, Platform, type App } from "obsidian";
+import { MarkdownView, Notice, Platform, TFile, type App } from "obsidian";
 import type { Hit, SearchResponse, SimilarHit, Snippet } from "../core/api.ts";
 import { isCancelled } from "./rpc.ts";
 
@@ -83,8 +83,8 @@ export function renderSimilarHit(parent: HTMLElement, hit: SimilarHit): HTMLElem
 
 /** Opens `path` and puts the cursor on 1-based `line`, in a new tab when asked. */
 export async function openAtLine(app: App, path: string, line: number, newTab: boolean): Promise<void> {
-  const file = app.vault.getFileByPath(path);
-  if (!file) {
+  const file = app.vault.getAbstractFileByPath(path);
+  if (!(file instanceof TFile)) {
     new Notice(`Strata: ${path} no longer exists.`);
     return;
   }

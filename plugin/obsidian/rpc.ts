@@ -12,9 +12,8 @@ export interface PortLike {
   onmessage: ((ev: MessageEvent) => unknown) | null;
 }
 
-/** A method table: every method takes one argument. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Api = Record<string, (arg: any) => unknown>;
+/** A method table: every method takes one argument (of its own type: `never` here accepts any). */
+export type Api = Record<string, (arg: never) => unknown>;
 
 export interface CallContext {
   /** Aborted when the caller cancels the request (or the endpoint closes). */
@@ -96,7 +95,7 @@ export class Endpoint<Remote extends Api, Local extends Api> {
       };
       signal?.addEventListener("abort", onAbort, { once: true });
       this.pending.set(id, {
-        resolve: resolve as (v: unknown) => void,
+        resolve: resolve,
         reject,
         cleanup: () => signal?.removeEventListener("abort", onAbort),
       });

@@ -14,7 +14,7 @@ const list = (v: string) =>
     .filter(Boolean);
 
 export class StrataSettingTab extends PluginSettingTab {
-  private reindexTimer: ReturnType<typeof setTimeout> | null = null;
+  private reindexTimer: number | null = null;
 
   constructor(
     app: App,
@@ -25,8 +25,8 @@ export class StrataSettingTab extends PluginSettingTab {
 
   /** Settings that change what is indexed take effect once the user stops typing. */
   private reindexSoon(): void {
-    if (this.reindexTimer) clearTimeout(this.reindexTimer);
-    this.reindexTimer = setTimeout(() => {
+    if (this.reindexTimer) window.clearTimeout(this.reindexTimer);
+    this.reindexTimer = window.setTimeout(() => {
       this.reindexTimer = null;
       void this.plugin.reindexForSettings();
     }, 1500);

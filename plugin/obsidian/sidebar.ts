@@ -2,7 +2,7 @@
 // results grouped by note (breadcrumbs, highlighted snippets, score breakdown on hover, click
 // opens at the line), and a "Similar notes" panel that follows the active note.
 
-import { ItemView, TFile, type WorkspaceLeaf } from "obsidian";
+import { ItemView, TFile, TFolder, type WorkspaceLeaf } from "obsidian";
 import type { Hit, SearchMode, SearchRequest, SearchResponse } from "../core/api.ts";
 import type StrataPlugin from "./plugin.ts";
 import { isMod, Latest, openAtLine, renderHit, renderSimilarHit, searchErrorText } from "./results.ts";
@@ -83,7 +83,9 @@ export class StrataView extends ItemView {
     const filters = form.createDiv({ cls: "strata-row" });
     this.folderEl = filters.createEl("input", { cls: "strata-folder", attr: { type: "text", placeholder: "Folder", list: "strata-folders" } });
     const folders = filters.createEl("datalist", { attr: { id: "strata-folders" } });
-    for (const f of this.plugin.app.vault.getAllFolders?.(false) ?? []) folders.createEl("option", { attr: { value: f.path } });
+    for (const f of this.plugin.app.vault.getAllLoadedFiles()) {
+      if (f instanceof TFolder && !f.isRoot()) folders.createEl("option", { attr: { value: f.path } });
+    }
     this.tagEl = filters.createEl("input", { cls: "strata-tag", attr: { type: "text", placeholder: "#tag" } });
     this.infoEl = root.createDiv({ cls: "strata-info" });
     this.resultsEl = root.createDiv({ cls: "strata-results strata-grouped" });

@@ -11,7 +11,7 @@ export class StatusBar {
   private reconcile: ReconcileProgress | null = null;
   private embed: EmbedProgress | null = null;
   private idleText = "Strata";
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  private timer: number | null = null;
   private lastText = "";
 
   constructor(private readonly el: HTMLElement) {
@@ -53,7 +53,7 @@ export class StatusBar {
 
   private schedule(): void {
     if (this.timer) return;
-    this.timer = setTimeout(() => {
+    this.timer = window.setTimeout(() => {
       this.timer = null;
       this.render();
     }, 200);
@@ -67,7 +67,7 @@ export class StatusBar {
   }
 
   destroy(): void {
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) window.clearTimeout(this.timer);
     this.timer = null;
   }
 }

@@ -9,7 +9,6 @@ import * as path from "node:path";
 
 import { serveWorker } from "../../plugin/obsidian/worker-server.ts";
 import type { WorkerState } from "../../plugin/obsidian/worker-protocol.ts";
-import type { PortLike } from "../../plugin/obsidian/rpc.ts";
 import type { ModelId } from "../../plugin/core/models.ts";
 import { EMBEDDER_WASM_NAME, findModelDir, findWasm, modelPresent } from "../../plugin/core/node.ts";
 import { ROOT } from "./helpers.ts";
@@ -31,9 +30,9 @@ export const manifest = JSON.parse(readFileSync(path.join(ROOT, "manifest.json")
 /** Engines started by the in-process transport (tests read their counters through the plugin). */
 StrataPlugin.spawn = () => {
   const ch = new MessageChannel();
-  serveWorker(ch.port2 as unknown as PortLike, { core: () => WASM, embedder: () => EMBEDDER_WASM });
+  serveWorker(ch.port2, { core: () => WASM, embedder: () => EMBEDDER_WASM });
   return {
-    port: ch.port1 as unknown as PortLike,
+    port: ch.port1,
     terminate: () => {
       ch.port1.close();
       ch.port2.close();
@@ -57,7 +56,7 @@ export async function installModel(vault: string, ids: ModelId[] = ["all-MiniLM-
 export function settingRow(app: AppT, name: string): { desc: string; select: { value: string; dispatch(type: string): void } | undefined } {
   const tab = app.settingTabs[0];
   tab.display();
-  const els = (el: HTMLElement, cls: string) => Array.from(el.querySelectorAll(cls)) as HTMLElement[];
+  const els = (el: HTMLElement, cls: string) => Array.from(el.querySelectorAll<HTMLElement>(cls));
   const row = els(tab.containerEl, "setting-item").find((r) => els(r, "setting-item-name")[0]?.getText() === name);
   if (!row) throw new Error(`no setting named ${name}`);
   return { desc: els(row, "setting-item-description")[0].getText(), select: els(row, "dropdown")[0] as never };

@@ -60,7 +60,7 @@ export class FsAdapter implements FakeAdapter {
   async readBinary(p: string): Promise<ArrayBuffer> {
     this.log.push({ op: "readBinary", path: p });
     const b = await fs.readFile(this.full(p));
-    return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+    return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength);
   }
 
   async write(p: string, data: string): Promise<void> {
@@ -130,7 +130,7 @@ export async function serveAdapterCall(adapter: FsAdapter, op: string, args: unk
   const allowed = ["exists", "stat", "list", "read", "readBinary", "write", "writeBinary", "append", "appendBinary", "mkdir", "remove", "rmdir", "rename", "scan"];
   if (!allowed.includes(op)) throw new Error(`unknown adapter op ${op}`);
   if (op === "writeBinary" || op === "appendBinary") {
-    await adapter[op](String(args[0]), (body ?? new Uint8Array()).slice().buffer as ArrayBuffer);
+    await adapter[op](String(args[0]), (body ?? new Uint8Array()).slice().buffer);
     return { json: null };
   }
   if (op === "write" || op === "append") args = [args[0], new TextDecoder().decode(body ?? new Uint8Array())];

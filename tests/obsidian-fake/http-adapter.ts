@@ -39,7 +39,7 @@ export class HttpAdapter implements FakeAdapter {
     return this.call<ArrayBuffer>("readBinary", [p]);
   }
   async write(p: string, data: string) {
-    await this.call("write", [p], new TextEncoder().encode(data).buffer as ArrayBuffer);
+    await this.call("write", [p], new TextEncoder().encode(data).buffer);
   }
   async writeBinary(p: string, data: ArrayBuffer) {
     await this.call("writeBinary", [p], data);
@@ -49,7 +49,7 @@ export class HttpAdapter implements FakeAdapter {
   }
 
   async append(p: string, data: string) {
-    await this.call("append", [p], new TextEncoder().encode(data).buffer as ArrayBuffer);
+    await this.call("append", [p], new TextEncoder().encode(data).buffer);
   }
   async mkdir(p: string) {
     await this.call("mkdir", [p]);

@@ -8,6 +8,11 @@ import { bodyEl, newEl } from "./dom.ts";
 
 export type { FakeAdapter } from "./adapter.ts";
 
+// Obsidian runs a plugin in a window: its timers are window.setTimeout and the like. Under Node
+// the global object stands in for that window.
+const host = globalThis as { window?: unknown };
+host.window ??= globalThis;
+
 // ---- events --------------------------------------------------------------------------------
 
 export interface EventRef {
@@ -110,6 +115,9 @@ export class Vault extends Events {
   }
   getMarkdownFiles(): TFile[] {
     return this.getFiles().filter((f) => f.extension === "md");
+  }
+  getAllLoadedFiles(): TAbstractFile[] {
+    return [new TFolder(this, "/"), ...this.files.values()];
   }
   getAllFolders(includeRoot = false): TFolder[] {
     const out = [...this.files.values()].filter((f): f is TFolder => f instanceof TFolder);
@@ -757,3 +765,8 @@ export const Keymap = {
 };
 
 export function setIcon(): void {}
+
+/** This fake stands for a current Obsidian. */
+export function requireApiVersion(_version: string): boolean {
+  return true;
+}

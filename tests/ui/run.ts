@@ -44,7 +44,7 @@ async function bundle(): Promise<string> {
     }),
     write: false,
   });
-  return out.outputFiles![0].text;
+  return out.outputFiles[0].text;
 }
 
 async function launch(): Promise<{ browser: BrowserContext; page: Page; userDir: string }> {

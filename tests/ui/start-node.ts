@@ -46,7 +46,7 @@ const bundled = await build({
   logLevel: "warning",
   plugins: [inlinePlugin()],
 });
-new Function(bundled.outputFiles![0].text)();
+new Function(bundled.outputFiles[0].text)();
 const WORKER_TEXT = (globalThis as unknown as { __strataWorker: string }).__strataWorker;
 const CORE_WASM = (globalThis as unknown as { __strataCore: string }).__strataCore;
 StrataPlugin.coreWasm = () => CORE_WASM;
