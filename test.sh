@@ -16,5 +16,9 @@ python3 scripts/check-modules.py --quiet
 cargo test -p strata-core --no-default-features
 node esbuild.config.mjs
 node_modules/.bin/tsc --noEmit
+# TypeScript lint: typescript-eslint and the Obsidian review's rules (eslint.config.mjs); 0 errors.
+node_modules/.bin/eslint plugin tests "*.mjs"
+# Formatting (.prettierrc.json), on once the tree has been formatted in one commit (npm run format):
+# node_modules/.bin/prettier --check "plugin/**/*.ts" "tests/**/*.{ts,mjs,html}" "*.{mjs,mts,json}"
 node --import tsx --test --test-concurrency=2 tests/node/*.test.ts
 node --import tsx tests/ui/run.ts
