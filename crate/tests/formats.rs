@@ -1,0 +1,153 @@
+//! Frozen index folders of earlier persisted formats (tests/fixtures/formats/v<N>), made from
+//! tests/fixtures/vault by the Strata of that format with the fixture embedder
+//! (crate/examples/make_format_fixture.rs; see tests/fixtures/formats/README.md). Opening one
+//! must upgrade as designed: the current format opens as it is; an older one is rebuilt, says
+//! why, and keeps its embedded vectors so that only what the new format adds is embedded.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use common::fixture_embedder::{FixtureEmbedder, FIXTURE_MODEL};
+use strata_core::api::{FileStat, IndexFile, NoteInput, NoteTexts, SearchMode, SearchRequest, UpdateBatch};
+use strata_core::store::FORMAT_VERSION;
+use strata_core::{CoreConfig, Engine};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn read_dir_files(dir: &Path, root: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let p = e.path();
+        if p.is_dir() {
+            read_dir_files(&p, root, out);
+        } else {
+            let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+            out.push((rel, std::fs::read(&p).unwrap()));
+        }
+    }
+}
+
+/// The frozen index folder of format `version`.
+fn fixture(version: u32) -> Vec<IndexFile> {
+    let dir = repo().join(format!("tests/fixtures/formats/v{version}"));
+    let mut files = Vec::new();
+    read_dir_files(&dir, &dir, &mut files);
+    files.retain(|(name, _)| name != "README.md");
+    files.into_iter().map(|(name, bytes)| IndexFile { name, bytes }).collect()
+}
+
+/// The fixture vault's notes, with the mtime the fixtures were made with.
+fn vault() -> Vec<NoteInput> {
+    let dir = repo().join("tests/fixtures/vault");
+    let mut files = Vec::new();
+    read_dir_files(&dir, &dir, &mut files);
+    files
+        .into_iter()
+        .filter(|(p, _)| p.ends_with(".md"))
+        .map(|(path, bytes)| NoteInput { path, bytes, mtime: 1_700_000_000_000.0 })
+        .collect()
+}
+
+/// Embeds everything pending with `embedder`'s engine; returns the texts embedded.
+fn embed_all(e: &mut Engine, notes: &[NoteInput]) -> usize {
+    let bytes: HashMap<&str, &[u8]> = notes.iter().map(|n| (n.path.as_str(), n.bytes.as_slice())).collect();
+    let mut embedded = 0;
+    loop {
+        let needs = e.embed_needs(64).unwrap();
+        let texts: NoteTexts = needs
+            .iter()
+            .map(|p| (p.clone(), bytes.get(p.as_str()).map(|b| serde_bytes::ByteBuf::from(b.to_vec()))))
+            .collect();
+        let p = e.embed_step(64, &texts).unwrap();
+        embedded += p.embedded;
+        if p.embedded == 0 && p.dropped == 0 {
+            assert_eq!(p.done, p.total);
+            return embedded;
+        }
+    }
+}
+
+#[test]
+fn the_current_format_opens_as_it_is() {
+    let files = fixture(FORMAT_VERSION);
+    assert!(!files.is_empty(), "tests/fixtures/formats/v{FORMAT_VERSION} is missing: freeze it with make_format_fixture");
+    let mut e = Engine::open(CoreConfig::default(), files);
+    let r = e.open_report();
+    assert!(!r.fresh && !r.rebuilt && r.reason.is_none() && r.orphans.is_empty(), "{r:?}");
+    let notes = vault();
+    assert_eq!(r.notes, notes.len());
+    let s = e.status();
+    assert_eq!((s.format_version, s.model.as_deref()), (FORMAT_VERSION, Some(FIXTURE_MODEL)));
+    assert!(s.vectors > notes.len(), "leaves and leads: {s:?}");
+
+    // Every vector is there: with the model loaded again, nothing is left to embed.
+    let p = e.use_embedder(Box::new(FixtureEmbedder::new())).unwrap();
+    assert_eq!((p.done, p.total), (s.vectors, s.vectors), "{p:?}");
+    assert_eq!(embed_all(&mut e, &notes), 0);
+
+    // The index answers: lexically, and by vector (a query the fixture embedder maps onto a
+    // note's lead text is that note's nearest vector).
+    let hit = |e: &mut Engine, query: &str, mode| {
+        let r = e.search(&SearchRequest { query: query.into(), mode: Some(mode), ..Default::default() }).unwrap();
+        r.hits.first().map(|h| h.path.clone())
+    };
+    assert_eq!(hit(&mut e, "sourdough starter", SearchMode::Lexical).as_deref(), Some("Cooking/Sourdough starter.md"));
+    let note = notes.iter().find(|n| n.path == "Cooking/Sourdough starter.md").unwrap();
+    let lead = e.embed_texts(&note.path, &note.bytes).unwrap().remove(0);
+    assert_eq!(hit(&mut e, &lead, SearchMode::Semantic).as_deref(), Some(note.path.as_str()), "the lead's own vector");
+    let unchanged = vault();
+    let listing: Vec<FileStat> =
+        unchanged.iter().map(|n| FileStat { path: n.path.clone(), size: n.bytes.len() as u64, mtime: n.mtime }).collect();
+    let plan = e.plan(&listing);
+    assert_eq!((plan.read.len(), plan.delete.len(), plan.unchanged), (0, 0, notes.len()), "nothing to re-read");
+}
+
+#[test]
+fn the_previous_format_is_rebuilt_keeping_its_vectors() {
+    let previous = FORMAT_VERSION - 1;
+    let files = fixture(previous);
+    assert!(!files.is_empty(), "tests/fixtures/formats/v{previous} is missing");
+    let mut e = Engine::open(CoreConfig::default(), files);
+    let r = e.open_report().clone();
+    assert!(r.fresh && r.rebuilt, "{r:?}");
+    let reason = r.reason.clone().unwrap_or_default();
+    assert!(
+        reason.contains(&format!("index format version {previous} (this Strata reads {FORMAT_VERSION})")),
+        "the reason names both versions: {reason}"
+    );
+    let kept = e.status().vectors;
+    assert!(kept > 0, "{:?}", e.status());
+    assert!(reason.contains(&format!("({kept} embedded chunks were kept: they are not embedded again)")), "{reason}");
+    assert_eq!(e.status().model.as_deref(), Some(FIXTURE_MODEL));
+    // Until the first flush the old files stay: none of the kept vectors' files is an orphan.
+    assert!(r.orphans.iter().all(|o| !o.starts_with("vec/") && !o.starts_with("manifest-")), "{:?}", r.orphans);
+
+    // The caller indexes the vault again; with the model loaded, only what format 9 added is
+    // embedded: one lead vector per note (format 8 had a title vector instead). Every leaf
+    // section's vector was kept.
+    let notes = vault();
+    e.update(UpdateBatch { upserts: notes.clone(), ..Default::default() }).unwrap();
+    let p = e.use_embedder(Box::new(FixtureEmbedder::new())).unwrap();
+    assert_eq!(p.total - p.done, notes.len(), "only the leads are new: {p:?}");
+    assert_eq!(embed_all(&mut e, &notes), notes.len());
+
+    // The rebuilt index persists in the current format and opens as it is.
+    let out = e.flush().unwrap();
+    let mut folder: HashMap<String, Vec<u8>> = fixture(previous).into_iter().map(|f| (f.name, f.bytes)).collect();
+    for w in out.writes {
+        folder.insert(w.name, w.bytes);
+    }
+    for d in &out.deletes {
+        folder.remove(d);
+    }
+    let reopened = Engine::open(CoreConfig::default(), folder.into_iter().map(|(name, bytes)| IndexFile { name, bytes }).collect());
+    let r = reopened.open_report();
+    assert!(!r.rebuilt && !r.fresh && r.orphans.is_empty(), "{r:?}");
+    assert_eq!(reopened.status().format_version, FORMAT_VERSION);
+    assert_eq!(reopened.status().vectors, e.status().vectors);
+}
