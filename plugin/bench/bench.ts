@@ -17,8 +17,8 @@ import { openIndex, persist } from "../core/index-store.ts";
 import { searchWithSnippets } from "../core/note-reads.ts";
 import { reconcile } from "../core/reconcile.ts";
 import { embedAll } from "../core/embedding.ts";
-import { DEFAULT_MODEL, loadChosenModel, MODEL_IDS } from "../core/models.ts";
-import { FsIndexStore, loadCore, NodeVault, checkVaultDir, findModelDir, modelPresent, modelReader } from "../core/node.ts";
+import { loadChosenModel } from "../core/models.ts";
+import { FsIndexStore, loadCore, NodeVault, checkVaultDir, findModelDir, modelCatalog, modelPresent, modelReader } from "../core/node.ts";
 import { CliError, intOption, MODEL_USAGE, modelOptions, parse, parseModelSetting, repoRoot } from "../cli/common.ts";
 import { evalCore } from "../cli/eval-cmd.ts";
 import { evaluate, loadQueries, percentile, round, type EvalResult } from "../cli/metrics.ts";
@@ -99,8 +99,9 @@ export async function benchCommand(args: string[]): Promise<number> {
   const setting = parseModelSetting(values.model);
   // The comparison with onnxruntime-web is on all-MiniLM-L6-v2 (its harness pools and checks
   // itself as that model wants); the models' side by side and the quality part take any.
-  const present = MODEL_IDS.filter(modelPresent);
-  const miniLmPresent = present.includes(DEFAULT_MODEL);
+  const catalog = modelCatalog();
+  const present = catalog.ids.filter(modelPresent);
+  const miniLmPresent = present.includes(catalog.defaultId);
   if (present.length === 0) log(`strata bench: no embedding model in ${path.dirname(findModelDir())} (scripts/fetch-model.sh, scripts/fetch-e5.sh): embedder, model and semantic parts skipped`);
   else if (!miniLmPresent) log(`strata bench: ${findModelDir()} holds no embedding model: the comparison with onnxruntime-web is skipped`);
   const work = values["index-dir"] ? path.resolve(values["index-dir"]) : await mkdtemp(path.join(os.tmpdir(), "strata-bench-"));
@@ -175,7 +176,7 @@ export async function benchCommand(args: string[]): Promise<number> {
     let embedding: EmbedComparison | null = null;
     let embedSkipped: string | null = null;
     if (embedChunks === 0) embedSkipped = "--embed-chunks 0";
-    else if (!miniLmPresent) embedSkipped = `no ${DEFAULT_MODEL} model`;
+    else if (!miniLmPresent) embedSkipped = `no ${catalog.defaultId} model`;
     else {
       const ortLibs = await loadOrt();
       if (typeof ortLibs === "string") embedSkipped = ortLibs;
@@ -214,7 +215,7 @@ export async function benchCommand(args: string[]): Promise<number> {
         const r = (await runWorker(["embed-model", vaultDir, sampleFile, id])) as unknown as ModelBenchResult;
         results.push({ ...r, maxRssMb: round(r.maxRssMb ?? 0, 1) });
       }
-      models = { vault: vaultDir, notes: sample.length, queries: MODEL_QUERIES.length, results, missing: MODEL_IDS.filter((id) => !present.includes(id)) };
+      models = { vault: vaultDir, notes: sample.length, queries: MODEL_QUERIES.length, results, missing: catalog.ids.filter((id) => !present.includes(id)) };
     }
     core.free();
 
@@ -368,7 +369,7 @@ async function qualityRow(lang: string, file: string, vaultDir: string, setting:
   let hybrid: Metrics | null = null;
   let embedded = 0;
   let embedMs = 0;
-  const load = setting ? await loadChosenModel(core, setting, modelReader()) : null;
+  const load = setting ? await loadChosenModel(core, setting, modelReader(), modelCatalog()) : null;
   if (load?.loaded) {
     const sum = await embedAll(core, vault, null, { maxChunks: 32 });
     embedded = sum.embedded;

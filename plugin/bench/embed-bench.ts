@@ -18,8 +18,7 @@ import { readFile } from "node:fs/promises";
 import * as path from "node:path";
 
 import type { CoreConfig, NoteInfo, NoteTexts, SectionInfo, StrataCoreApi } from "../core/api.ts";
-import { MODEL_HOW_TO, type ModelId } from "../core/models.ts";
-import { loadCore, loadModelFiles, modelReader, NodeVault, wasmMemory } from "../core/node.ts";
+import { loadCore, loadModelFiles, modelCatalog, modelReader, NodeVault, wasmMemory } from "../core/node.ts";
 import { CliError, repoRoot } from "../cli/common.ts";
 import { percentile, round } from "../cli/metrics.ts";
 
@@ -176,12 +175,12 @@ export interface ModelBenchResult extends EmbedEngineResult {
  * notes, then MODEL_QUERIES in semantic mode. Run once per model, each in its own process,
  * so that memory figures are the model's own.
  */
-export async function embedModelWorker(vaultDir: string, sampleFile: string, id: ModelId): Promise<ModelBenchResult> {
+export async function embedModelWorker(vaultDir: string, sampleFile: string, id: string): Promise<ModelBenchResult> {
   const notes = await sampleInputs(vaultDir, sampleFile);
   const core = loadCore().create(CONFIG);
   core.update({ upserts: notes.map((n) => ({ path: n.path, bytes: n.bytes, mtime: 0 })) });
   const files = await modelReader()(id);
-  if (!files) throw new CliError(`no ${id} model: ${MODEL_HOW_TO[id]}`, 2);
+  if (!files) throw new CliError(`no ${id} model: ${modelCatalog().howTo(id)}`, 2);
   let t = performance.now();
   core.loadModel(files.model, files.tokenizer, id);
   const loadMs = performance.now() - t;

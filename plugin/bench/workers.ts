@@ -7,8 +7,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import * as path from "node:path";
 
 import { openIndex } from "../core/index-store.ts";
-import { isModelId } from "../core/models.ts";
-import { FsIndexStore, loadCore, NodeVault } from "../core/node.ts";
+import { FsIndexStore, loadCore, modelCatalog, NodeVault } from "../core/node.ts";
 import { searchWithSnippets } from "../core/note-reads.ts";
 import { reconcile } from "../core/reconcile.ts";
 import { CliError } from "../cli/common.ts";
@@ -96,7 +95,7 @@ export async function benchWorker(args: string[]): Promise<number> {
       break;
     case "embed-model": {
       const id = args[3];
-      if (!isModelId(id)) throw new CliError(`unknown model ${id}`, 2);
+      if (!modelCatalog().has(id)) throw new CliError(`unknown model ${args[3]}`, 2);
       res = { ...(await embedModelWorker(a, b, id)) };
       break;
     }

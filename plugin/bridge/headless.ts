@@ -16,8 +16,8 @@ import { defaultIndexDir, openIndex, persist } from "../core/index-store.ts";
 import { readNote, searchWithSnippets } from "../core/note-reads.ts";
 import { reconcile } from "../core/reconcile.ts";
 import { embedAll } from "../core/embedding.ts";
-import { AUTO_MODEL, isModelSetting, loadChosenModel } from "../core/models.ts";
-import { acquireIndexLock, atomicWrite, describeHolder, FsIndexStore, type IndexLock, loadCore, modelReader, NodeVault } from "../core/node.ts";
+import { AUTO_MODEL, loadChosenModel } from "../core/models.ts";
+import { acquireIndexLock, atomicWrite, describeHolder, FsIndexStore, type IndexLock, loadCore, modelCatalog, modelReader, NodeVault } from "../core/node.ts";
 import { pluginDirOf } from "./loopback-protocol.ts";
 import { checkVaultPath } from "./vault-paths.ts";
 
@@ -65,7 +65,7 @@ async function readPluginData(vaultDir: string, configDir: string): Promise<Reco
 /** The plugin's "Embedding model" setting (data.json `embeddingModel`), else auto. */
 export async function readModelSetting(vaultDir: string, configDir: string): Promise<string> {
   const v = (await readPluginData(vaultDir, configDir)).embeddingModel;
-  return typeof v === "string" && isModelSetting(v) ? v : AUTO_MODEL;
+  return typeof v === "string" && modelCatalog().isSetting(v) ? v : AUTO_MODEL;
 }
 
 /** The plugin's saved settings, the keys the tools use. */
@@ -150,7 +150,7 @@ export class HeadlessBackend implements VaultBackend {
       // After the refresh: auto chooses by the indexed notes' scripts.
       const setting = opts.modelSetting ?? (await readModelSetting(vaultDir, configDir));
       try {
-        const load = await loadChosenModel(b.core, setting, modelReader(opts.modelsDir));
+        const load = await loadChosenModel(b.core, setting, modelReader(opts.modelsDir), modelCatalog());
         b.modelLoaded = load.loaded !== null;
         if (load.notice) b.notices.push(load.notice);
       } catch (err) {

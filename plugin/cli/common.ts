@@ -12,9 +12,9 @@ import { defaultIndexDir, type IndexStore, openIndex } from "../core/index-store
 import type { VaultSource } from "../core/note-reads.ts";
 import { reconcile, type ReconcileProgress, type ReconcileSummary } from "../core/reconcile.ts";
 import { embedAll, type EmbedSummary } from "../core/embedding.ts";
-import { AUTO_MODEL, isModelSetting, loadChosenModel, MODEL_IDS, type ModelLoad } from "../core/models.ts";
+import { AUTO_MODEL, loadChosenModel, type ModelLoad } from "../core/models.ts";
 import { readBridgeInfo } from "../bridge/forward.ts";
-import { acquireIndexLock, checkVaultDir, describeHolder, FsIndexStore, loadCore, modelReader, NodeVault, processAlive } from "../core/node.ts";
+import { acquireIndexLock, checkVaultDir, describeHolder, FsIndexStore, loadCore, modelCatalog, modelReader, NodeVault, processAlive } from "../core/node.ts";
 import { EmbedBar, Progress } from "./ui.ts";
 
 /** An error the CLI reports as one line and an exit code (2 = usage/input, 1 = failure). */
@@ -173,12 +173,12 @@ export async function indexWithProgress(core: StrataCoreApi, ctx: VaultContext, 
 
 /** --model: which embedding model semantic search uses. */
 export const modelOptions = { model: { type: "string" } } as const;
-export const MODEL_USAGE = `[--model ${[AUTO_MODEL, ...MODEL_IDS].join("|")}]`;
+export const MODEL_USAGE = `[--model ${modelCatalog().settings().join("|")}]`;
 
 /** The --model setting: "auto" (the default: the core chooses by the vault's scripts) or a model id. */
 export function parseModelSetting(value: string | undefined): string {
   const setting = value ?? AUTO_MODEL;
-  if (!isModelSetting(setting)) throw new CliError(`--model must be one of ${[AUTO_MODEL, ...MODEL_IDS].join(", ")}, got ${JSON.stringify(value)}`, 2);
+  if (!modelCatalog().isSetting(setting)) throw new CliError(`--model must be one of ${modelCatalog().settings().join(", ")}, got ${JSON.stringify(value)}`, 2);
   return setting;
 }
 
@@ -191,7 +191,7 @@ export function parseModelSetting(value: string | undefined): string {
 export async function loadModel(core: StrataCoreApi, setting: string, opts: { required?: boolean; quiet?: boolean } = {}): Promise<ModelLoad> {
   let load: ModelLoad;
   try {
-    load = await loadChosenModel(core, setting, modelReader());
+    load = await loadChosenModel(core, setting, modelReader(), modelCatalog());
   } catch (err) {
     throw new CliError(`the embedding model could not be loaded: ${errorMessage(err)}`, 1);
   }

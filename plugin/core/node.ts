@@ -13,7 +13,7 @@ import type { FileStat, Skip } from "./api.ts";
 import { installEmbedderHook, type StrataCoreStatic } from "./wasm-classes.ts";
 import type { IndexStore } from "./index-store.ts";
 import type { VaultListing, VaultSource } from "./note-reads.ts";
-import { DEFAULT_MODEL, MODEL_FILE, TOKENIZER_FILE, type ModelId, type ReadModel } from "./models.ts";
+import { MODEL_FILE, ModelCatalog, TOKENIZER_FILE, type ReadModel } from "./models.ts";
 
 const WASM_NAME = "strata_core_bg.wasm";
 export const EMBEDDER_WASM_NAME = "strata_embedder_bg.wasm";
@@ -43,18 +43,26 @@ export function findWasm(name: string = WASM_NAME): string {
   throw new Error(`${name} was not found: run scripts/build-wasm.sh (or set STRATA_WASM)`);
 }
 
-export { DEFAULT_MODEL, MODEL_FILE, MODEL_HOW_TO, MODEL_IDS, MODEL_SCRIPT, TOKENIZER_FILE } from "./models.ts";
+export { MODEL_FILE, TOKENIZER_FILE } from "./models.ts";
+
+let catalog: ModelCatalog | null = null;
+
+/** The embedding models the core knows (StrataCore.models(), once per process). */
+export function modelCatalog(): ModelCatalog {
+  catalog ??= new ModelCatalog(loadCore().models());
+  return catalog;
+}
 
 /**
  * A model's folder: `$STRATA_MODELS/<id>` when that is set, else `models/<id>` in this
  * module's folder or any folder above it (the repository from source or from dist/; the
  * plugin folder for the installed bridge). `$STRATA_MODEL_DIR`, the older setting, still
- * names all-MiniLM-L6-v2's folder and comes first for it. The first candidate is returned
+ * names the default model's folder and comes first for it. The first candidate is returned
  * even when it holds no model, so messages can name it.
  */
-export function findModelDir(id: ModelId = DEFAULT_MODEL): string {
+export function findModelDir(id: string = modelCatalog().defaultId): string {
   const single = process.env.STRATA_MODEL_DIR;
-  if (single && id === DEFAULT_MODEL) return path.resolve(single);
+  if (single && id === modelCatalog().defaultId) return path.resolve(single);
   const root = process.env.STRATA_MODELS;
   if (root) return path.resolve(root, id);
   const start = path.dirname(fileURLToPath(import.meta.url));
@@ -72,7 +80,7 @@ export function findModelDir(id: ModelId = DEFAULT_MODEL): string {
 }
 
 /** Whether a model's two files are in its folder (without reading them). */
-export function modelPresent(id: ModelId): boolean {
+export function modelPresent(id: string): boolean {
   const dir = findModelDir(id);
   return existsSync(path.join(dir, MODEL_FILE)) && existsSync(path.join(dir, TOKENIZER_FILE));
 }

@@ -5,11 +5,11 @@
 // The UI thread only moves bytes and renders; every core call happens in the worker.
 
 import { Notice, Platform, Plugin, requireApiVersion, TFile, TFolder, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
-import type { EmbedProgress, SearchRequest, SearchResponse, SimilarResponse, Status } from "../core/api.ts";
+import type { EmbedProgress, ModelInfo, SearchRequest, SearchResponse, SimilarResponse, Status } from "../core/api.ts";
 import { errorMessage } from "../core/errors.ts";
 import { defaultIndexDir } from "../core/index-store.ts";
 import type { ReconcileSummary } from "../core/reconcile.ts";
-import type { ModelLoad } from "../core/models.ts";
+import { AUTO_MODEL, ModelCatalog, type ModelLoad } from "../core/models.ts";
 import { markPresence, startBridge, type BridgeHandle } from "./bridge-endpoint.ts";
 import { ObsidianBackend } from "./tool-backend.ts";
 import { ChangeQueue } from "./events.ts";
@@ -193,7 +193,9 @@ export default class StrataPlugin extends Plugin {
   }
 
   private bootT0 = 0;
-  private initCall: Promise<{ ms: number }> | null = null;
+  private initCall: Promise<{ ms: number; models: ModelInfo[] }> | null = null;
+  /** The embedding models the core knows (from the worker's init); null until then. */
+  models: ModelCatalog | null = null;
 
   private async start(): Promise<void> {
     const worker = this.worker;
@@ -205,6 +207,9 @@ export default class StrataPlugin extends Plugin {
       opening.catch(() => undefined);
       const init = await this.initCall;
       const t2 = performance.now();
+      this.models = new ModelCatalog(init.models);
+      // data.json may name a model this core does not know: auto chooses then.
+      if (!this.models.isSetting(this.settings.embeddingModel)) this.settings.embeddingModel = AUTO_MODEL;
       const open = await opening;
       this.startTimings = { workerMs: t2 - this.bootT0, wasmInitMs: init.ms, openMs: performance.now() - t1, readMs: open.readMs ?? null, coreOpenMs: open.timings?.totalMs ?? null };
       this.openResult = open;

@@ -123,7 +123,7 @@ export class StrataSettingTab extends PluginSettingTab {
       .setDesc(modelChoiceDesc(p))
       .addDropdown((d) =>
         d
-          .addOptions({ [AUTO_MODEL]: "Auto (recommended)", "multilingual-e5-small": "multilingual-e5-small", "all-MiniLM-L6-v2": "all-MiniLM-L6-v2" })
+          .addOptions({ [AUTO_MODEL]: "Auto (recommended)", ...Object.fromEntries((p.models?.ids ?? [s.embeddingModel]).filter((id) => id !== AUTO_MODEL).map((id) => [id, id])) })
           .setValue(s.embeddingModel)
           .onChange((v) => {
             // Loads in the worker without blocking; the old vectors answer until the new model has re-embedded.

@@ -3,7 +3,7 @@
 
 import type { CoreConfig, SearchMode } from "../core/api.ts";
 import type { ToolSettings } from "../core/vault-backend.ts";
-import { AUTO_MODEL, isModelId, isModelSetting, MODEL_SCRIPT } from "../core/models.ts";
+import { AUTO_MODEL, type ModelCatalog } from "../core/models.ts";
 
 export interface StrataSettings extends ToolSettings {
   /** Vault folders not indexed (prefix on whole segments). */
@@ -18,8 +18,9 @@ export interface StrataSettings extends ToolSettings {
   mode: SearchMode;
   /** Embed notes for semantic search. null = automatic: on on desktop, off on mobile. */
   semantic: boolean | null;
-  /** The embedding model: "auto" (by the vault's scripts) or a model id (MODEL_IDS). The
-   *  headless bridge reads it from data.json too. */
+  /** The embedding model: "auto" (by the vault's scripts) or a model id (the core's catalog:
+   *  checked once the worker has said which models it knows). The headless bridge reads it
+   *  from data.json too. */
   embeddingModel: string;
   /** MCP bridge (desktop): serve the vault's index to the bridge over 127.0.0.1. */
   bridgeEnabled: boolean;
@@ -65,7 +66,7 @@ export function sanitizeSettings(raw: unknown): StrataSettings {
   s.fusion = r.fusion === "linear" ? "linear" : "rrf";
   s.mode = r.mode === "lexical" || r.mode === "semantic" ? r.mode : "hybrid";
   s.semantic = typeof r.semantic === "boolean" ? r.semantic : null;
-  s.embeddingModel = typeof r.embeddingModel === "string" && isModelSetting(r.embeddingModel) ? r.embeddingModel : AUTO_MODEL;
+  s.embeddingModel = typeof r.embeddingModel === "string" && /^[\w.-]{1,100}$/.test(r.embeddingModel) ? r.embeddingModel : AUTO_MODEL;
   s.bridgeEnabled = bool(r.bridgeEnabled, false);
   s.bridgePort = int(r.bridgePort, 0, 0, 65535);
   s.bridgeToken = str(r.bridgeToken, "");
@@ -82,8 +83,8 @@ export function coreConfig(s: StrataSettings, configDir: string): CoreConfig {
 }
 
 /** How to add a model to the plugin (its files are not in main.js: see install-plugin). */
-export function pluginModelHowTo(modelsDir: string, id: string): string {
-  const script = isModelId(id) ? MODEL_SCRIPT[id] : "scripts/setup.sh";
+export function pluginModelHowTo(modelsDir: string, id: string, catalog: ModelCatalog): string {
+  const script = catalog.info(id)?.fetchScript ?? "scripts/setup.sh";
   return `put model.onnx and tokenizer.json of ${id} in ${modelsDir}/${id}/ (from the Strata repository: ${script}, then npm run install-plugin -- <vault>) and reload the plugin`;
 }
 

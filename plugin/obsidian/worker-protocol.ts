@@ -8,6 +8,7 @@ import type {
   FileStat,
   ListRequest,
   ListResponse,
+  ModelInfo,
   NoteInfo,
   OpenReport,
   Outline,
@@ -72,7 +73,7 @@ export interface WorkerState {
 export type WorkerApi = {
   /** Instantiates the wasm core: its bytes, or its base64 (main.js's inlined copy), or
    *  neither when the worker has a loader of its own. */
-  init(arg: { wasm?: ArrayBuffer | Uint8Array; wasmBase64?: string }): { ms: number };
+  init(arg: { wasm?: ArrayBuffer | Uint8Array; wasmBase64?: string }): { ms: number; models: ModelInfo[] };
   /** Opens the persisted index (the fast path); a bad index starts fresh and says why. */
   open(arg: { config: CoreConfig }): OpenResult;
   /** Brings the index up to date with the vault, in batches; persists at the end. */

@@ -13,7 +13,7 @@
 
 import init, { StrataCore } from "../../build/wasm/strata_core.js";
 import initEmbedder, { StrataEmbedder } from "../../build/wasm/strata_embedder.js";
-import type { CoreConfig, EmbedProgress, FileStat, NoteInput, Rename, StrataCoreApi } from "../core/api.ts";
+import type { CoreConfig, EmbedProgress, ModelInfo, FileStat, NoteInput, Rename, StrataCoreApi } from "../core/api.ts";
 import { errorMessage } from "../core/errors.ts";
 import { asBytes } from "../core/bytes.ts";
 import { installEmbedderHook, type StrataCoreStatic } from "../core/wasm-classes.ts";
@@ -21,7 +21,7 @@ import { openIndex, persist, type IndexStore } from "../core/index-store.ts";
 import { readNote, searchWithSnippets, type VaultSource } from "../core/note-reads.ts";
 import { reconcile, type ReconcileProgress, type ReconcileSummary } from "../core/reconcile.ts";
 import { embedAll } from "../core/embedding.ts";
-import { loadChosenModel, type ModelLoad, type ReadModel } from "../core/models.ts";
+import { loadChosenModel, ModelCatalog, type ModelLoad, type ReadModel } from "../core/models.ts";
 import { CancelledError, Endpoint, type Handlers, type PortLike } from "./rpc.ts";
 import { pluginModelHowTo } from "./settings.ts";
 import { decodeBase64, decodeInlineWasm } from "./wasm-inline.ts";
@@ -120,7 +120,8 @@ export class WorkerServer implements Handlers<WorkerApi> {
 
   // ---- lifecycle -------------------------------------------------------------------------
 
-  async init(arg: { wasm?: ArrayBuffer | Uint8Array; wasmBase64?: string }): Promise<{ ms: number }> {
+  /** Instantiates the core; answers with the models it knows (the UI thread has no core). */
+  async init(arg: { wasm?: ArrayBuffer | Uint8Array; wasmBase64?: string }): Promise<{ ms: number; models: ModelInfo[] }> {
     const t0 = performance.now();
     if (!this.wasmReady) {
       this.wasmReady = (async () => {
@@ -133,7 +134,7 @@ export class WorkerServer implements Handlers<WorkerApi> {
       })();
     }
     await this.wasmReady;
-    return { ms: performance.now() - t0 };
+    return { ms: performance.now() - t0, models: Core.models() };
   }
 
   /** Compiles the embedder's wasm (once) and lets the core make embedders from it. */
@@ -339,7 +340,8 @@ export class WorkerServer implements Handlers<WorkerApi> {
         await this.loadEmbedder();
         return { model: new Uint8Array(files.model), tokenizer: new Uint8Array(files.tokenizer) };
       };
-      const load = await loadChosenModel(core, arg.setting, readModel, { howTo: (id) => pluginModelHowTo(arg.modelsDir, id) });
+      const catalog = new ModelCatalog(Core.models());
+      const load = await loadChosenModel(core, arg.setting, readModel, catalog, { howTo: (id) => pluginModelHowTo(arg.modelsDir, id, catalog) });
       this.st.embedding = load.progress;
       return load;
     });

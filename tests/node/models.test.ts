@@ -14,8 +14,8 @@ import { coreErrorCode } from "../../plugin/core/errors.ts";
 import { openIndex, persist } from "../../plugin/core/index-store.ts";
 import { reconcile } from "../../plugin/core/reconcile.ts";
 import { embedAll, embedStepFrom } from "../../plugin/core/embedding.ts";
-import { loadChosenModel, type ModelId, type ReadModel } from "../../plugin/core/models.ts";
-import { FsIndexStore, modelReader, NodeVault } from "../../plugin/core/node.ts";
+import { loadChosenModel, type ReadModel } from "../../plugin/core/models.ts";
+import { FsIndexStore, modelCatalog, modelReader, NodeVault } from "../../plugin/core/node.ts";
 import { HeadlessBackend, readModelSetting } from "../../plugin/bridge/headless.ts";
 import { cleanupTemps, CONFIG, copyFixture, Core, FIXTURE, NEEDS_BOTH, NEEDS_E5, NEEDS_MODEL, tempDir } from "./helpers.ts";
 
@@ -42,7 +42,10 @@ async function indexed(vault: string): Promise<StrataCoreApi> {
 }
 
 /** Reads only the models listed (the others are "missing"). */
-const only = (...ids: ModelId[]): ReadModel => {
+/** The models the core knows. */
+const CATALOG = modelCatalog();
+
+const only = (...ids: string[]): ReadModel => {
   const read = modelReader();
   return (id) => (ids.includes(id) ? read(id) : Promise.resolve(null));
 };
@@ -91,7 +94,7 @@ describe("chooseModel: the model a setting chooses for a vault", () => {
 describe("loadChosenModel", () => {
   test("no model at all: lexical search, and the notice says how to get the chosen one", async () => {
     const core = await indexed(FIXTURE);
-    const load = await loadChosenModel(core, "auto", only());
+    const load = await loadChosenModel(core, "auto", only(), CATALOG);
     assert.equal(load.loaded, null);
     assert.equal(load.semantic, false);
     assert.equal(load.choice.model, E5);
@@ -103,14 +106,14 @@ describe("loadChosenModel", () => {
 
   test("auto falls back to a model that is present; an explicit setting does not", NEEDS_MODEL, async () => {
     const core = await indexed(FIXTURE);
-    const auto = await loadChosenModel(core, "auto", only(MINILM), { howTo: (id) => `fetch ${id}` });
+    const auto = await loadChosenModel(core, "auto", only(MINILM), CATALOG, { howTo: (id) => `fetch ${id}` });
     assert.equal(auto.loaded, MINILM);
     assert.equal(auto.fallback, true);
     assert.equal(auto.semantic, true);
     assert.match(auto.notice ?? "", /multilingual-e5-small is missing: fetch multilingual-e5-small; all-MiniLM-L6-v2 is used meanwhile/);
     core.free();
     const other = await indexed(FIXTURE);
-    const pinned = await loadChosenModel(other, E5, only(MINILM));
+    const pinned = await loadChosenModel(other, E5, only(MINILM), CATALOG);
     assert.equal(pinned.loaded, null);
     assert.equal(pinned.fallback, false);
     assert.equal(other.status().modelLoaded, false);
@@ -135,14 +138,14 @@ describe("switching from all-MiniLM-L6-v2 to multilingual-e5-small", NEEDS_BOTH,
     // A complete MiniLM index.
     let { core } = await openIndex(Core, store, CONFIG);
     await reconcile(core, new NodeVault(vault), { store });
-    const first = await loadChosenModel(core, MINILM, read);
+    const first = await loadChosenModel(core, MINILM, read, CATALOG);
     assert.deepEqual([first.loaded, first.switching], [MINILM, null]);
     await embedAll(core, new NodeVault(vault), store);
     const miniFiles = await vectorFiles(store);
     assert.ok(miniFiles.length > 0);
 
     // The switch starts: e5 is loaded, and MiniLM again as the previous model.
-    const sw = await loadChosenModel(core, "auto", read);
+    const sw = await loadChosenModel(core, "auto", read, CATALOG);
     assert.equal(sw.choice.model, E5, sw.choice.reason);
     assert.equal(sw.loaded, E5);
     assert.deepEqual(sw.switching, { from: MINILM, to: E5, fromLoaded: true });
@@ -156,7 +159,7 @@ describe("switching from all-MiniLM-L6-v2 to multilingual-e5-small", NEEDS_BOTH,
     core.free();
     ({ core } = await openIndex(Core, store, CONFIG));
     assert.deepEqual(core.status().switching, { from: MINILM, to: E5, fromLoaded: false });
-    const again = await loadChosenModel(core, "auto", read);
+    const again = await loadChosenModel(core, "auto", read, CATALOG);
     assert.deepEqual(again.switching, { from: MINILM, to: E5, fromLoaded: true });
     assert.equal(again.notice, null);
     assert.deepEqual(topSemantic(core, Q_EN), { path: "Sourdough.md", coverage: 1 });
@@ -165,14 +168,14 @@ describe("switching from all-MiniLM-L6-v2 to multilingual-e5-small", NEEDS_BOTH,
     // Mid-way, back to MiniLM: its vectors are complete, nothing to embed.
     const part = await embedStepFrom(core, new NodeVault(vault), 4);
     assert.ok(part.embedded > 0 && part.done < part.total, JSON.stringify(part));
-    const back = await loadChosenModel(core, MINILM, read);
+    const back = await loadChosenModel(core, MINILM, read, CATALOG);
     assert.deepEqual([back.loaded, back.switching], [MINILM, null]);
     assert.equal(core.status().switching, undefined);
     assert.equal(back.progress.done, back.progress.total, "MiniLM's space is complete");
     assert.deepEqual(topSemantic(core, Q_EN), { path: "Sourdough.md", coverage: 1 });
 
     // And forward again, to the end: the old space is dropped, its files deleted.
-    const fwd = await loadChosenModel(core, E5, read);
+    const fwd = await loadChosenModel(core, E5, read, CATALOG);
     assert.deepEqual(fwd.switching, { from: MINILM, to: E5, fromLoaded: true });
     const sum = await embedAll(core, new NodeVault(vault), store);
     assert.equal(sum.done, sum.total);
@@ -204,14 +207,14 @@ describe("switching from all-MiniLM-L6-v2 to multilingual-e5-small", NEEDS_BOTH,
     const store = new FsIndexStore(path.join(await tempDir(), "index"));
     const opened = await openIndex(Core, store, CONFIG);
     await reconcile(opened.core, new NodeVault(vault), { store });
-    await loadChosenModel(opened.core, MINILM, modelReader());
+    await loadChosenModel(opened.core, MINILM, modelReader(), CATALOG);
     await embedAll(opened.core, new NodeVault(vault), store);
-    await loadChosenModel(opened.core, E5, modelReader());
+    await loadChosenModel(opened.core, E5, modelReader(), CATALOG);
     await persist(opened.core, store);
     opened.core.free();
     // Another session, where only e5 is present.
     const { core } = await openIndex(Core, store, CONFIG);
-    const load = await loadChosenModel(core, E5, only(E5));
+    const load = await loadChosenModel(core, E5, only(E5), CATALOG);
     assert.deepEqual(load.switching, { from: MINILM, to: E5, fromLoaded: false });
     assert.deepEqual(load.missing.map((m) => m.model), [MINILM]);
     assert.match(load.notice ?? "", /re-embedding for multilingual-e5-small without all-MiniLM-L6-v2 .*0 of \d+ chunks embedded so far/);

@@ -9,7 +9,6 @@ import * as path from "node:path";
 
 import { serveWorker } from "../../plugin/obsidian/worker-server.ts";
 import type { WorkerState } from "../../plugin/obsidian/worker-protocol.ts";
-import type { ModelId } from "../../plugin/core/models.ts";
 import { EMBEDDER_WASM_NAME, findModelDir, findWasm, modelPresent } from "../../plugin/core/node.ts";
 import { ROOT } from "./helpers.ts";
 
@@ -44,7 +43,7 @@ export const PLUGIN_DIR = ".obsidian/plugins/strata-search";
 
 /** Puts the repository's models into the vault's plugin folder (symlinks), when they are
  *  there; true when every one of `ids` is. */
-export async function installModel(vault: string, ids: ModelId[] = ["all-MiniLM-L6-v2"]): Promise<boolean> {
+export async function installModel(vault: string, ids: string[] = ["all-MiniLM-L6-v2"]): Promise<boolean> {
   if (!ids.every(modelPresent)) return false;
   const dir = path.join(vault, PLUGIN_DIR, "models");
   await mkdir(dir, { recursive: true });
