@@ -24,6 +24,9 @@ use crate::sections::embed_text;
 use crate::store::ModelSpec;
 use crate::vectors::{FlatIndex, Key, VectorIndex};
 
+/// Vector segment files by name, with their bytes, in load order.
+pub type Segments<'a> = Vec<(String, &'a [u8])>;
+
 /// The spec of the vectors an embedder makes.
 pub fn model_spec(c: &EmbedderConfig) -> ModelSpec {
     ModelSpec {
@@ -128,8 +131,8 @@ impl Semantic {
     /// switch is under way, the previous one.
     pub fn restore(
         spec: Option<ModelSpec>,
-        segments: Vec<(String, &[u8])>,
-        previous: Option<(ModelSpec, Vec<(String, &[u8])>)>,
+        segments: Segments<'_>,
+        previous: Option<(ModelSpec, Segments<'_>)>,
     ) -> Result<Semantic> {
         let mut s = Semantic::default();
         if let Some(spec) = spec {

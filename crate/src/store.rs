@@ -154,7 +154,7 @@ pub fn choose(files: &HashMap<String, Vec<u8>>, settings: &str) -> Result<Option
     if !any {
         return Ok(None);
     }
-    parsed.sort_by(|a, b| b.1.generation.cmp(&a.1.generation));
+    parsed.sort_by_key(|(_, m)| std::cmp::Reverse(m.generation));
     for (i, (slot, m)) in parsed.iter().enumerate() {
         if m.version != FORMAT_VERSION {
             problems.push(format!(
@@ -189,18 +189,28 @@ pub fn choose(files: &HashMap<String, Vec<u8>>, settings: &str) -> Result<Option
     Err(CoreError::Corrupt(problems.join("; ")))
 }
 
+/// Vectors kept from an index that must be rebuilt ([`salvage_vectors`]).
+pub struct Salvaged<'a> {
+    /// The model they come from.
+    pub spec: ModelSpec,
+    /// Their segment files, in load order.
+    pub names: Vec<String>,
+    /// The segments' bytes, in the same order.
+    pub blobs: Vec<&'a [u8]>,
+}
+
 /// The vector segments of the newest manifest whose vector files verify, whatever its
 /// format version or the state of its other files: vectors are keyed by the text they
 /// embed, so an index that must be rebuilt (a format upgrade, a corrupt lexical file)
-/// need not embed again. (model spec, segment blobs in load order).
+/// need not embed again.
 /// The salvaged files stay on disk until the new index's first flush has written them again.
-pub fn salvage_vectors(files: &HashMap<String, Vec<u8>>) -> Option<(ModelSpec, Vec<String>, Vec<&[u8]>)> {
+pub fn salvage_vectors(files: &HashMap<String, Vec<u8>>) -> Option<Salvaged<'_>> {
     let mut manifests: Vec<Manifest> = SLOTS
         .iter()
         .filter_map(|name| files.get(*name))
         .filter_map(|bytes| Manifest::decode(bytes).ok())
         .collect();
-    manifests.sort_by(|a, b| b.generation.cmp(&a.generation));
+    manifests.sort_by_key(|m| std::cmp::Reverse(m.generation));
     manifests.into_iter().find_map(|m| {
         let spec = m.model.clone()?;
         if m.vectors.is_empty() {
@@ -215,7 +225,7 @@ pub fn salvage_vectors(files: &HashMap<String, Vec<u8>>) -> Option<(ModelSpec, V
                 (bytes.len() as u64 == r.size && checksum(bytes) == r.checksum).then_some(bytes.as_slice())
             })
             .collect();
-        Some((spec, m.vectors.clone(), blobs?))
+        Some(Salvaged { spec, names: m.vectors.clone(), blobs: blobs? })
     })
 }
 

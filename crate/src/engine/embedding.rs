@@ -78,6 +78,8 @@ impl Engine {
         self.semantic.prioritize(paths, now_wall_ms());
     }
 
+    /// The texts the core embeds for an indexed note: its lead vector's, then each leaf's in
+    /// order, from the note's bytes, which must be the indexed version. For benchmarks that run
     /// another engine on the same texts.
     pub fn embed_texts(&self, path: &str, bytes: &[u8]) -> Result<Vec<String>> {
         let path = paths::normalize(path)?;

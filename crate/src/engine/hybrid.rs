@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::search::{lift, note_matches, Scores};
-use super::{Engine, MAX_K};
+use super::{Engine, KeyMap, MAX_K};
 use crate::api::*;
 use crate::catalog::NoteEntry;
 use crate::clock::now_ms;
@@ -23,7 +23,7 @@ use crate::vectors::{Key, VectorIndex};
 // (docs/ranking.md says what was tried).
 
 impl Engine {
-    pub(super) fn key_map(&mut self) -> &HashMap<Key, Vec<(String, Option<u32>)>> {
+    pub(super) fn key_map(&mut self) -> &KeyMap {
         if self.key_map.is_none() {
             let mut m: HashMap<Key, Vec<(String, Option<u32>)>> = HashMap::new();
             for n in self.catalog.entries() {
@@ -54,23 +54,23 @@ impl Engine {
             let sec = lift(note, note.section(order)?, filters.max_depth)?;
             note_matches(note, sec, filters).then_some(sec.order)
         };
-        // path → (best section (order, cosine), lead cosine), in the order notes were met.
-        let mut found: Vec<(&str, Option<(u32, f32)>, Option<f32>)> = Vec::new();
+        // Each note the scan met, in the order it met them.
+        let mut found: Vec<NoteCosines> = Vec::new();
         let mut index: HashMap<&str, usize> = HashMap::new();
         for (key, score) in &raw {
             for (path, order) in map.get(key).into_iter().flatten() {
                 let Some(note) = self.catalog.get(path) else { continue };
                 let i = *index.entry(path.as_str()).or_insert_with(|| {
-                    found.push((path.as_str(), None, None));
+                    found.push(NoteCosines { path: path.as_str(), best: None, lead: None });
                     found.len() - 1
                 });
                 let e = &mut found[i];
                 match order {
-                    None => e.2 = Some(e.2.map_or(*score, |s| s.max(*score))),
+                    None => e.lead = Some(e.lead.map_or(*score, |s| s.max(*score))),
                     Some(o) => {
-                        if e.1.is_none_or(|(_, s)| *score > s) {
+                        if e.best.is_none_or(|(_, s)| *score > s) {
                             if let Some(shown) = shown(note, *o) {
-                                e.1 = Some((shown, *score));
+                                e.best = Some((shown, *score));
                             }
                         }
                     }
@@ -78,7 +78,7 @@ impl Engine {
             }
         }
         let mut out = Vec::with_capacity(found.len());
-        for (path, mut best, mut lead) in found {
+        for NoteCosines { path, mut best, mut lead } in found {
             let Some(note) = self.catalog.get(path) else { continue };
             if lead.is_none() {
                 lead = note.lead_key.and_then(|k| vectors.score(&k, &qv));
@@ -267,6 +267,14 @@ impl Engine {
             semantic_coverage: Some(coverage),
         })
     }
+}
+
+/// The cosines the scan found for a note: its best section's (the section shown, lifted and
+/// filtered, and the cosine) and its lead's.
+struct NoteCosines<'a> {
+    path: &'a str,
+    best: Option<(u32, f32)>,
+    lead: Option<f32>,
 }
 
 /// A note's vector evidence (`Engine::vector_hits`).

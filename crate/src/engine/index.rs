@@ -16,6 +16,18 @@ use crate::paths;
 use crate::sections::{Section, SplitConfig, HEADING_SEPARATOR};
 use crate::store::{self, CAT_DIR, LEX_DIR, VEC_DIR};
 
+/// What `index_text` records about a note's file besides its text.
+struct FileFacts {
+    /// Content hash (hex).
+    hash: String,
+    size: u64,
+    mtime: f64,
+    /// The path was indexed before (its old documents are replaced).
+    existed: bool,
+    /// The whole-note section's hash, when already known (see `known_for`).
+    known: Option<KnownHash>,
+}
+
 /// A note's content hash (hex) and the hash of its whole-note section's bytes, in one pass
 /// over the note (see `hash::sha256_and_trimmed`).
 fn note_hashes(bytes: &[u8]) -> (String, KnownHash) {
@@ -168,7 +180,7 @@ impl Engine {
             });
         }
         let known = known_for(&decoded, &note.bytes, known);
-        let fm_error = self.index_text(&path, &decoded.text, hash, size, note.mtime, existed, known, report)?;
+        let fm_error = self.index_text(&path, &decoded.text, FileFacts { hash, size, mtime: note.mtime, existed, known }, report)?;
         if let Some(err) = fm_error {
             report.warnings.push(Warning { path: path.clone(), message: format!("{err}; body indexed without it") });
         }
@@ -234,7 +246,7 @@ impl Engine {
             let decoded = markdown::decode(bytes);
             let known = known_for(&decoded, bytes, known);
             let existed = self.catalog.get(&to).is_some();
-            self.index_text(&to, &decoded.text, old.hash, old.size, mtime, existed, known, report)?;
+            self.index_text(&to, &decoded.text, FileFacts { hash: old.hash, size: old.size, mtime, existed, known }, report)?;
             report.moved += 1;
         } else {
             // Edited as well as renamed: a delete and an upsert.
@@ -248,18 +260,8 @@ impl Engine {
     }
 
     /// Parses `text` into sections and stages them. Returns the frontmatter error, if any.
-    #[allow(clippy::too_many_arguments)]
-    fn index_text(
-        &mut self,
-        path: &str,
-        text: &str,
-        hash: String,
-        size: u64,
-        mtime: f64,
-        existed: bool,
-        known: Option<KnownHash>,
-        report: &mut UpdateReport,
-    ) -> Result<Option<String>> {
+    fn index_text(&mut self, path: &str, text: &str, file: FileFacts, report: &mut UpdateReport) -> Result<Option<String>> {
+        let FileFacts { hash, size, mtime, existed, known } = file;
         let parsed = markdown::parse(path, text);
         let sections = crate::sections::build_sections_with(
             text,

@@ -50,11 +50,14 @@ pub struct Engine {
     semantic: Semantic,
     /// Vector key → the notes and leaf sections (None: the note's lead) with that text
     /// (built on demand).
-    key_map: Option<HashMap<Key, Vec<(String, Option<u32>)>>>,
+    key_map: Option<KeyMap>,
     /// The paths seen by a plan made in chunks ([`Engine::plan_chunk`]), until
     /// [`Engine::plan_deletes`].
     plan_seen: Option<HashSet<String>>,
 }
+
+/// Vector key → the notes and leaf sections (None: the note's lead) whose text has that key.
+type KeyMap = HashMap<Key, Vec<(String, Option<u32>)>>;
 
 /// Makes `bytes` of heap available in one block before many small allocations: the block is
 /// allocated and freed at once (from free memory when a free block is that large, else by one
@@ -117,13 +120,13 @@ impl Engine {
                 e.report.rebuilt = true;
                 e.report.reason = Some(format!("the index could not be used and will be rebuilt: {}", err.message()));
                 let mut keep: HashSet<String> = HashSet::new();
-                if let Some((spec, names, blobs)) = store::salvage_vectors(&files) {
-                    if let Ok(sem) = Semantic::salvage(spec, &blobs) {
+                if let Some(salvaged) = store::salvage_vectors(&files) {
+                    if let Ok(sem) = Semantic::salvage(salvaged.spec, &salvaged.blobs) {
                         let n = sem.vector_count();
                         e.semantic = sem;
                         // With the manifests that name them: until the first flush, a
                         // reopen salvages them again.
-                        keep.extend(names);
+                        keep.extend(salvaged.names);
                         keep.extend(SLOTS.iter().map(|s| s.to_string()));
                         if let Some(r) = e.report.reason.as_mut() {
                             r.push_str(&format!(" ({n} embedded chunks were kept: they are not embedded again)"));
@@ -223,6 +226,7 @@ impl Engine {
     pub fn should_index(&self, path: &str) -> bool {
         paths::should_index(path, &self.config)
     }
+
     pub fn note(&self, path: &str) -> Option<NoteInfo> {
         let path = paths::normalize(path).ok()?;
         let n = self.catalog.get(&path)?;

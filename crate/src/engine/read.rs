@@ -119,9 +119,6 @@ impl Engine {
         Ok(finish_read(r, &text, req))
     }
 
-    /// The texts the core embeds for an indexed note: its lead vector's, then each leaf's in
-    /// order, from the note's bytes, which must be the indexed version. For benchmarks that run
-
     /// A note's entry for `text` without indexing it: its sections as the index would make
     /// them, for a note edited since it was indexed (`read`, `snippets`).
     pub(super) fn current_entry(&self, path: &str, text: &str, hash: String) -> NoteEntry {

@@ -56,18 +56,18 @@ impl Engine {
             .map_err(|e| CoreError::Internal(format!("vector search: {e}")))?;
         self.key_map(); // built once per catalog change, borrowed (not cloned) per query
         let map = self.key_map.as_ref().expect("built");
-        let mut by_note: Vec<(String, f32, Vec<(u32, f32)>)> = Vec::new();
+        let mut by_note: Vec<NearNote> = Vec::new();
         for (key, score) in raw {
             for (p, order) in map.get(&key).into_iter().flatten() {
                 if *p == path {
                     continue;
                 }
                 // A lead vector ranks its note but is not one of the sections that match.
-                let secs = match by_note.iter_mut().find(|(np, _, _)| np == p) {
-                    Some((_, _, secs)) => secs,
+                let secs = match by_note.iter_mut().find(|n| n.path == *p) {
+                    Some(n) => &mut n.sections,
                     None => {
-                        by_note.push((p.clone(), score, Vec::new()));
-                        &mut by_note.last_mut().expect("pushed").2
+                        by_note.push(NearNote { path: p.clone(), score, sections: Vec::new() });
+                        &mut by_note.last_mut().expect("pushed").sections
                     }
                 };
                 if let Some(order) = order {
@@ -83,7 +83,7 @@ impl Engine {
         by_note.truncate(k);
         let hits = by_note
             .into_iter()
-            .filter_map(|(p, score, secs)| {
+            .filter_map(|NearNote { path: p, score, sections: secs }| {
                 let n = self.catalog.get(&p)?;
                 Some(SimilarHit {
                     path: p.clone(),
@@ -107,4 +107,12 @@ impl Engine {
             .collect();
         Ok(SimilarResponse { source: path, hits, took_ms: now_ms() - t0 })
     }
+}
+
+/// A note near the source: its best vector's score and its sections that match (section
+/// order, score), best first.
+struct NearNote {
+    path: String,
+    score: f32,
+    sections: Vec<(u32, f32)>,
 }

@@ -27,8 +27,9 @@ fn quantize_into(values: &[f32], out: &mut Vec<i8>) -> f32 {
     out.resize(start + values.len(), 0);
     for (o, &x) in out[start..].iter_mut().zip(values) {
         let r = (x * inv).round_ties_even();
-        // In range already (|x| ≤ max); the bounds guard rounding at the ends.
-        let r = if r > 127.0 { 127.0 } else if r < -127.0 { -127.0 } else { r };
+        // In range already (|x| ≤ max); the bounds guard rounding at the ends. (`clamp` is two
+        // comparisons, not a libm call.)
+        let r = r.clamp(-127.0, 127.0);
         *o = r as i32 as i8;
     }
     scale

@@ -123,7 +123,7 @@ fn tombstones_filter_and_compaction() {
     assert!(!idx.needs_compaction());
 
     // Filter: only keys whose first byte is even.
-    let even = |k: &Key| k[0] % 2 == 0;
+    let even = |k: &Key| k[0].is_multiple_of(2);
     let f = idx.search(&q, 10, Some(&even)).unwrap();
     assert_eq!(f.len(), 10);
     assert!(f.iter().all(|(k, _)| even(k)));
