@@ -37,18 +37,18 @@ fn main() {
     let n = files.len();
     let mut chunks = files.chunks(batch).peekable();
     while let Some(chunk) = chunks.next() {
-        let upserts = chunk
-            .iter()
-            .map(|(p, b)| NoteInput { path: p.clone(), bytes: b.clone(), mtime: 0.0 })
-            .collect();
-        engine
-            .update(UpdateBatch { upserts, commit: chunks.peek().is_none(), ..Default::default() })
-            .unwrap();
+        let upserts = chunk.iter().map(|(p, b)| NoteInput { path: p.clone(), bytes: b.clone(), mtime: 0.0 }).collect();
+        engine.update(UpdateBatch { upserts, commit: chunks.peek().is_none(), ..Default::default() }).unwrap();
     }
     println!("update: {:.2} s", t.elapsed().as_secs_f64());
     let t = Instant::now();
     let out = engine.flush().unwrap();
-    println!("flush: {:.2} s, {:.1} MB written in {} files", t.elapsed().as_secs_f64(), out.bytes_written as f64 / 1e6, out.writes.len());
+    println!(
+        "flush: {:.2} s, {:.1} MB written in {} files",
+        t.elapsed().as_secs_f64(),
+        out.bytes_written as f64 / 1e6,
+        out.writes.len()
+    );
     if let Some(dir) = args.get(3) {
         // Write the index folder, then time a cold open + first query from it.
         for w in &out.writes {
@@ -62,7 +62,11 @@ fn main() {
             let Ok(rd) = std::fs::read_dir(Path::new(dir).join(sub)) else { continue };
             for e in rd.flatten() {
                 if e.file_type().map(|t| t.is_file()).unwrap_or(false) {
-                    let name = if sub.is_empty() { e.file_name().to_string_lossy().to_string() } else { format!("{sub}/{}", e.file_name().to_string_lossy()) };
+                    let name = if sub.is_empty() {
+                        e.file_name().to_string_lossy().to_string()
+                    } else {
+                        format!("{sub}/{}", e.file_name().to_string_lossy())
+                    };
                     files.push(strata_core::api::IndexFile { name, bytes: std::fs::read(e.path()).unwrap() });
                 }
             }
@@ -76,10 +80,18 @@ fn main() {
         let r = e2.search(&strata_core::api::SearchRequest { query: query.into(), ..Default::default() }).unwrap();
         let searched = t.elapsed().as_secs_f64();
         // Snippets as a host makes them: the hit notes read from the vault (the index stores no text).
-        let texts: strata_core::api::NoteTexts =
-            r.hits.iter().map(|h| (h.path.clone(), std::fs::read(root.join(&h.path)).ok().map(serde_bytes::ByteBuf::from))).collect();
-        let hits = r.hits.iter().map(|h| strata_core::api::SnippetHit { path: h.path.clone(), section_id: h.section_id.clone() }).collect();
-        let snippets = e2.snippets(&strata_core::api::SnippetRequest { query: query.into(), queries: None, hits, texts }).unwrap();
+        let texts: strata_core::api::NoteTexts = r
+            .hits
+            .iter()
+            .map(|h| (h.path.clone(), std::fs::read(root.join(&h.path)).ok().map(serde_bytes::ByteBuf::from)))
+            .collect();
+        let hits = r
+            .hits
+            .iter()
+            .map(|h| strata_core::api::SnippetHit { path: h.path.clone(), section_id: h.section_id.clone() })
+            .collect();
+        let snippets =
+            e2.snippets(&strata_core::api::SnippetRequest { query: query.into(), queries: None, hits, texts }).unwrap();
         println!(
             "cold open: read {:.0} ms, open {:.0} ms, first query {:.1} ms ({} hits), + reads and snippets {:.1} ms ({} snippets), rebuilt={}",
             read * 1e3,

@@ -36,14 +36,19 @@ fn main() {
     let mut notes = Vec::new();
     walk(vault, vault, &mut notes);
     let mut engine = Engine::create(CoreConfig::default()).unwrap();
-    let upserts = notes.iter().map(|(p, b)| NoteInput { path: p.clone(), bytes: b.clone(), mtime: 1_700_000_000_000.0 }).collect();
+    let upserts = notes
+        .iter()
+        .map(|(p, b)| NoteInput { path: p.clone(), bytes: b.clone(), mtime: 1_700_000_000_000.0 })
+        .collect();
     engine.update(UpdateBatch { upserts, ..Default::default() }).unwrap();
     engine.use_embedder(Box::new(fixture_embedder::FixtureEmbedder::new())).unwrap();
     let bytes: HashMap<&str, &[u8]> = notes.iter().map(|(p, b)| (p.as_str(), b.as_slice())).collect();
     loop {
         let needs = engine.embed_needs(64).unwrap();
-        let texts: NoteTexts =
-            needs.iter().map(|p| (p.clone(), bytes.get(p.as_str()).map(|b| serde_bytes::ByteBuf::from(b.to_vec())))).collect();
+        let texts: NoteTexts = needs
+            .iter()
+            .map(|p| (p.clone(), bytes.get(p.as_str()).map(|b| serde_bytes::ByteBuf::from(b.to_vec()))))
+            .collect();
         let p = engine.embed_step(64, &texts).unwrap();
         if p.embedded == 0 && p.dropped == 0 {
             assert_eq!(p.done, p.total, "everything embedded");
@@ -60,6 +65,12 @@ fn main() {
     let s = engine.status();
     println!(
         "format {}: {} notes, {} sections, {} vectors, {} files, {} bytes -> {}",
-        s.format_version, s.notes, s.sections, s.vectors, out.writes.len(), out.bytes_written, out_dir.display()
+        s.format_version,
+        s.notes,
+        s.sections,
+        s.vectors,
+        out.writes.len(),
+        out.bytes_written,
+        out_dir.display()
     );
 }

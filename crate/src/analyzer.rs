@@ -13,8 +13,7 @@ use std::collections::HashMap;
 use crate::ranking::{CJK_PHRASE_CHARS, QUERY_STOPWORDS};
 
 use tantivy::tokenizer::{
-    AsciiFoldingFilter, RemoveLongFilter, TextAnalyzer, Token, TokenFilter,
-    TokenStream, Tokenizer,
+    AsciiFoldingFilter, RemoveLongFilter, TextAnalyzer, Token, TokenFilter, TokenStream, Tokenizer,
 };
 
 /// Name under which the analyzer is registered on the index.
@@ -86,10 +85,7 @@ impl Tokenizer for CjkBigramTokenizer {
         self.buf.tokens.truncate(KEPT_SLOTS);
         self.buf.len = 0;
         tokenize_into(text, &mut self.buf);
-        CjkTokenStream {
-            tokens: &mut self.buf.tokens[..self.buf.len],
-            index: usize::MAX,
-        }
+        CjkTokenStream { tokens: &mut self.buf.tokens[..self.buf.len], index: usize::MAX }
     }
 }
 
@@ -265,22 +261,14 @@ pub fn drop_stopwords(query: &str) -> String {
             in_quotes = !in_quotes;
         }
         let bare = w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
-        let is_stop = !quoted
-            && !w.contains(':')
-            && !w.starts_with(['-', '+'])
-            && QUERY_STOPWORDS.contains(&bare.as_str());
+        let is_stop =
+            !quoted && !w.contains(':') && !w.starts_with(['-', '+']) && QUERY_STOPWORDS.contains(&bare.as_str());
         keep.push(!is_stop);
     }
     if !keep.iter().any(|k| *k) {
         return query.to_string();
     }
-    words
-        .iter()
-        .zip(keep)
-        .filter(|(_, k)| *k)
-        .map(|(w, _)| *w)
-        .collect::<Vec<_>>()
-        .join(" ")
+    words.iter().zip(keep).filter(|(_, k)| *k).map(|(w, _)| *w).collect::<Vec<_>>().join(" ")
 }
 
 /// English (Snowball) stemming of ASCII words longer than three letters, memoised.
@@ -402,10 +390,7 @@ mod tests {
 
     #[test]
     fn japanese_mixed_with_latin() {
-        assert_eq!(
-            terms("Obsidianで検索する"),
-            vec!["obsidian", "で検", "検索", "索す", "する"]
-        );
+        assert_eq!(terms("Obsidianで検索する"), vec!["obsidian", "で検", "検索", "索す", "する"]);
     }
 
     #[test]

@@ -116,12 +116,7 @@ pub struct UpdateBatch {
 
 impl Default for UpdateBatch {
     fn default() -> Self {
-        UpdateBatch {
-            upserts: Vec::new(),
-            deletes: Vec::new(),
-            renames: Vec::new(),
-            commit: true,
-        }
+        UpdateBatch { upserts: Vec::new(), deletes: Vec::new(), renames: Vec::new(), commit: true }
     }
 }
 

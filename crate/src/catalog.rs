@@ -88,7 +88,12 @@ impl NoteEntry {
 impl NoteEntry {
     /// The text of the note's lead vector, from the note's text (the indexed version).
     pub fn lead_text(&self, note_text: &str) -> String {
-        crate::sections::lead_text(note_text, &title_text(&self.path, &self.title), self.body_start_line, self.lead_end_line)
+        crate::sections::lead_text(
+            note_text,
+            &title_text(&self.path, &self.title),
+            self.body_start_line,
+            self.lead_end_line,
+        )
     }
 
     pub fn section(&self, order: u32) -> Option<&Section> {
@@ -254,15 +259,11 @@ impl Catalog {
                 .collect();
             f
         };
-        let bytes = postcard::to_allocvec(&file)
-            .map_err(|e| CoreError::Internal(format!("catalog encode: {e}")))?;
+        let bytes = postcard::to_allocvec(&file).map_err(|e| CoreError::Internal(format!("catalog encode: {e}")))?;
         self.account(bytes.len(), want_base);
         self.dirty.clear();
         self.access_dirty.clear();
-        Ok(Some(CatalogWrite {
-            bytes,
-            is_base: want_base,
-        }))
+        Ok(Some(CatalogWrite { bytes, is_base: want_base }))
     }
 
     /// Tracks the persisted sizes that decide when the next write is a new base.
@@ -281,8 +282,8 @@ impl Catalog {
     pub fn load(files: &[&[u8]]) -> Result<Catalog> {
         let mut c = Catalog::default();
         for (i, bytes) in files.iter().enumerate() {
-            let f: CatalogFile = postcard::from_bytes(bytes)
-                .map_err(|e| CoreError::Corrupt(format!("catalog file {i}: {e}")))?;
+            let f: CatalogFile =
+                postcard::from_bytes(bytes).map_err(|e| CoreError::Corrupt(format!("catalog file {i}: {e}")))?;
             if i == 0 && !f.base {
                 return Err(CoreError::Corrupt("catalog does not start with a base".into()));
             }
@@ -384,7 +385,12 @@ mod tests {
     #[test]
     fn links_and_hashes_round_trip_through_a_base() {
         let links = vec![
-            Link { target: "Other".into(), heading: Some("Part".into()), alias: Some("the other".into()), embed: false },
+            Link {
+                target: "Other".into(),
+                heading: Some("Part".into()),
+                alias: Some("the other".into()),
+                embed: false,
+            },
             Link { target: "img.png".into(), heading: None, alias: None, embed: true },
         ];
         let mut c = Catalog::default();

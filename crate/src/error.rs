@@ -28,10 +28,7 @@ impl CoreError {
     }
     pub fn message(&self) -> &str {
         match self {
-            CoreError::BadRequest(m)
-            | CoreError::Unavailable(m)
-            | CoreError::Corrupt(m)
-            | CoreError::Internal(m) => m,
+            CoreError::BadRequest(m) | CoreError::Unavailable(m) | CoreError::Corrupt(m) | CoreError::Internal(m) => m,
         }
     }
 }

@@ -17,7 +17,8 @@ use std::hash::Hash;
 
 use crate::ranking::{
     LEX_HALF, LOW_OVERLAP, QUESTION_MIN_WORDS, RRF_K, RRF_TOP1_BONUS, RRF_TOP3_BONUS, STRONG_GAP, STRONG_TOP,
-    WEAK_LEXICAL_RATIO, WEIGHTS_CJK_ENGLISH_MODEL, WEIGHTS_DEFAULT, WEIGHTS_EXACT, WEIGHTS_QUESTION, WEIGHTS_WEAK_LEXICAL,
+    WEAK_LEXICAL_RATIO, WEIGHTS_CJK_ENGLISH_MODEL, WEIGHTS_DEFAULT, WEIGHTS_EXACT, WEIGHTS_QUESTION,
+    WEIGHTS_WEAK_LEXICAL,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -67,7 +68,12 @@ pub fn strong_signal(lex_scores: &[f32]) -> bool {
 
 /// Chooses fusion weights for a query from its shape and the evidence of both lists.
 /// Returns the weights and a short reason for the explain string.
-pub fn dynamic_weights(query: &str, lex_scores: &[f32], overlap: f32, multilingual_model: bool) -> (Weights, &'static str) {
+pub fn dynamic_weights(
+    query: &str,
+    lex_scores: &[f32],
+    overlap: f32,
+    multilingual_model: bool,
+) -> (Weights, &'static str) {
     let w = |(lex, vec): (f32, f32)| Weights { lex, vec };
     let cjk = query.chars().filter(|c| crate::analyzer::is_cjk(*c)).count();
     if !multilingual_model && cjk * 2 >= query.chars().filter(|c| !c.is_whitespace()).count().max(1) {
@@ -287,7 +293,11 @@ mod tests {
             weights: Weights { lex: 1.0, vec: 1.0 },
         };
         assert_eq!(e.shown_order(), 5);
-        assert_eq!(NoteEvidence { vec: Some(Evidence { rank: 1, ..vec }), ..e.clone() }.shown_order(), 3, "a tie goes to lexical");
+        assert_eq!(
+            NoteEvidence { vec: Some(Evidence { rank: 1, ..vec }), ..e.clone() }.shown_order(),
+            3,
+            "a tie goes to lexical"
+        );
         assert_eq!(
             e.explain(FusionMethod::Rrf, "balanced"),
             "lex #2 (7.31) · vec #1 (0.512: section 0.480, lead 0.533) · RRF weights 1.00/1.00 (balanced)"

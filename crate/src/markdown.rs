@@ -60,14 +60,8 @@ pub struct Decoded {
 pub fn decode(bytes: &[u8]) -> Decoded {
     let bytes = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
     match std::str::from_utf8(bytes) {
-        Ok(s) => Decoded {
-            text: s.to_string(),
-            lossy: false,
-        },
-        Err(_) => Decoded {
-            text: String::from_utf8_lossy(bytes).into_owned(),
-            lossy: true,
-        },
+        Ok(s) => Decoded { text: s.to_string(), lossy: false },
+        Err(_) => Decoded { text: String::from_utf8_lossy(bytes).into_owned(), lossy: true },
     }
 }
 
@@ -90,10 +84,7 @@ impl LineIndex {
         if starts.len() > 1 && *starts.last().unwrap() == text.len() {
             starts.pop();
         }
-        LineIndex {
-            starts,
-            len: text.len(),
-        }
+        LineIndex { starts, len: text.len() }
     }
 
     pub fn line_count(&self) -> u32 {
@@ -121,11 +112,7 @@ impl LineIndex {
         let s = start.clamp(1, n);
         let e = end.clamp(s, n);
         let from = self.starts[(s - 1) as usize];
-        let mut to = if e < n {
-            self.starts[e as usize]
-        } else {
-            text.len()
-        };
+        let mut to = if e < n { self.starts[e as usize] } else { text.len() };
         while to > from && matches!(text.as_bytes()[to - 1], b'\n' | b'\r') {
             to -= 1;
         }
@@ -141,11 +128,7 @@ pub fn slice_lines(text: &str, start: u32, end: u32) -> &str {
 
 pub fn parse(path: &str, text: &str) -> ParsedNote {
     let lines = LineIndex::new(text);
-    let mut note = ParsedNote {
-        line_count: lines.line_count(),
-        body_start_line: 1,
-        ..Default::default()
-    };
+    let mut note = ParsedNote { line_count: lines.line_count(), body_start_line: 1, ..Default::default() };
 
     let opts = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
         | Options::ENABLE_TABLES
@@ -182,11 +165,7 @@ pub fn parse(path: &str, text: &str) -> ParsedNote {
                     if level == 1 && first_h1.is_none() && !text.is_empty() {
                         first_h1 = Some(text.clone());
                     }
-                    note.headings.push(Heading {
-                        level,
-                        text,
-                        line: lines.line_of(start),
-                    });
+                    note.headings.push(Heading { level, text, line: lines.line_of(start) });
                 }
             }
             Event::Start(Tag::CodeBlock(kind)) => {
@@ -207,14 +186,10 @@ pub fn parse(path: &str, text: &str) -> ParsedNote {
                     note.callouts.push(kind);
                 }
             }
-            Event::Start(Tag::Link {
-                link_type, dest_url, ..
-            }) => {
+            Event::Start(Tag::Link { link_type, dest_url, .. }) => {
                 link_stack.push((make_link(link_type, &dest_url, false), String::new()));
             }
-            Event::Start(Tag::Image {
-                link_type, dest_url, ..
-            }) => {
+            Event::Start(Tag::Image { link_type, dest_url, .. }) => {
                 link_stack.push((make_link(link_type, &dest_url, true), String::new()));
             }
             Event::End(TagEnd::Link) | Event::End(TagEnd::Image) => {
@@ -264,15 +239,9 @@ pub fn parse(path: &str, text: &str) -> ParsedNote {
     tags.extend(inline_tags);
     note.tags = dedup_tags(tags);
 
-    let fm_title = note
-        .frontmatter
-        .get("title")
-        .and_then(|v| v.as_str())
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty());
-    note.title = fm_title
-        .or(first_h1)
-        .unwrap_or_else(|| paths::stem(path).to_string());
+    let fm_title =
+        note.frontmatter.get("title").and_then(|v| v.as_str()).map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+    note.title = fm_title.or(first_h1).unwrap_or_else(|| paths::stem(path).to_string());
     note
 }
 
@@ -294,12 +263,7 @@ fn make_link(link_type: LinkType, dest: &str, embed: bool) -> Link {
         None => (dest.to_string(), None),
     };
     let _ = link_type;
-    Link {
-        target,
-        heading,
-        alias: None,
-        embed,
-    }
+    Link { target, heading, alias: None, embed }
 }
 
 /// Wikilinks always count; Markdown links count when they point to a vault file.
@@ -377,11 +341,7 @@ fn string_list(v: Option<&Value>) -> Vec<String> {
             })
             .filter(|s| !s.is_empty())
             .collect(),
-        Some(Value::String(s)) => s
-            .split(',')
-            .map(|p| p.trim().to_string())
-            .filter(|p| !p.is_empty())
-            .collect(),
+        Some(Value::String(s)) => s.split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect(),
         _ => Vec::new(),
     }
 }
@@ -389,14 +349,9 @@ fn string_list(v: Option<&Value>) -> Vec<String> {
 /// Parses a YAML frontmatter block into a JSON object.
 pub fn parse_frontmatter(yaml: &str) -> Result<Map<String, Value>, String> {
     if yaml.len() > MAX_FRONTMATTER_BYTES {
-        return Err(format!(
-            "frontmatter is {} bytes, over the {} byte limit",
-            yaml.len(),
-            MAX_FRONTMATTER_BYTES
-        ));
+        return Err(format!("frontmatter is {} bytes, over the {} byte limit", yaml.len(), MAX_FRONTMATTER_BYTES));
     }
-    let docs = yaml_rust2::YamlLoader::load_from_str(yaml)
-        .map_err(|e| format!("invalid YAML frontmatter: {e}"))?;
+    let docs = yaml_rust2::YamlLoader::load_from_str(yaml).map_err(|e| format!("invalid YAML frontmatter: {e}"))?;
     match docs.into_iter().next() {
         None => Ok(Map::new()),
         Some(yaml_rust2::Yaml::Hash(h)) => {
@@ -429,12 +384,9 @@ fn yaml_to_json(y: yaml_rust2::Yaml, depth: usize) -> Value {
     match y {
         Yaml::String(s) => Value::String(s),
         Yaml::Integer(i) => Value::from(i),
-        Yaml::Real(s) => s
-            .parse::<f64>()
-            .ok()
-            .and_then(serde_json::Number::from_f64)
-            .map(Value::Number)
-            .unwrap_or(Value::String(s)),
+        Yaml::Real(s) => {
+            s.parse::<f64>().ok().and_then(serde_json::Number::from_f64).map(Value::Number).unwrap_or(Value::String(s))
+        }
         Yaml::Boolean(b) => Value::Bool(b),
         Yaml::Array(a) => Value::Array(a.into_iter().map(|v| yaml_to_json(v, depth + 1)).collect()),
         Yaml::Hash(h) => {
@@ -502,8 +454,7 @@ mod tests {
     #[test]
     fn headings_have_lines_and_code_is_not_a_heading() {
         let n = parse("a.md", NOTE);
-        let hs: Vec<(u8, &str, u32)> =
-            n.headings.iter().map(|h| (h.level, h.text.as_str(), h.line)).collect();
+        let hs: Vec<(u8, &str, u32)> = n.headings.iter().map(|h| (h.level, h.text.as_str(), h.line)).collect();
         assert_eq!(hs, vec![(1, "Overview", 9), (2, "Stage 5: RRF", 24)]);
     }
 

@@ -62,12 +62,8 @@ pub fn from_parsed(headings: &[markdown::Heading], line_count: u32, body_start_l
             chain.pop();
         }
         chain.push(h);
-        let end_line = headings[i + 1..]
-            .iter()
-            .find(|n| n.level <= h.level)
-            .map(|n| n.line - 1)
-            .unwrap_or(line_count)
-            .max(h.line);
+        let end_line =
+            headings[i + 1..].iter().find(|n| n.level <= h.level).map(|n| n.line - 1).unwrap_or(line_count).max(h.line);
         out.push(OutlineHeading {
             level: h.level,
             text: h.text.clone(),
@@ -100,10 +96,7 @@ mod tests {
         assert_eq!(o.line_count, 10);
         assert_eq!(o.frontmatter_end, None);
         assert_eq!(o.body_start_line, 1);
-        assert_eq!(
-            shape(&o),
-            vec![(1, "A", 1, 8), (2, "B", 3, 6), (3, "C", 5, 6), (2, "D", 7, 8), (1, "E", 9, 10)]
-        );
+        assert_eq!(shape(&o), vec![(1, "A", 1, 8), (2, "B", 3, 6), (3, "C", 5, 6), (2, "D", 7, 8), (1, "E", 9, 10)]);
         assert_eq!(o.headings[2].path, vec!["A", "B", "C"]);
         assert_eq!(o.headings[3].path, vec!["A", "D"]);
         assert_eq!(o.headings[4].path, vec!["E"]);
@@ -123,7 +116,8 @@ mod tests {
 
     #[test]
     fn hash_lines_in_code_blocks_are_not_headings() {
-        let text = "# Real\n```sh\n# a comment\n## another\n```\n~~~\n# tilde fence\n~~~\n    # indented code\n## Also real\n";
+        let text =
+            "# Real\n```sh\n# a comment\n## another\n```\n~~~\n# tilde fence\n~~~\n    # indented code\n## Also real\n";
         let o = outline(text);
         assert_eq!(shape(&o), vec![(1, "Real", 1, 10), (2, "Also real", 10, 10)]);
     }

@@ -12,24 +12,16 @@ pub fn normalize(path: &str) -> Result<String> {
         return Err(CoreError::BadRequest("empty path".into()));
     }
     if p.starts_with('/') || p.as_bytes().get(1) == Some(&b':') {
-        return Err(CoreError::BadRequest(format!(
-            "absolute paths are not allowed: {path}"
-        )));
+        return Err(CoreError::BadRequest(format!("absolute paths are not allowed: {path}")));
     }
     if p.chars().any(|c| c.is_control()) {
-        return Err(CoreError::BadRequest(format!(
-            "path contains control characters: {path:?}"
-        )));
+        return Err(CoreError::BadRequest(format!("path contains control characters: {path:?}")));
     }
     let mut parts = Vec::new();
     for seg in p.split('/') {
         match seg {
             "" | "." => continue,
-            ".." => {
-                return Err(CoreError::BadRequest(format!(
-                    "paths may not leave the vault (\"..\"): {path}"
-                )))
-            }
+            ".." => return Err(CoreError::BadRequest(format!("paths may not leave the vault (\"..\"): {path}"))),
             s => parts.push(s),
         }
     }
@@ -60,11 +52,7 @@ pub fn exclusion_reason(path: &str, config: &CoreConfig) -> Option<String> {
         }
     }
     let ext = extension(&p).to_ascii_lowercase();
-    if !config
-        .extensions
-        .iter()
-        .any(|e| e.trim_start_matches('.').eq_ignore_ascii_case(&ext))
-    {
+    if !config.extensions.iter().any(|e| e.trim_start_matches('.').eq_ignore_ascii_case(&ext)) {
         return Some("not an indexed extension".into());
     }
     None
@@ -78,9 +66,7 @@ pub fn should_index(path: &str, config: &CoreConfig) -> bool {
 pub fn in_folder(path: &str, folder: &str) -> bool {
     let folder = folder.trim_matches('/');
     folder.is_empty()
-        || (path.len() > folder.len()
-            && path.starts_with(folder)
-            && path.as_bytes()[folder.len()] == b'/')
+        || (path.len() > folder.len() && path.starts_with(folder) && path.as_bytes()[folder.len()] == b'/')
 }
 
 pub fn extension(path: &str) -> &str {
@@ -144,10 +130,7 @@ mod tests {
 
     #[test]
     fn policy_skips_hidden_config_and_other_extensions() {
-        let c = CoreConfig {
-            exclude_folders: vec!["Archive".into()],
-            ..Default::default()
-        };
+        let c = CoreConfig { exclude_folders: vec!["Archive".into()], ..Default::default() };
         assert!(should_index("Notes/a.md", &c));
         assert!(should_index("Notes/A.MD", &c));
         assert!(!should_index(".obsidian/plugins/x.md", &c));

@@ -33,10 +33,10 @@ pub const BOOST_BODY: f32 = 1.0;
 /// English function words dropped from free-text queries (never inside quotes, never when
 /// nothing else would remain).
 pub const QUERY_STOPWORDS: &[&str] = &[
-    "a", "about", "an", "and", "are", "as", "at", "be", "but", "by", "can", "could", "do", "does", "for", "from", "get",
-    "give", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "so",
-    "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "we", "what", "when", "where",
-    "which", "who", "why", "will", "with", "would", "you", "your",
+    "a", "about", "an", "and", "are", "as", "at", "be", "but", "by", "can", "could", "do", "does", "for", "from",
+    "get", "give", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or",
+    "our", "so", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "we", "what",
+    "when", "where", "which", "who", "why", "will", "with", "would", "you", "your",
 ];
 /// A CJK run of a free-text query also adds its n-grams of this many characters as phrases.
 pub const CJK_PHRASE_CHARS: usize = 3;

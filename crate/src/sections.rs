@@ -49,11 +49,8 @@ impl Section {
 /// depends on the note's path, so a rename or move keeps every key.
 pub fn embed_text(note_text: &str, section: &Section, body_start_line: u32) -> String {
     let start = section.start_line.max(body_start_line);
-    let body = if start > section.end_line {
-        ""
-    } else {
-        crate::markdown::slice_lines(note_text, start, section.end_line)
-    };
+    let body =
+        if start > section.end_line { "" } else { crate::markdown::slice_lines(note_text, start, section.end_line) };
     if section.heading_path.is_empty() {
         body.trim().to_string()
     } else {
@@ -192,11 +189,7 @@ impl Ctx<'_> {
             order,
             parent,
             depth,
-            heading_path: if depth == 0 {
-                String::new()
-            } else {
-                self.heading_path(part.heading)
-            },
+            heading_path: if depth == 0 { String::new() } else { self.heading_path(part.heading) },
             start_line: part.start,
             end_line: part.end,
             tokens: tokens as u32,
@@ -226,21 +219,14 @@ impl Ctx<'_> {
         let inner: Vec<usize> = (0..self.headings.len())
             .filter(|&i| {
                 let h = &self.headings[i];
-                h.line >= part.start
-                    && h.line <= part.end
-                    && Some(i) != part.heading
-                    && h.level > part.level
+                h.line >= part.start && h.line <= part.end && Some(i) != part.heading && h.level > part.level
             })
             .collect();
         let mut levels: Vec<u8> = inner.iter().map(|&i| self.headings[i].level).collect();
         levels.sort_unstable();
         levels.dedup();
         for level in levels {
-            let cuts: Vec<usize> = inner
-                .iter()
-                .copied()
-                .filter(|&i| self.headings[i].level == level)
-                .collect();
+            let cuts: Vec<usize> = inner.iter().copied().filter(|&i| self.headings[i].level == level).collect();
             let mut parts = Vec::new();
             // Text before the first cut (for the root: after the frontmatter).
             let body_start = if depth == 0 { self.body_start(part) } else { part.start };
@@ -265,12 +251,7 @@ impl Ctx<'_> {
                     Some(&next) => self.headings[next].line - 1,
                     None => part.end,
                 };
-                parts.push(Part {
-                    start,
-                    end,
-                    heading: Some(c),
-                    level,
-                });
+                parts.push(Part { start, end, heading: Some(c), level });
             }
             let parts = self.merge_small(parts);
             if parts.len() >= 2 {
@@ -340,22 +321,9 @@ pub fn build_sections_with(
     for line in text.lines() {
         line_tokens.push(line_tokens.last().unwrap() + estimate_tokens(line));
     }
-    let mut ctx = Ctx {
-        text,
-        line_tokens,
-        lines: LineIndex::new(text),
-        headings,
-        cfg,
-        out: Vec::new(),
-        body_start_line,
-        known,
-    };
-    let root = Part {
-        start: 1,
-        end: line_count.max(1),
-        heading: None,
-        level: 0,
-    };
+    let mut ctx =
+        Ctx { text, line_tokens, lines: LineIndex::new(text), headings, cfg, out: Vec::new(), body_start_line, known };
+    let root = Part { start: 1, end: line_count.max(1), heading: None, level: 0 };
     ctx.split(root, None, 0);
     let mut out = ctx.out;
     let mut has_child = vec![false; out.len()];
@@ -419,7 +387,14 @@ mod tests {
         let text = "# T\n\nbody\n";
         let n = parse("t.md", text);
         let bogus = KnownHash { len: 3, hash: [9; 32] };
-        let s = build_sections_with(text, &n.headings, n.line_count, n.body_start_line, SplitConfig { budget: 512, min: 100 }, Some(bogus));
+        let s = build_sections_with(
+            text,
+            &n.headings,
+            n.line_count,
+            n.body_start_line,
+            SplitConfig { budget: 512, min: 100 },
+            Some(bogus),
+        );
         assert_ne!(s[0].hash, [9; 32]);
     }
 
@@ -442,7 +417,11 @@ mod tests {
         // One H1 wrapping everything: splitting at H1 gives one part, so H2 is used.
         let text = format!(
             "---\ntitle: x\n---\n# Doc\nintro {}\n## A\n{}\n## B\n{}\n### B1\n{}\n### B2\n{}\n",
-            para(120, "lorem"), para(300, "alpha"), para(150, "beta"), para(300, "gamma"), para(300, "delta")
+            para(120, "lorem"),
+            para(300, "alpha"),
+            para(150, "beta"),
+            para(300, "gamma"),
+            para(300, "delta")
         );
         let s = sections(&text, 512, 100);
         let view: Vec<(u8, &str, Option<u32>)> =

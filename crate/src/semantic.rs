@@ -78,7 +78,13 @@ impl Space {
             FlatIndex::from_segments(&blobs, spec.dimension, spec.space())
         }
         .map_err(|e| CoreError::Corrupt(format!("vector index: {e}")))?;
-        Ok(Space { spec, vectors, segments: segments.into_iter().map(|(n, _)| n).collect(), embedder: None, query_cache: None })
+        Ok(Space {
+            spec,
+            vectors,
+            segments: segments.into_iter().map(|(n, _)| n).collect(),
+            embedder: None,
+            query_cache: None,
+        })
     }
 
     fn query_vector(&mut self, query: &str) -> Result<Vec<f32>> {
@@ -88,9 +94,7 @@ impl Space {
             }
         }
         let embedder = self.embedder.as_mut().ok_or_else(|| CoreError::Unavailable(HOW_TO_ENABLE.into()))?;
-        let v = embedder
-            .embed_query(query)
-            .map_err(|e| CoreError::Internal(format!("embedding failed: {e}")))?;
+        let v = embedder.embed_query(query).map_err(|e| CoreError::Internal(format!("embedding failed: {e}")))?;
         self.query_cache = Some((query.to_string(), v.clone()));
         Ok(v)
     }
@@ -338,7 +342,8 @@ impl Semantic {
 
     /// The new space has a vector for every text: the old one is no longer needed.
     fn finish_switch(&mut self) {
-        let done = self.queue.as_ref().is_some_and(|q| q.is_empty()) && self.staged.as_ref().is_none_or(|s| s.is_empty());
+        let done =
+            self.queue.as_ref().is_some_and(|q| q.is_empty()) && self.staged.as_ref().is_none_or(|s| s.is_empty());
         if done && self.previous.is_some() && self.model_loaded() {
             self.previous = None;
             self.layout_changed = true;
@@ -371,7 +376,11 @@ impl Semantic {
             // The old space serves: it was complete when the switch started.
             return 1.0;
         }
-        if p.total == 0 { 1.0 } else { p.done as f32 / p.total as f32 }
+        if p.total == 0 {
+            1.0
+        } else {
+            p.done as f32 / p.total as f32
+        }
     }
 
     /// Takes up to `max_chunks` pending chunks off the queue (most recent notes first) for the
@@ -386,13 +395,7 @@ impl Semantic {
             self.staged = Some(batch);
         }
         let mut seen: HashSet<&str> = HashSet::new();
-        Ok(self
-            .staged
-            .iter()
-            .flatten()
-            .filter(|p| seen.insert(p.path.as_str()))
-            .map(|p| p.path.clone())
-            .collect())
+        Ok(self.staged.iter().flatten().filter(|p| seen.insert(p.path.as_str())).map(|p| p.path.clone()).collect())
     }
 
     /// Pops up to `max_chunks` chunks that still lack a vector.
@@ -417,7 +420,13 @@ impl Semantic {
     /// rest go back to the queue), or, without that call, up to `max_chunks` pending ones.
     /// `texts`: the current bytes of the notes they need. A chunk whose note is missing
     /// there or whose bytes no longer hash to the indexed note's is dropped (`dropped`).
-    pub fn embed_step(&mut self, catalog: &Catalog, max_chunks: usize, texts: &NoteTexts, now: impl Fn() -> f64) -> Result<EmbedProgress> {
+    pub fn embed_step(
+        &mut self,
+        catalog: &Catalog,
+        max_chunks: usize,
+        texts: &NoteTexts,
+        now: impl Fn() -> f64,
+    ) -> Result<EmbedProgress> {
         if !self.model_loaded() {
             return Err(CoreError::Unavailable(HOW_TO_ENABLE.into()));
         }
@@ -488,10 +497,7 @@ impl Semantic {
                 .map_err(|e| CoreError::Internal(format!("embedding failed: {e}")))?
         };
         for (key, v) in keys.iter().zip(&vecs) {
-            active
-                .vectors
-                .insert(*key, v)
-                .map_err(|e| CoreError::Internal(format!("vector index: {e}")))?;
+            active.vectors.insert(*key, v).map_err(|e| CoreError::Internal(format!("vector index: {e}")))?;
         }
         self.embedded += vecs.len();
         if !vecs.is_empty() {
@@ -506,9 +512,7 @@ impl Semantic {
 
     /// The query's vector in the serving space (cached for the last query).
     pub fn query_vector(&mut self, query: &str) -> Result<Vec<f32>> {
-        self.serving_mut()
-            .ok_or_else(|| CoreError::Unavailable(HOW_TO_ENABLE.into()))?
-            .query_vector(query)
+        self.serving_mut().ok_or_else(|| CoreError::Unavailable(HOW_TO_ENABLE.into()))?.query_vector(query)
     }
 
     /// The vectors that answer queries (see `serving`); without a loaded model, the
@@ -535,10 +539,7 @@ impl Semantic {
     pub fn take_segment(&mut self) -> Result<Option<(Vec<u8>, bool)>> {
         let Some(active) = self.active.as_mut() else { return Ok(None) };
         let Some(seg) = active.vectors.pending_segment() else { return Ok(None) };
-        active
-            .vectors
-            .mark_persisted(&seg)
-            .map_err(|e| CoreError::Internal(format!("vector index: {e}")))?;
+        active.vectors.mark_persisted(&seg).map_err(|e| CoreError::Internal(format!("vector index: {e}")))?;
         Ok(Some((seg.bytes, seg.base)))
     }
 }

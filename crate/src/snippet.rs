@@ -90,7 +90,11 @@ fn display_edits(fragment: &str) -> Vec<Edit> {
         if fenced {
             continue;
         }
-        if !t.is_empty() && t.contains('-') && t.bytes().all(|c| matches!(c, b'|' | b'-' | b':' | b' ' | b'\t')) && t.contains('|') {
+        if !t.is_empty()
+            && t.contains('-')
+            && t.bytes().all(|c| matches!(c, b'|' | b'-' | b':' | b' ' | b'\t'))
+            && t.contains('|')
+        {
             drop(&mut e, ls..le); // a table's rule row
             continue;
         }
@@ -229,12 +233,18 @@ mod tests {
     #[test]
     fn markdown_syntax_shows_as_rendered_text() {
         assert_eq!(shown("## Hydration\nHydration is the weight"), "Hydration — Hydration is the weight");
-        assert_eq!(shown("see [[Telescope care#Collimation]] and [[Observing log 2024|the log]]"), "see Telescope care › Collimation and the log");
+        assert_eq!(
+            shown("see [[Telescope care#Collimation]] and [[Observing log 2024|the log]]"),
+            "see Telescope care › Collimation and the log"
+        );
         assert_eq!(shown("![[diagram.png]] a [link](https://x.y/z) here"), "diagram.png a link here");
         assert_eq!(shown("> [!note]- Title\n> body **bold** ==mark== ~~old~~"), "Title body bold mark old");
         assert_eq!(shown("| Part | Price |\n|------|:-----:|\n| Chain | 9 |"), "Part | Price Chain | 9");
         // Code is shown as written; single emphasis characters are left alone.
-        assert_eq!(shown("use `==text==` or `[[x]]`; 2 * 3 * 4; snake_case_name"), "use `==text==` or `[[x]]`; 2 * 3 * 4; snake_case_name");
+        assert_eq!(
+            shown("use `==text==` or `[[x]]`; 2 * 3 * 4; snake_case_name"),
+            "use `==text==` or `[[x]]`; 2 * 3 * 4; snake_case_name"
+        );
         assert_eq!(shown("```md\n## not a heading [[x]]\n```\nafter"), "## not a heading [[x]] after");
         // A fragment cut inside a link (at either end) shows the link's text.
         assert_eq!(shown("see [[Telescope care"), "see Telescope care");
@@ -247,10 +257,14 @@ mod tests {
     #[test]
     fn highlights_follow_the_shown_text() {
         let frag = "## Hydration\nto go with the [[Sourdough starter]] and **more**";
-        let ranges: Vec<_> = ["Hydration", "Sourdough", "more"].iter().map(|w| frag.find(w).unwrap()..frag.find(w).unwrap() + w.len()).collect();
+        let ranges: Vec<_> = ["Hydration", "Sourdough", "more"]
+            .iter()
+            .map(|w| frag.find(w).unwrap()..frag.find(w).unwrap() + w.len())
+            .collect();
         let s = make_snippet(frag, &ranges);
         let u: Vec<u16> = s.text.encode_utf16().collect();
-        let got: Vec<String> = s.highlights.iter().map(|&(a, b)| String::from_utf16(&u[a as usize..b as usize]).unwrap()).collect();
+        let got: Vec<String> =
+            s.highlights.iter().map(|&(a, b)| String::from_utf16(&u[a as usize..b as usize]).unwrap()).collect();
         assert_eq!(got, ["Hydration", "Sourdough", "more"]);
         assert_eq!(s.text, "Hydration — to go with the Sourdough starter and more");
     }
@@ -258,7 +272,10 @@ mod tests {
     #[test]
     fn any_text_and_ranges_never_panic() {
         // Markup pieces, multi-byte characters and line breaks in every order.
-        let pieces = ["[[", "]]", "![[", "|", "#", "## ", "> ", "[!", "]", "(", ")", "](", "`", "```", "**", "==", "~~", "\n", "\r\n", "a", "検", "😀", " ", "-", ":"];
+        let pieces = [
+            "[[", "]]", "![[", "|", "#", "## ", "> ", "[!", "]", "(", ")", "](", "`", "```", "**", "==", "~~", "\n",
+            "\r\n", "a", "検", "😀", " ", "-", ":",
+        ];
         let mut seed = 0x2545_f491_u64;
         for _ in 0..4000 {
             let mut frag = String::new();

@@ -98,8 +98,7 @@ impl Manifest {
     }
 
     pub fn decode(bytes: &[u8]) -> Result<Manifest> {
-        let text = std::str::from_utf8(bytes)
-            .map_err(|_| CoreError::Corrupt("manifest is not UTF-8".into()))?;
+        let text = std::str::from_utf8(bytes).map_err(|_| CoreError::Corrupt("manifest is not UTF-8".into()))?;
         let text = text.trim_end();
         let (json, sum) = text
             .rsplit_once("\nchecksum ")
@@ -107,8 +106,7 @@ impl Manifest {
         if checksum(json.as_bytes()) != sum.trim() {
             return Err(CoreError::Corrupt("manifest checksum mismatch".into()));
         }
-        let m: Manifest = serde_json::from_str(json)
-            .map_err(|e| CoreError::Corrupt(format!("manifest: {e}")))?;
+        let m: Manifest = serde_json::from_str(json).map_err(|e| CoreError::Corrupt(format!("manifest: {e}")))?;
         if m.format != FORMAT_NAME {
             return Err(CoreError::Corrupt(format!("not a Strata index ({})", m.format)));
         }
@@ -121,11 +119,7 @@ impl Manifest {
 }
 
 pub fn file_ref(name: &str, bytes: &[u8]) -> FileRef {
-    FileRef {
-        name: name.to_string(),
-        size: bytes.len() as u64,
-        checksum: checksum(bytes),
-    }
+    FileRef { name: name.to_string(), size: bytes.len() as u64, checksum: checksum(bytes) }
 }
 
 /// The outcome of looking at an index folder.
@@ -164,24 +158,14 @@ pub fn choose(files: &HashMap<String, Vec<u8>>, settings: &str) -> Result<Option
             continue;
         }
         if m.settings != settings {
-            problems.push(format!(
-                "{}: built with other index settings ({} vs {})",
-                SLOTS[*slot], m.settings, settings
-            ));
+            problems
+                .push(format!("{}: built with other index settings ({} vs {})", SLOTS[*slot], m.settings, settings));
             continue;
         }
         match verify(m, files) {
             Ok(()) => {
-                let other = parsed
-                    .iter()
-                    .enumerate()
-                    .find(|(j, _)| *j != i)
-                    .map(|(_, (_, m))| m.clone());
-                return Ok(Some(Chosen {
-                    manifest: m.clone(),
-                    slot: *slot,
-                    other,
-                }));
+                let other = parsed.iter().enumerate().find(|(j, _)| *j != i).map(|(_, (_, m))| m.clone());
+                return Ok(Some(Chosen { manifest: m.clone(), slot: *slot, other }));
             }
             Err(e) => problems.push(format!("{}: {}", SLOTS[*slot], e.message())),
         }
@@ -205,11 +189,8 @@ pub struct Salvaged<'a> {
 /// need not embed again.
 /// The salvaged files stay on disk until the new index's first flush has written them again.
 pub fn salvage_vectors(files: &HashMap<String, Vec<u8>>) -> Option<Salvaged<'_>> {
-    let mut manifests: Vec<Manifest> = SLOTS
-        .iter()
-        .filter_map(|name| files.get(*name))
-        .filter_map(|bytes| Manifest::decode(bytes).ok())
-        .collect();
+    let mut manifests: Vec<Manifest> =
+        SLOTS.iter().filter_map(|name| files.get(*name)).filter_map(|bytes| Manifest::decode(bytes).ok()).collect();
     manifests.sort_by_key(|m| std::cmp::Reverse(m.generation));
     manifests.into_iter().find_map(|m| {
         let spec = m.model.clone()?;
@@ -231,16 +212,9 @@ pub fn salvage_vectors(files: &HashMap<String, Vec<u8>>) -> Option<Salvaged<'_>>
 
 fn verify(m: &Manifest, files: &HashMap<String, Vec<u8>>) -> Result<()> {
     for f in &m.files {
-        let bytes = files
-            .get(&f.name)
-            .ok_or_else(|| CoreError::Corrupt(format!("missing file {}", f.name)))?;
+        let bytes = files.get(&f.name).ok_or_else(|| CoreError::Corrupt(format!("missing file {}", f.name)))?;
         if bytes.len() as u64 != f.size {
-            return Err(CoreError::Corrupt(format!(
-                "{} has {} bytes, expected {}",
-                f.name,
-                bytes.len(),
-                f.size
-            )));
+            return Err(CoreError::Corrupt(format!("{} has {} bytes, expected {}", f.name, bytes.len(), f.size)));
         }
         if checksum(bytes) != f.checksum {
             return Err(CoreError::Corrupt(format!("{} checksum mismatch", f.name)));

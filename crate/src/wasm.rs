@@ -146,7 +146,12 @@ impl StrataCore {
     /// a full model spec (id, dimension, prefixes, …), or nothing (all-MiniLM-L6-v2).
     /// A model other than the vectors' starts a switch (see `loadPreviousModel`).
     #[wasm_bindgen(js_name = loadModel)]
-    pub fn load_model(&mut self, model: &js_sys::Uint8Array, tokenizer: &js_sys::Uint8Array, config: JsValue) -> Result<JsValue, JsError> {
+    pub fn load_model(
+        &mut self,
+        model: &js_sys::Uint8Array,
+        tokenizer: &js_sys::Uint8Array,
+        config: JsValue,
+    ) -> Result<JsValue, JsError> {
         let config = model_config(config)?.unwrap_or_default();
         let embedder = crate::embed::js::from_arrays(model, tokenizer, config)
             .map_err(|e| JsError::new(&format!("[bad-request] the embedding model could not be loaded: {e}")))?;
@@ -156,7 +161,12 @@ impl StrataCore {
     /// During a model switch (`status().switching`), loads the model switched from, so
     /// that its vectors keep answering queries until the new model has embedded everything.
     #[wasm_bindgen(js_name = loadPreviousModel)]
-    pub fn load_previous_model(&mut self, model: &js_sys::Uint8Array, tokenizer: &js_sys::Uint8Array, config: JsValue) -> Result<JsValue, JsError> {
+    pub fn load_previous_model(
+        &mut self,
+        model: &js_sys::Uint8Array,
+        tokenizer: &js_sys::Uint8Array,
+        config: JsValue,
+    ) -> Result<JsValue, JsError> {
         let config = model_config(config)?.unwrap_or_default();
         self.engine.check_previous_model(&config).map_err(err)?;
         let embedder = crate::embed::js::from_arrays(model, tokenizer, config)
@@ -181,7 +191,8 @@ impl StrataCore {
     /// (path → the note's bytes, or null when unreadable) and reports progress.
     #[wasm_bindgen(js_name = embedStep)]
     pub fn embed_step(&mut self, max_chunks: usize, texts: JsValue) -> Result<JsValue, JsError> {
-        let texts: NoteTexts = if texts.is_undefined() || texts.is_null() { NoteTexts::default() } else { from_js(texts, "texts")? };
+        let texts: NoteTexts =
+            if texts.is_undefined() || texts.is_null() { NoteTexts::default() } else { from_js(texts, "texts")? };
         to_js(&self.engine.embed_step(max_chunks, &texts).map_err(err)?)
     }
 
@@ -199,7 +210,8 @@ impl StrataCore {
 
     /// Notes by folder/tag/property with their usage.
     pub fn list(&self, req: JsValue) -> Result<JsValue, JsError> {
-        let req: ListRequest = if req.is_undefined() || req.is_null() { ListRequest::default() } else { from_js(req, "list request")? };
+        let req: ListRequest =
+            if req.is_undefined() || req.is_null() { ListRequest::default() } else { from_js(req, "list request")? };
         to_js(&self.engine.list(&req).map_err(err)?)
     }
 

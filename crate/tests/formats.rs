@@ -19,7 +19,8 @@ fn repo() -> PathBuf {
 }
 
 fn read_dir_files(dir: &Path, root: &Path, out: &mut Vec<(String, Vec<u8>)>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).flatten().collect();
+    let mut entries: Vec<_> =
+        std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).flatten().collect();
     entries.sort_by_key(|e| e.file_name());
     for e in entries {
         let p = e.path();
@@ -75,7 +76,10 @@ fn embed_all(e: &mut Engine, notes: &[NoteInput]) -> usize {
 #[test]
 fn the_current_format_opens_as_it_is() {
     let files = fixture(FORMAT_VERSION);
-    assert!(!files.is_empty(), "tests/fixtures/formats/v{FORMAT_VERSION} is missing: freeze it with make_format_fixture");
+    assert!(
+        !files.is_empty(),
+        "tests/fixtures/formats/v{FORMAT_VERSION} is missing: freeze it with make_format_fixture"
+    );
     let mut e = Engine::open(CoreConfig::default(), files);
     let r = e.open_report();
     assert!(!r.fresh && !r.rebuilt && r.reason.is_none() && r.orphans.is_empty(), "{r:?}");
@@ -101,8 +105,10 @@ fn the_current_format_opens_as_it_is() {
     let lead = e.embed_texts(&note.path, &note.bytes).unwrap().remove(0);
     assert_eq!(hit(&mut e, &lead, SearchMode::Semantic).as_deref(), Some(note.path.as_str()), "the lead's own vector");
     let unchanged = vault();
-    let listing: Vec<FileStat> =
-        unchanged.iter().map(|n| FileStat { path: n.path.clone(), size: n.bytes.len() as u64, mtime: n.mtime }).collect();
+    let listing: Vec<FileStat> = unchanged
+        .iter()
+        .map(|n| FileStat { path: n.path.clone(), size: n.bytes.len() as u64, mtime: n.mtime })
+        .collect();
     let plan = e.plan(&listing);
     assert_eq!((plan.read.len(), plan.delete.len(), plan.unchanged), (0, 0, notes.len()), "nothing to re-read");
 }
@@ -145,7 +151,10 @@ fn the_previous_format_is_rebuilt_keeping_its_vectors() {
     for d in &out.deletes {
         folder.remove(d);
     }
-    let reopened = Engine::open(CoreConfig::default(), folder.into_iter().map(|(name, bytes)| IndexFile { name, bytes }).collect());
+    let reopened = Engine::open(
+        CoreConfig::default(),
+        folder.into_iter().map(|(name, bytes)| IndexFile { name, bytes }).collect(),
+    );
     let r = reopened.open_report();
     assert!(!r.rebuilt && !r.fresh && r.orphans.is_empty(), "{r:?}");
     assert_eq!(reopened.status().format_version, FORMAT_VERSION);

@@ -40,10 +40,8 @@ pub struct VectorBenchRow {
 pub fn run(sizes: &[usize], dim: usize) -> Vec<VectorBenchRow> {
     let max = sizes.iter().copied().max().unwrap_or(0);
     let mut rng = Rng::new(2024);
-    let data: Vec<(Key, Vec<f32>)> = clustered_vectors(&mut rng, max, dim, (max / 100).max(1), 0.7)
-        .into_iter()
-        .map(|v| (rng.key(), v))
-        .collect();
+    let data: Vec<(Key, Vec<f32>)> =
+        clustered_vectors(&mut rng, max, dim, (max / 100).max(1), 0.7).into_iter().map(|v| (rng.key(), v)).collect();
     let near = |rng: &mut Rng, i: usize, n: usize| {
         let mut q: Vec<f32> = data[(i * 5981) % n].1.iter().map(|x| x + 0.05 * rng.gauss()).collect();
         normalize(&mut q);

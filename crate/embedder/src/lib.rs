@@ -21,7 +21,8 @@ mod bindings {
             let cfg: EmbedderConfig = if config.is_undefined() || config.is_null() {
                 EmbedderConfig::default()
             } else {
-                serde_wasm_bindgen::from_value(config).map_err(|e| JsError::new(&format!("[bad-request] model config: {e}")))?
+                serde_wasm_bindgen::from_value(config)
+                    .map_err(|e| JsError::new(&format!("[bad-request] model config: {e}")))?
             };
             let inner = Embedder::from_owned(model, tokenizer, cfg)
                 .map_err(|e| JsError::new(&format!("[bad-request] the embedding model could not be loaded: {e}")))?;

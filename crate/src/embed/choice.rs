@@ -66,7 +66,11 @@ impl ScriptCounts {
     /// The share of non-Latin text (0 for a vault without letters).
     pub fn non_latin_share(&self) -> f64 {
         let all = self.latin + self.other;
-        if all == 0 { 0.0 } else { self.other as f64 / all as f64 }
+        if all == 0 {
+            0.0
+        } else {
+            self.other as f64 / all as f64
+        }
     }
 }
 
@@ -105,10 +109,7 @@ pub fn choose(setting: &str, counts: &ScriptCounts, current: Option<&str>) -> Re
     } else if super::KNOWN_MODELS.contains(&setting) {
         (setting, "chosen in the settings".to_string())
     } else {
-        return Err(format!(
-            "unknown embedding model `{setting}`: use auto, {}",
-            super::KNOWN_MODELS.join(" or ")
-        ));
+        return Err(format!("unknown embedding model `{setting}`: use auto, {}", super::KNOWN_MODELS.join(" or ")));
     };
     Ok(ModelChoice { model: model.to_string(), setting: setting.to_string(), non_latin_share: share, reason })
 }

@@ -14,7 +14,11 @@ extern "C" {
     /// `(model, tokenizer, config) => object with embed(texts: string[], query: boolean):
     /// Float32Array` (n × dimension, row-major), backed by the embedder wasm.
     #[wasm_bindgen(js_namespace = globalThis, js_name = __strataCreateEmbedder, catch)]
-    fn create_embedder(model: &js_sys::Uint8Array, tokenizer: &js_sys::Uint8Array, config: JsValue) -> Result<JsValue, JsValue>;
+    fn create_embedder(
+        model: &js_sys::Uint8Array,
+        tokenizer: &js_sys::Uint8Array,
+        config: JsValue,
+    ) -> Result<JsValue, JsValue>;
 }
 
 fn js_message(e: JsValue) -> String {
@@ -26,11 +30,7 @@ fn js_message(e: JsValue) -> String {
 
 /// An embedder in the host's embedder wasm, made from bytes in this module's memory
 /// (native-style callers of `embed::load`).
-pub fn from_bytes(
-    model: &[u8],
-    tokenizer: &[u8],
-    config: EmbedderConfig,
-) -> Result<Box<dyn TextEmbedder>, String> {
+pub fn from_bytes(model: &[u8], tokenizer: &[u8], config: EmbedderConfig) -> Result<Box<dyn TextEmbedder>, String> {
     from_arrays(&js_sys::Uint8Array::from(model), &js_sys::Uint8Array::from(tokenizer), config)
 }
 
@@ -94,4 +94,3 @@ impl TextEmbedder for JsEmbedder {
         self.run(&[text], true)?.pop().ok_or_else(|| "no vector".to_string())
     }
 }
-

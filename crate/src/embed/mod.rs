@@ -134,7 +134,6 @@ impl Default for EmbedderConfig {
     }
 }
 
-
 /// What the engine embeds with.
 pub trait TextEmbedder {
     fn config(&self) -> &EmbedderConfig;

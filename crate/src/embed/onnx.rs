@@ -39,7 +39,7 @@ use tokenizers::Tokenizer;
 use tract_onnx::prelude::*;
 use tract_onnx::tract_hir::infer::Factoid;
 
-use super::{EmbedderConfig, Pooling, ShapeMode, SEQ_BUCKET, TextEmbedder};
+use super::{EmbedderConfig, Pooling, ShapeMode, TextEmbedder, SEQ_BUCKET};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Role {
@@ -111,7 +111,11 @@ fn gather_before_dequant(model: &mut TypedModel) -> TractResult<()> {
             let table_shape = table_fact.shape.as_concrete().map(|s| s.to_vec()).unwrap_or_default();
             let per_row = scale_k.len() != 1
                 && scale_k.rank() == table_shape.len()
-                && scale_k.shape().iter().enumerate().all(|(i, &d)| if i == gather.axis { d == table_shape[i] } else { d == 1 });
+                && scale_k
+                    .shape()
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &d)| if i == gather.axis { d == table_shape[i] } else { d == 1 });
             if scale_k.len() != 1 && !per_row {
                 continue;
             }
@@ -153,7 +157,9 @@ impl Embedder {
     /// builds tensors (a third) while the caller's bytes are still alive.
     pub fn from_owned(model: Vec<u8>, tokenizer_json: &[u8], cfg: EmbedderConfig) -> Result<Embedder, String> {
         if cfg.max_tokens < 2 || cfg.batch_size == 0 || cfg.dimension == 0 || cfg.max_plans == 0 {
-            return Err("embedder config: max_tokens >= 2, batch_size, dimension and max_plans >= 1 are required".into());
+            return Err(
+                "embedder config: max_tokens >= 2, batch_size, dimension and max_plans >= 1 are required".into()
+            );
         }
         let onnx = tract_onnx::onnx();
         let proto = {
@@ -173,12 +179,8 @@ impl Embedder {
                 "token_type_ids" | "segment_ids" => Role::TokenTypeIds,
                 other => return Err(format!("onnx model: unsupported input `{other}`")),
             };
-            let dt = model
-                .input_fact(ix)
-                .map_err(err("onnx inputs"))?
-                .datum_type
-                .concretize()
-                .unwrap_or(DatumType::I64);
+            let dt =
+                model.input_fact(ix).map_err(err("onnx inputs"))?.datum_type.concretize().unwrap_or(DatumType::I64);
             if !matches!(dt, DatumType::I64 | DatumType::I32) {
                 return Err(format!("onnx model: input `{name}` has type {dt:?}, want i64 or i32"));
             }
@@ -227,7 +229,9 @@ impl Embedder {
         }
         match in_shape[0].to_i64() {
             Ok(1) => cfg.batch_size = 1,
-            Ok(n) => return Err(format!("onnx model: fixed batch size {n} is not supported (export with a dynamic batch)")),
+            Ok(n) => {
+                return Err(format!("onnx model: fixed batch size {n} is not supported (export with a dynamic batch)"))
+            }
             Err(_) => {}
         }
 
@@ -403,7 +407,9 @@ impl Embedder {
         let s = match (self.fixed_seq, self.cfg.shape_mode) {
             (Some(n), _) => n,
             (None, ShapeMode::Symbolic) => longest,
-            (None, ShapeMode::Concrete) => (longest.div_ceil(SEQ_BUCKET) * SEQ_BUCKET).min(self.cfg.max_tokens).max(longest),
+            (None, ShapeMode::Concrete) => {
+                (longest.div_ceil(SEQ_BUCKET) * SEQ_BUCKET).min(self.cfg.max_tokens).max(longest)
+            }
         };
         let mut input_ids = vec![self.pad_id as i64; b * s];
         let mut mask = vec![0i64; b * s];
@@ -494,4 +500,3 @@ impl TextEmbedder for Embedder {
         Embedder::embed_query(self, text)
     }
 }
-

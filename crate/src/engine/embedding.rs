@@ -11,9 +11,13 @@ use crate::paths;
 use crate::sections::embed_text;
 
 impl Engine {
-
     /// Loads the embedding model (bytes of the ONNX file and tokenizer.json).
-    pub fn load_model(&mut self, model: &[u8], tokenizer: &[u8], config: Option<EmbedderConfig>) -> Result<EmbedProgress> {
+    pub fn load_model(
+        &mut self,
+        model: &[u8],
+        tokenizer: &[u8],
+        config: Option<EmbedderConfig>,
+    ) -> Result<EmbedProgress> {
         let embedder = crate::embed::load(model, tokenizer, config.unwrap_or_default())
             .map_err(|e| CoreError::BadRequest(format!("the embedding model could not be loaded: {e}")))?;
         self.use_embedder(embedder)
@@ -35,7 +39,12 @@ impl Engine {
 
     /// Loads the model a switch is moving away from: its vectors answer queries until the
     /// new model has embedded everything (`status().switching` says which model it is).
-    pub fn load_previous_model(&mut self, model: &[u8], tokenizer: &[u8], config: EmbedderConfig) -> Result<EmbedProgress> {
+    pub fn load_previous_model(
+        &mut self,
+        model: &[u8],
+        tokenizer: &[u8],
+        config: EmbedderConfig,
+    ) -> Result<EmbedProgress> {
         self.semantic.check_previous(&config)?;
         let embedder = crate::embed::load(model, tokenizer, config)
             .map_err(|e| CoreError::BadRequest(format!("the embedding model could not be loaded: {e}")))?;
@@ -91,5 +100,4 @@ impl Engine {
         let leaves = note.sections.iter().filter(|s| s.is_leaf()).map(|s| embed_text(&text, s, note.body_start_line));
         Ok(std::iter::once(note.lead_text(&text)).chain(leaves).collect())
     }
-
 }

@@ -263,7 +263,9 @@ impl Engine {
             took_ms: now_ms() - t0,
             strong_signal: strong,
             weights: weights_used,
-            notice: (coverage < 1.0).then(|| format!("semantic results cover {:.0}% of the vault so far; embedding continues", coverage * 100.0)),
+            notice: (coverage < 1.0).then(|| {
+                format!("semantic results cover {:.0}% of the vault so far; embedding continues", coverage * 100.0)
+            }),
             semantic_coverage: Some(coverage),
         })
     }

@@ -43,7 +43,6 @@ fn known_for(decoded: &markdown::Decoded, bytes: &[u8], known: KnownHash) -> Opt
 }
 
 impl Engine {
-
     /// Compares a vault listing with the catalog: what to read, what to delete.
     pub fn plan(&self, listing: &[FileStat]) -> Plan {
         let mut seen = HashSet::new();
@@ -154,7 +153,9 @@ impl Engine {
             return Ok(());
         }
         if markdown::looks_binary(&note.bytes) {
-            report.skipped.push(Skip { path: path.clone(), reason: "binary content (NUL bytes), not a text note".into() });
+            report
+                .skipped
+                .push(Skip { path: path.clone(), reason: "binary content (NUL bytes), not a text note".into() });
             self.drop_note(&path)?;
             return Ok(());
         }
@@ -180,7 +181,8 @@ impl Engine {
             });
         }
         let known = known_for(&decoded, &note.bytes, known);
-        let fm_error = self.index_text(&path, &decoded.text, FileFacts { hash, size, mtime: note.mtime, existed, known }, report)?;
+        let fm_error =
+            self.index_text(&path, &decoded.text, FileFacts { hash, size, mtime: note.mtime, existed, known }, report)?;
         if let Some(err) = fm_error {
             report.warnings.push(Warning { path: path.clone(), message: format!("{err}; body indexed without it") });
         }
@@ -246,7 +248,12 @@ impl Engine {
             let decoded = markdown::decode(bytes);
             let known = known_for(&decoded, bytes, known);
             let existed = self.catalog.get(&to).is_some();
-            self.index_text(&to, &decoded.text, FileFacts { hash: old.hash, size: old.size, mtime, existed, known }, report)?;
+            self.index_text(
+                &to,
+                &decoded.text,
+                FileFacts { hash: old.hash, size: old.size, mtime, existed, known },
+                report,
+            )?;
             report.moved += 1;
         } else {
             // Edited as well as renamed: a delete and an upsert.
@@ -260,7 +267,13 @@ impl Engine {
     }
 
     /// Parses `text` into sections and stages them. Returns the frontmatter error, if any.
-    fn index_text(&mut self, path: &str, text: &str, file: FileFacts, report: &mut UpdateReport) -> Result<Option<String>> {
+    fn index_text(
+        &mut self,
+        path: &str,
+        text: &str,
+        file: FileFacts,
+        report: &mut UpdateReport,
+    ) -> Result<Option<String>> {
         let FileFacts { hash, size, mtime, existed, known } = file;
         let parsed = markdown::parse(path, text);
         let sections = crate::sections::build_sections_with(
@@ -279,10 +292,7 @@ impl Engine {
         }
         let props = markdown::property_terms(&parsed.frontmatter);
         let lines = LineIndex::new(text);
-        let heading_texts: Vec<String> = sections
-            .iter()
-            .map(|s| section_headings(&parsed.headings, s))
-            .collect();
+        let heading_texts: Vec<String> = sections.iter().map(|s| section_headings(&parsed.headings, s)).collect();
         // Each section indexes its own lines: a leaf all of them, a section with children only
         // those before its first child (the frontmatter and intro of the whole-note document, a
         // heading's intro), since its children index the rest. So no text is indexed twice
@@ -360,17 +370,18 @@ impl Engine {
     /// then the manifest (last), and the files no manifest slot needs any more (see `store`).
     pub fn flush(&mut self) -> Result<FlushOutput> {
         self.lex.commit()?;
-        let lex_names: HashSet<String> = self
-            .lex
-            .files()
-            .iter()
-            .map(|p| format!("{LEX_DIR}{}", p.to_string_lossy()))
-            .collect();
+        let lex_names: HashSet<String> =
+            self.lex.files().iter().map(|p| format!("{LEX_DIR}{}", p.to_string_lossy())).collect();
         let lex_changed = !self.persisted.holds_exactly(LEX_DIR, &lex_names);
         let first = self.persisted.is_new();
         self.semantic.collect_garbage(&self.catalog);
         let vec_segment = self.semantic.take_segment()?;
-        if !lex_changed && !self.catalog.is_dirty() && !first && vec_segment.is_none() && !self.semantic.layout_changed() {
+        if !lex_changed
+            && !self.catalog.is_dirty()
+            && !first
+            && vec_segment.is_none()
+            && !self.semantic.layout_changed()
+        {
             return Ok(FlushOutput::default());
         }
         let mut gen = store::NextGeneration::new(&self.persisted);
@@ -405,13 +416,13 @@ impl Engine {
         self.semantic.set_active_segments(vector_files.clone());
 
         let (out, next) = gen.finish(store::ManifestContent {
-                settings: self.config.fingerprint(),
-                lexical_meta: self.lex.meta_json()?,
-                catalog: catalog_files,
-                model: self.semantic.spec().cloned(),
-                vectors: vector_files,
-                previous_model: self.semantic.previous_spec().cloned(),
-                previous_vectors,
+            settings: self.config.fingerprint(),
+            lexical_meta: self.lex.meta_json()?,
+            catalog: catalog_files,
+            model: self.semantic.spec().cloned(),
+            vectors: vector_files,
+            previous_model: self.semantic.previous_spec().cloned(),
+            previous_vectors,
         });
         self.persisted = next;
         self.recent_deletes.clear();
@@ -420,11 +431,7 @@ impl Engine {
 }
 
 fn too_large(size: u64, max: u64) -> String {
-    format!(
-        "note is {:.1} MB, over the {:.1} MB limit (maxNoteBytes)",
-        size as f64 / 1e6,
-        max as f64 / 1e6
-    )
+    format!("note is {:.1} MB, over the {:.1} MB limit (maxNoteBytes)", size as f64 / 1e6, max as f64 / 1e6)
 }
 
 /// Headings indexed for a section: its heading path plus the headings inside it.

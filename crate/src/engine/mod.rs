@@ -89,10 +89,7 @@ impl Engine {
             catalog: Catalog::default(),
             lex: Lexical::create()?,
             persisted: Persisted::default(),
-            report: OpenReport {
-                fresh: true,
-                ..Default::default()
-            },
+            report: OpenReport { fresh: true, ..Default::default() },
             recent_deletes: HashMap::new(),
             semantic: Semantic::default(),
             key_map: None,
@@ -300,11 +297,7 @@ impl Engine {
     /// Counts a retrieval of each indexed note among `paths` (usage of memory notes); the
     /// next flush persists it in a small catalog delta. Unknown paths are ignored.
     pub fn record_access(&mut self, paths: &[String], now: f64) -> usize {
-        paths
-            .iter()
-            .filter_map(|p| paths::normalize(p).ok())
-            .filter(|p| self.catalog.record_access(p, now))
-            .count()
+        paths.iter().filter_map(|p| paths::normalize(p).ok()).filter(|p| self.catalog.record_access(p, now)).count()
     }
 
     /// The context a note inherits from the folders above it: the `context` frontmatter
@@ -357,12 +350,9 @@ fn context_property(frontmatter: &str) -> Option<String> {
     let fm: serde_json::Map<String, serde_json::Value> = serde_json::from_str(frontmatter).ok()?;
     let text = match fm.get("context")? {
         serde_json::Value::String(s) => s.trim().to_string(),
-        serde_json::Value::Array(items) => items
-            .iter()
-            .filter_map(|v| v.as_str())
-            .map(str::trim)
-            .collect::<Vec<_>>()
-            .join(" "),
+        serde_json::Value::Array(items) => {
+            items.iter().filter_map(|v| v.as_str()).map(str::trim).collect::<Vec<_>>().join(" ")
+        }
         _ => return None,
     };
     (!text.is_empty()).then_some(text)

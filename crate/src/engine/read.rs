@@ -10,9 +10,7 @@ use crate::markdown;
 use crate::paths;
 use crate::sections::{build_sections, Section, SplitConfig, HEADING_SEPARATOR};
 
-
 impl Engine {
-
     /// A section, a heading, a line range or the whole of an indexed note, from its current
     /// bytes (`req.bytes`, read by the host). When they are the indexed version, sections
     /// and section ids are the index's; when the note was edited since, the answer comes
@@ -21,12 +19,12 @@ impl Engine {
     /// `contentHash` is theirs.
     pub fn read(&self, req: &ReadRequest) -> Result<ReadResult> {
         let path = paths::normalize(&req.path)?;
-        let indexed = self
-            .catalog
-            .get(&path)
-            .ok_or_else(|| CoreError::BadRequest(format!("not in the index: {path}")))?;
+        let indexed =
+            self.catalog.get(&path).ok_or_else(|| CoreError::BadRequest(format!("not in the index: {path}")))?;
         let bytes = req.bytes.as_deref().ok_or_else(|| {
-            CoreError::BadRequest(format!("read needs the current bytes of {path} (`bytes`): the index does not store note text"))
+            CoreError::BadRequest(format!(
+                "read needs the current bytes of {path} (`bytes`): the index does not store note text"
+            ))
         })?;
         let text = markdown::decode(bytes).text;
         let hash = sha256_hex(bytes);
@@ -38,14 +36,12 @@ impl Engine {
         if req.whole {
             section = whole;
         } else if let Some(id) = &req.section_id {
-            let (p, order) = parse_section_id(id)
-                .ok_or_else(|| CoreError::BadRequest(format!("not a section id: {id}")))?;
+            let (p, order) =
+                parse_section_id(id).ok_or_else(|| CoreError::BadRequest(format!("not a section id: {id}")))?;
             if p != path {
                 return Err(CoreError::BadRequest(format!("section {id} is not in {path}")));
             }
-            let mut s = indexed
-                .section(order)
-                .ok_or_else(|| CoreError::BadRequest(format!("no section {id}")))?;
+            let mut s = indexed.section(order).ok_or_else(|| CoreError::BadRequest(format!("no section {id}")))?;
             if let Some(f) = &fresh {
                 s = matching_section(indexed, s, f).ok_or_else(|| {
                     CoreError::BadRequest(format!(
@@ -62,8 +58,8 @@ impl Engine {
             }
             section = Some(s);
         } else if let Some(h) = &req.heading {
-            let (s, e, hp) = find_heading(&text, h)
-                .ok_or_else(|| CoreError::BadRequest(format!("no heading {h:?} in {path}")))?;
+            let (s, e, hp) =
+                find_heading(&text, h).ok_or_else(|| CoreError::BadRequest(format!("no heading {h:?} in {path}")))?;
             start = s;
             end = e;
             section = note
@@ -148,7 +144,6 @@ impl Engine {
             script: Default::default(),
         }
     }
-
 }
 
 /// Finds a heading by text or by heading path ("A > B"), case-insensitively; returns its
@@ -160,7 +155,8 @@ pub(super) fn find_heading(text: &str, wanted: &str) -> Option<(u32, u32, String
     crate::outline::outline(text).headings.into_iter().find_map(|h| {
         let hp = h.path.join(HEADING_SEPARATOR);
         let lower = hp.to_lowercase();
-        (h.text.to_lowercase() == wanted || lower == wanted || lower.ends_with(&suffix)).then_some((h.line, h.end_line, hp))
+        (h.text.to_lowercase() == wanted || lower == wanted || lower.ends_with(&suffix))
+            .then_some((h.line, h.end_line, hp))
     })
 }
 

@@ -97,7 +97,15 @@ impl Engine {
             .collect();
         let strong = fusion::strong_signal(&kept.iter().map(|k| k.0).collect::<Vec<_>>());
         let hits = self.make_hits(scored);
-        Ok(SearchResponse { hits, mode, took_ms: now_ms() - t0, strong_signal: strong, weights: None, notice: None, semantic_coverage: None })
+        Ok(SearchResponse {
+            hits,
+            mode,
+            took_ms: now_ms() - t0,
+            strong_signal: strong,
+            weights: None,
+            notice: None,
+            semantic_coverage: None,
+        })
     }
 
     /// Builds hits (snippets come from [`Engine::snippets`], with the notes' text).
@@ -210,7 +218,8 @@ pub(super) fn note_matches(note: &NoteEntry, sec: &Section, f: &SearchFilters) -
         }
     }
     if let Some(p) = &f.property {
-        let fm: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&note.frontmatter).unwrap_or_default();
+        let fm: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&note.frontmatter).unwrap_or_default();
         let want = format!("{}={}", p.key.trim().to_lowercase(), p.value.trim().to_lowercase());
         if !markdown::property_terms(&fm).contains(&want) {
             return false;

@@ -114,7 +114,12 @@ fn rename_edit_and_reopen_never_reembed_unchanged_text() {
     let Some(mut e) = ready() else { return };
     let sync = vault().into_iter().find(|n| n.path == "Tech/Sync.md").unwrap();
     e.update(UpdateBatch {
-        renames: vec![Rename { from: "Tech/Sync.md".into(), to: "Archive/Sync.md".into(), bytes: Some(sync.bytes), mtime: None }],
+        renames: vec![Rename {
+            from: "Tech/Sync.md".into(),
+            to: "Archive/Sync.md".into(),
+            bytes: Some(sync.bytes),
+            mtime: None,
+        }],
         ..Default::default()
     })
     .unwrap();
@@ -150,7 +155,8 @@ fn rename_edit_and_reopen_never_reembed_unchanged_text() {
 #[test]
 fn similar_notes_by_vector() {
     let Some(mut e) = ready() else { return };
-    let r = e.similar(&SimilarRequest { path: Some("Tech/Backups.md".into()), k: Some(4), ..Default::default() }).unwrap();
+    let r =
+        e.similar(&SimilarRequest { path: Some("Tech/Backups.md".into()), k: Some(4), ..Default::default() }).unwrap();
     assert_eq!(r.hits.len(), 4);
     assert!(r.hits.iter().all(|h| h.path != "Tech/Backups.md"));
     assert!(r.hits.windows(2).all(|w| w[0].score >= w[1].score));
@@ -166,7 +172,9 @@ fn without_a_model_hybrid_is_lexical_with_a_notice_and_semantic_is_unavailable()
     assert_eq!(r.mode, SearchMode::Lexical);
     assert_eq!(r.hits[0].path, "Cooking/Bread.md");
     assert!(r.notice.as_ref().unwrap().contains("fetch-model"));
-    let err = e.search(&SearchRequest { query: "x".into(), mode: Some(SearchMode::Semantic), ..Default::default() }).unwrap_err();
+    let err = e
+        .search(&SearchRequest { query: "x".into(), mode: Some(SearchMode::Semantic), ..Default::default() })
+        .unwrap_err();
     assert_eq!(err.code(), "unavailable");
     assert!(e.embed_step(8, &NoteTexts::default()).is_err());
     assert!(e.load_model(b"not onnx", b"{}", None).is_err(), "a broken model is an error, not a crash");

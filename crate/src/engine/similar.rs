@@ -17,14 +17,16 @@ impl Engine {
         let k = req.k.unwrap_or(10).clamp(1, MAX_K);
         let (path, only) = match (&req.path, &req.section_id) {
             (_, Some(id)) => {
-                let (p, o) = parse_section_id(id).ok_or_else(|| CoreError::BadRequest(format!("not a section id: {id}")))?;
+                let (p, o) =
+                    parse_section_id(id).ok_or_else(|| CoreError::BadRequest(format!("not a section id: {id}")))?;
                 (paths::normalize(p)?, Some(o))
             }
             (Some(p), None) => (paths::normalize(p)?, None),
             (None, None) => return Err(CoreError::BadRequest("similar needs a path or a section id".into())),
         };
         let note = self.catalog.get(&path).ok_or_else(|| CoreError::BadRequest(format!("not in the index: {path}")))?;
-        let vectors = self.semantic.vectors().ok_or_else(|| CoreError::Unavailable(crate::semantic::HOW_TO_ENABLE.into()))?;
+        let vectors =
+            self.semantic.vectors().ok_or_else(|| CoreError::Unavailable(crate::semantic::HOW_TO_ENABLE.into()))?;
         // The source: the leaves of the note (or of the section), averaged.
         let leaves: Vec<Key> = note
             .sections
@@ -47,7 +49,9 @@ impl Engine {
             }
         }
         if sum.is_empty() {
-            return Err(CoreError::Unavailable(format!("{path} has no embedded sections yet; embedding is in progress or the model is missing")));
+            return Err(CoreError::Unavailable(format!(
+                "{path} has no embedded sections yet; embedding is in progress or the model is missing"
+            )));
         }
         let norm = sum.iter().map(|x| x * x).sum::<f32>().sqrt().max(f32::EPSILON);
         sum.iter_mut().for_each(|x| *x /= norm);

@@ -142,7 +142,11 @@ fn old_vectors_serve_until_the_new_model_has_embedded_everything() {
     let r = semantic(&mut e, "external drive");
     assert_eq!((r.hits[0].path.as_str(), r.semantic_coverage), ("Backups.md", Some(1.0)));
     folder.apply(&e.flush().unwrap());
-    e.update(UpdateBatch { upserts: vec![NoteInput { path: "New.md".into(), bytes: b"new note\n".to_vec(), mtime: 2000.0 }], ..Default::default() }).unwrap();
+    e.update(UpdateBatch {
+        upserts: vec![NoteInput { path: "New.md".into(), bytes: b"new note\n".to_vec(), mtime: 2000.0 }],
+        ..Default::default()
+    })
+    .unwrap();
     folder.apply(&e.flush().unwrap()); // the other manifest slot no longer names them either
     for f in &a_files {
         assert!(!folder.0.contains_key(f), "old vector file removed: {f}");
@@ -188,7 +192,11 @@ fn auto_choice_follows_the_vaults_scripts() {
     e.update(UpdateBatch { upserts: vault(), ..Default::default() }).unwrap();
     let c = e.choose_model("auto").unwrap();
     assert_eq!(c.model, crate::embed::MINILM_L6_V2, "{c:?}");
-    let zh = NoteInput { path: "笔记.md".into(), bytes: "# 笔记\n\n向量检索和全文检索的融合排序，适合中文和日文的笔记库。\n".as_bytes().to_vec(), mtime: 1.0 };
+    let zh = NoteInput {
+        path: "笔记.md".into(),
+        bytes: "# 笔记\n\n向量检索和全文检索的融合排序，适合中文和日文的笔记库。\n".as_bytes().to_vec(),
+        mtime: 1.0,
+    };
     e.update(UpdateBatch { upserts: vec![zh], ..Default::default() }).unwrap();
     let c = e.choose_model("auto").unwrap();
     assert_eq!(c.model, crate::embed::MULTILINGUAL_E5_SMALL, "{c:?}");

@@ -97,8 +97,14 @@ fn long_note(title: &str, sections: &[(&str, &str)]) -> String {
 
 fn sample() -> Vec<NoteInput> {
     vec![
-        note("Guides/Sync.md", &long_note("Sync guide", &[("Setup", "devices"), ("Conflicts", "merge"), ("Encryption", "password")])),
-        note("Guides/Search.md", "---\naliases: [Find]\n---\n# Search\n\nUse the search pane to find text. #tools/search\n"),
+        note(
+            "Guides/Sync.md",
+            &long_note("Sync guide", &[("Setup", "devices"), ("Conflicts", "merge"), ("Encryption", "password")]),
+        ),
+        note(
+            "Guides/Search.md",
+            "---\naliases: [Find]\n---\n# Search\n\nUse the search pane to find text. #tools/search\n",
+        ),
         note("中文/同步.md", "# 同步设置\n\n如何在多台设备之间同步笔记。全文检索也支持中文。\n"),
         note("日本語/検索.md", "# 検索の使い方\n\nノートを全文検索する方法を説明します。\n"),
         note("Daily/2024-01-01.md", "---\nstatus: done\n---\nMet with Alice about the roadmap.\n"),
@@ -170,7 +176,11 @@ fn filters_and_depth_order() {
         .unwrap();
     assert!(!deep.hits.is_empty() && deep.hits.iter().all(|h| h.depth >= 1));
     let shallow = e
-        .search(&SearchRequest { query: "filler1".into(), depth_order: Some(DepthOrder::Shallow), ..Default::default() })
+        .search(&SearchRequest {
+            query: "filler1".into(),
+            depth_order: Some(DepthOrder::Shallow),
+            ..Default::default()
+        })
         .unwrap();
     let depths: Vec<u8> = shallow.hits.iter().map(|h| h.depth).collect();
     assert!(depths.windows(2).all(|w| w[0] <= w[1]), "{depths:?}");
@@ -243,22 +253,49 @@ fn read_by_section_heading_lines_parent_whole() {
     let notes = sample();
     upsert(&mut e, notes.clone());
     let hit = search(&mut e, "password encryption").remove(0);
-    let r = read(&e, &notes, ReadRequest { path: hit.path.clone(), section_id: Some(hit.section_id.clone()), ..Default::default() })
-        .unwrap();
+    let r = read(
+        &e,
+        &notes,
+        ReadRequest { path: hit.path.clone(), section_id: Some(hit.section_id.clone()), ..Default::default() },
+    )
+    .unwrap();
     assert!(r.text.starts_with("## Encryption"));
     assert_eq!(r.start_line, hit.start_line);
     assert_eq!(r.content_hash, e.note(&hit.path).unwrap().hash);
-    let parent = read(&e, &notes, ReadRequest { path: hit.path.clone(), section_id: Some(hit.section_id.clone()), parent: true, ..Default::default() })
-        .unwrap();
+    let parent = read(
+        &e,
+        &notes,
+        ReadRequest {
+            path: hit.path.clone(),
+            section_id: Some(hit.section_id.clone()),
+            parent: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     assert!(parent.start_line <= r.start_line && parent.end_line >= r.end_line);
-    let by_heading = read(&e, &notes, ReadRequest { path: hit.path.clone(), heading: Some("conflicts".into()), ..Default::default() }).unwrap();
+    let by_heading = read(
+        &e,
+        &notes,
+        ReadRequest { path: hit.path.clone(), heading: Some("conflicts".into()), ..Default::default() },
+    )
+    .unwrap();
     assert!(by_heading.text.starts_with("## Conflicts"));
     assert!(!by_heading.text.contains("## Encryption"));
-    let lines = read(&e, &notes, ReadRequest { path: hit.path.clone(), start_line: Some(2), max_lines: Some(2), ..Default::default() })
-        .unwrap();
+    let lines = read(
+        &e,
+        &notes,
+        ReadRequest { path: hit.path.clone(), start_line: Some(2), max_lines: Some(2), ..Default::default() },
+    )
+    .unwrap();
     assert_eq!(lines.text, "title: Sync guide\ntags: [test]");
     assert!(lines.truncated);
-    let whole = read(&e, &notes, ReadRequest { path: hit.path.clone(), whole: true, max_chars: Some(20), ..Default::default() }).unwrap();
+    let whole = read(
+        &e,
+        &notes,
+        ReadRequest { path: hit.path.clone(), whole: true, max_chars: Some(20), ..Default::default() },
+    )
+    .unwrap();
     assert_eq!(whole.text.chars().count(), 20);
     assert!(read(&e, &notes, ReadRequest { path: "../etc/passwd".into(), ..Default::default() }).is_err());
     assert!(read(&e, &notes, ReadRequest { path: "missing.md".into(), ..Default::default() }).is_err());
@@ -271,22 +308,34 @@ fn read_by_heading_of_a_merged_small_section_returns_that_heading_only() {
     let mut e = Engine::create(cfg()).unwrap();
     let mut text = long_note("Starter", &[("Feeding", "flour"), ("Storage", "fridge")]);
     // Two short headings that the chunker merges into one section.
-    text.push_str("## Schedule
+    text.push_str(
+        "## Schedule
 
 Feed twice a day.
 
 ## Troubleshooting
 
 Hooch means it is hungry.
-");
+",
+    );
     let notes = vec![note("Starter.md", &text)];
     upsert(&mut e, notes.clone());
     let n = e.note("Starter.md").unwrap();
     assert!(n.sections.iter().all(|s| !s.heading_path.ends_with("Troubleshooting")), "merged: {:?}", n.sections);
-    let r = read(&e, &notes, ReadRequest { path: "Starter.md".into(), heading: Some("Schedule".into()), ..Default::default() }).unwrap();
+    let r = read(
+        &e,
+        &notes,
+        ReadRequest { path: "Starter.md".into(), heading: Some("Schedule".into()), ..Default::default() },
+    )
+    .unwrap();
     assert_eq!(r.text, "## Schedule\n\nFeed twice a day.");
     assert_eq!(r.section_id, None);
-    let r = read(&e, &notes, ReadRequest { path: "Starter.md".into(), heading: Some("Troubleshooting".into()), ..Default::default() }).unwrap();
+    let r = read(
+        &e,
+        &notes,
+        ReadRequest { path: "Starter.md".into(), heading: Some("Troubleshooting".into()), ..Default::default() },
+    )
+    .unwrap();
     assert!(r.text.starts_with("## Troubleshooting") && !r.text.contains("Schedule"));
 }
 
@@ -306,7 +355,7 @@ fn persist_reopen_identical_results() {
         assert_eq!(a, b, "{q}");
     }
     // Nothing changed: nothing to write.
-        assert!(reopened.flush().unwrap().writes.is_empty());
+    assert!(reopened.flush().unwrap().writes.is_empty());
 }
 
 #[test]
@@ -346,7 +395,10 @@ fn crash_at_every_write_step_leaves_old_or_new_state() {
     folder.apply(&e.flush().unwrap());
     let old = folder.clone();
 
-    upsert(&mut e, vec![note("x2.md", "# X2\n\nmango\n"), note("Guides/Search.md", "# Search\n\nreplaced by papaya\n")]);
+    upsert(
+        &mut e,
+        vec![note("x2.md", "# X2\n\nmango\n"), note("Guides/Search.md", "# Search\n\nreplaced by papaya\n")],
+    );
     let out = e.flush().unwrap();
     assert!(out.writes.len() >= 3);
     for step in 0..=out.writes.len() {
@@ -517,7 +569,10 @@ fn list_filters_sorts_and_pages() {
     assert_eq!(all.total, 5);
     assert_eq!(all.entries[0].path, "Daily/2024-01-01.md", "by path");
     let guides = e.list(&ListRequest { folder: Some("Guides".into()), ..Default::default() }).unwrap();
-    assert_eq!(guides.entries.iter().map(|n| n.path.as_str()).collect::<Vec<_>>(), ["Guides/Search.md", "Guides/Sync.md"]);
+    assert_eq!(
+        guides.entries.iter().map(|n| n.path.as_str()).collect::<Vec<_>>(),
+        ["Guides/Search.md", "Guides/Sync.md"]
+    );
     let tagged = e.list(&ListRequest { tag: Some("#tools".into()), ..Default::default() }).unwrap();
     assert_eq!(tagged.total, 1, "nested tag tools/search matches tools");
     let done = e
@@ -549,16 +604,24 @@ fn usage_is_recorded_persisted_and_follows_a_rename() {
     folder.apply(&out);
     let mut e = Engine::open(cfg(), folder.files());
     assert!(!e.open_report().rebuilt);
-    let usage = |e: &Engine, p: &str| e.list(&ListRequest::default()).unwrap().entries.into_iter().find(|n| n.path == p).and_then(|n| n.access);
+    let usage = |e: &Engine, p: &str| {
+        e.list(&ListRequest::default()).unwrap().entries.into_iter().find(|n| n.path == p).and_then(|n| n.access)
+    };
     assert_eq!(usage(&e, "Guides/Search.md"), Some(AccessInfo { count: 2, last: 2000.0 }));
     assert_eq!(usage(&e, "Guides/Sync.md"), None);
-    e.update(UpdateBatch { renames: vec![rename("Guides/Search.md", "Tools/Search.md", &sample()[1].bytes)], ..Default::default() })
-        .unwrap();
+    e.update(UpdateBatch {
+        renames: vec![rename("Guides/Search.md", "Tools/Search.md", &sample()[1].bytes)],
+        ..Default::default()
+    })
+    .unwrap();
     assert_eq!(usage(&e, "Tools/Search.md").map(|a| a.count), Some(2));
     // Renamed and edited: re-indexed, and the usage still follows.
     let edited = b"# Search\n\nNow about the quick switcher.\n";
-    e.update(UpdateBatch { renames: vec![rename("Tools/Search.md", "Tools/Switcher.md", edited)], ..Default::default() })
-        .unwrap();
+    e.update(UpdateBatch {
+        renames: vec![rename("Tools/Search.md", "Tools/Switcher.md", edited)],
+        ..Default::default()
+    })
+    .unwrap();
     assert_eq!(usage(&e, "Tools/Switcher.md").map(|a| a.count), Some(2));
 }
 
@@ -569,7 +632,10 @@ fn folder_context_is_inherited_nearest_first() {
         &mut e,
         vec![
             note("Projects/Projects.md", "---\ncontext: Work projects of the Acme team\n---\n# Projects\n"),
-            note("Projects/Strata.md", "---\ncontext: [\"The search plugin, in Rust\"]\n---\nfolder note beside its folder\n"),
+            note(
+                "Projects/Strata.md",
+                "---\ncontext: [\"The search plugin, in Rust\"]\n---\nfolder note beside its folder\n",
+            ),
             note("Projects/Strata/Design.md", "# Design\n\nhybrid ranking notes\n"),
             note("Other/Note.md", "# Other\n\nhybrid ranking elsewhere\n"),
         ],
@@ -595,7 +661,10 @@ fn snippets_never_show_the_frontmatter() {
         let hits = search(&mut e, q);
         for (h, s) in hits.iter().zip(snippets(&e, q, &hits, &notes)) {
             let text = s.expect("a snippet").text;
-            assert!(!text.contains("title:") && !text.contains("tags: [test]") && !text.contains("budget: 180"), "{q}: {h:?}");
+            assert!(
+                !text.contains("title:") && !text.contains("tags: [test]") && !text.contains("budget: 180"),
+                "{q}: {h:?}"
+            );
         }
     }
 }
@@ -622,7 +691,8 @@ fn a_rebuilt_index_keeps_its_vectors_without_a_model() {
     use crate::semantic::{model_spec, Semantic};
     let mut e = Engine::create(cfg()).unwrap();
     upsert(&mut e, sample());
-    let keys: Vec<[u8; 32]> = e.catalog.entries().flat_map(|n| n.vector_keys().map(|(_, k)| k).collect::<Vec<_>>()).collect();
+    let keys: Vec<[u8; 32]> =
+        e.catalog.entries().flat_map(|n| n.vector_keys().map(|(_, k)| k).collect::<Vec<_>>()).collect();
     let vectors: Vec<([u8; 32], Vec<f32>)> = keys
         .iter()
         .enumerate()
@@ -643,7 +713,11 @@ fn a_rebuilt_index_keeps_its_vectors_without_a_model() {
     let mut e2 = Engine::open(cfg(), folder.files());
     let report = e2.open_report().clone();
     assert!(report.rebuilt);
-    assert!(report.reason.as_deref().unwrap().contains(&format!("{} embedded chunks were kept", keys.len())), "{:?}", report.reason);
+    assert!(
+        report.reason.as_deref().unwrap().contains(&format!("{} embedded chunks were kept", keys.len())),
+        "{:?}",
+        report.reason
+    );
     assert_eq!(e2.status().vectors, keys.len());
     assert!(report.orphans.iter().all(|o| !o.starts_with(store::VEC_DIR) && !store::SLOTS.contains(&o.as_str())));
     // Re-indexing finds every key; the first flush writes the vectors into the new folder.

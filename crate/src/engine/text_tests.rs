@@ -29,7 +29,13 @@ fn split_note(intro: &str, sections: &[(&str, &str)]) -> String {
 }
 
 fn bread() -> String {
-    split_note("About bread.", &[("Starter", "Feed the starter flour and water daily."), ("Baking", "Bake the dough in a hot oven with steam.")])
+    split_note(
+        "About bread.",
+        &[
+            ("Starter", "Feed the starter flour and water daily."),
+            ("Baking", "Bake the dough in a hot oven with steam."),
+        ],
+    )
 }
 
 fn vault() -> Vec<NoteInput> {
@@ -48,7 +54,9 @@ fn engine_with(notes: &[NoteInput]) -> Engine {
 }
 
 fn hits(e: &mut Engine, q: &str) -> Vec<Hit> {
-    e.search(&SearchRequest { query: q.into(), k: Some(10), mode: Some(SearchMode::Lexical), ..Default::default() }).unwrap().hits
+    e.search(&SearchRequest { query: q.into(), k: Some(10), mode: Some(SearchMode::Lexical), ..Default::default() })
+        .unwrap()
+        .hits
 }
 
 fn rename(from: &str, to: &str, bytes: Option<&[u8]>) -> Rename {
@@ -65,7 +73,12 @@ fn embed_from(e: &mut Engine, disk: &[NoteInput]) -> (usize, usize) {
         let need = e.embed_needs(2).unwrap();
         let supplied: NoteTexts = need
             .iter()
-            .map(|path| (path.clone(), disk.iter().find(|n| &n.path == path).map(|n| serde_bytes::ByteBuf::from(n.bytes.clone()))))
+            .map(|path| {
+                (
+                    path.clone(),
+                    disk.iter().find(|n| &n.path == path).map(|n| serde_bytes::ByteBuf::from(n.bytes.clone())),
+                )
+            })
             .collect();
         p = e.embed_step(2, &supplied).unwrap();
         steps += 1;
@@ -115,25 +128,45 @@ fn the_index_holds_no_note_text() {
     assert_eq!(snippets(&e, "word7x3beta", &found[..1], &[]), vec![None]);
     let s = snippets(&e, "word7x3beta", &found[..1], &notes)[0].clone().unwrap();
     let (a, b) = s.highlights[0];
-    assert_eq!(s.text.encode_utf16().skip(a as usize).take((b - a) as usize).collect::<Vec<_>>(), "word7x3Beta".encode_utf16().collect::<Vec<_>>());
+    assert_eq!(
+        s.text.encode_utf16().skip(a as usize).take((b - a) as usize).collect::<Vec<_>>(),
+        "word7x3Beta".encode_utf16().collect::<Vec<_>>()
+    );
 }
 
 #[test]
 fn snippets_from_supplied_texts_highlight_terms() {
     let notes = vault();
     let mut e = engine_with(&notes);
-    for (q, path, term) in [("steam oven", "Cooking/Bread.md", "oven"), ("乌龙茶", "中文/茶.md", "乌龙"), ("bullet train", "Travel/Kyoto.md", "train")] {
+    for (q, path, term) in [
+        ("steam oven", "Cooking/Bread.md", "oven"),
+        ("乌龙茶", "中文/茶.md", "乌龙"),
+        ("bullet train", "Travel/Kyoto.md", "train"),
+    ] {
         let found = hits(&mut e, q);
         assert_eq!(found[0].path, path);
         let s = snippets(&e, q, &found, &notes)[0].clone().expect("a snippet");
         let u: Vec<u16> = s.text.encode_utf16().collect();
-        let marked: Vec<String> = s.highlights.iter().map(|&(a, b)| String::from_utf16(&u[a as usize..b as usize]).unwrap().to_lowercase()).collect();
-        assert!(marked.iter().any(|m| m.contains(term) || term.contains(m.as_str())), "{q}: {marked:?} in {:?}", s.text);
+        let marked: Vec<String> = s
+            .highlights
+            .iter()
+            .map(|&(a, b)| String::from_utf16(&u[a as usize..b as usize]).unwrap().to_lowercase())
+            .collect();
+        assert!(
+            marked.iter().any(|m| m.contains(term) || term.contains(m.as_str())),
+            "{q}: {marked:?} in {:?}",
+            s.text
+        );
     }
     // An empty query with expansions highlights the first expansion (what hybrid ranks by).
     let found = hits(&mut e, "external drive");
     let hit = SnippetHit { path: found[0].path.clone(), section_id: found[0].section_id.clone() };
-    let req = SnippetRequest { query: " ".into(), queries: Some(vec!["".into(), "drive".into()]), hits: vec![hit.clone()], texts: texts(&notes) };
+    let req = SnippetRequest {
+        query: " ".into(),
+        queries: Some(vec!["".into(), "drive".into()]),
+        hits: vec![hit.clone()],
+        texts: texts(&notes),
+    };
     assert!(!e.snippets(&req).unwrap()[0].as_ref().unwrap().highlights.is_empty());
     // A hit whose note is unreadable, or whose section id is not its path's: no snippet.
     let unreadable: NoteTexts = [(hit.path.clone(), None)].into_iter().collect();
@@ -152,11 +185,18 @@ fn a_snippet_of_a_note_edited_since_indexing_comes_from_its_current_text() {
     // and the section's own text changed.
     let edited = split_note(
         "About bread.\nKeep it at room temperature.\nDiscard half first.",
-        &[("Starter", "Feed the starter flour and water daily."), ("Baking", "Bake at 250 degrees with steam and a lid.")],
+        &[
+            ("Starter", "Feed the starter flour and water daily."),
+            ("Baking", "Bake at 250 degrees with steam and a lid."),
+        ],
     );
     let s = snippets(&e, "steam", &found[..1], &[note("Cooking/Bread.md", &edited)])[0].clone().unwrap();
     assert!(s.text.contains("250 degrees with steam"), "{:?}", s.text);
-    assert!(!s.text.contains("Discard") && !s.text.contains("starter0"), "the section's lines in the current text: {:?}", s.text);
+    assert!(
+        !s.text.contains("Discard") && !s.text.contains("starter0"),
+        "the section's lines in the current text: {:?}",
+        s.text
+    );
     // The heading is gone: the whole note stands for it.
     let gone = note("Cooking/Bread.md", "# Sourdough\n\nNo more baking here, steam or not.\n");
     let s = snippets(&e, "steam", &found[..1], &[gone])[0].clone().unwrap();
@@ -171,11 +211,17 @@ fn read_with_a_stale_text_answers_from_the_current_text() {
     let indexed_hash = e.note(&hit.path).unwrap().hash;
     let edited = split_note(
         "About bread.\nA new intro line.\nAnother one.",
-        &[("Starter", "Feed the starter flour and water daily."), ("Baking", "Bake with steam, then cool on a rack."), ("Storage", "A linen bag.")],
+        &[
+            ("Starter", "Feed the starter flour and water daily."),
+            ("Baking", "Bake with steam, then cool on a rack."),
+            ("Storage", "A linen bag."),
+        ],
     );
     let read = |req: ReadRequest| e.read(&ReadRequest { bytes: Some(edited.as_bytes().to_vec()), ..req });
 
-    let r = read(ReadRequest { path: hit.path.clone(), section_id: Some(hit.section_id.clone()), ..Default::default() }).unwrap();
+    let r =
+        read(ReadRequest { path: hit.path.clone(), section_id: Some(hit.section_id.clone()), ..Default::default() })
+            .unwrap();
     assert!(r.text.starts_with("## Baking\n\nBake with steam, then cool on a rack.\nbaking0 "), "{:?}", r.text);
     assert!(!r.text.contains("Storage"));
     assert_eq!(r.start_line, hit.start_line + 2, "the section's lines now, not the index's");
@@ -184,20 +230,38 @@ fn read_with_a_stale_text_answers_from_the_current_text() {
     assert_ne!(r.content_hash, indexed_hash);
     let whole = read(ReadRequest { path: hit.path.clone(), whole: true, ..Default::default() }).unwrap();
     assert_eq!(whole.text, edited.trim_end());
-    let lines = read(ReadRequest { path: hit.path.clone(), start_line: Some(4), max_lines: Some(1), ..Default::default() }).unwrap();
+    let lines =
+        read(ReadRequest { path: hit.path.clone(), start_line: Some(4), max_lines: Some(1), ..Default::default() })
+            .unwrap();
     assert_eq!(lines.text, "A new intro line.");
     // A heading added since indexing is read by heading; it has no section id in the index.
-    let storage = read(ReadRequest { path: hit.path.clone(), heading: Some("Storage".into()), ..Default::default() }).unwrap();
+    let storage =
+        read(ReadRequest { path: hit.path.clone(), heading: Some("Storage".into()), ..Default::default() }).unwrap();
     assert!(storage.text.starts_with("## Storage\n\nA linen bag."), "{:?}", storage.text);
     assert_eq!(storage.section_id, None);
     // A section whose heading is gone says so.
     let gone = e
-        .read(&ReadRequest { path: hit.path.clone(), section_id: Some(hit.section_id.clone()), bytes: Some(b"# Sourdough\n\nOnly this.\n".to_vec()), ..Default::default() })
+        .read(&ReadRequest {
+            path: hit.path.clone(),
+            section_id: Some(hit.section_id.clone()),
+            bytes: Some(b"# Sourdough\n\nOnly this.\n".to_vec()),
+            ..Default::default()
+        })
         .unwrap_err();
     assert!(gone.message().contains("no longer in"), "{gone}");
     // The indexed version answers from the index's sections, as before.
-    let same = e.read(&ReadRequest { path: hit.path.clone(), section_id: Some(hit.section_id.clone()), bytes: Some(notes[0].bytes.clone()), ..Default::default() }).unwrap();
-    assert_eq!((same.start_line, same.end_line, same.content_hash.as_str()), (hit.start_line, hit.end_line, indexed_hash.as_str()));
+    let same = e
+        .read(&ReadRequest {
+            path: hit.path.clone(),
+            section_id: Some(hit.section_id.clone()),
+            bytes: Some(notes[0].bytes.clone()),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(
+        (same.start_line, same.end_line, same.content_hash.as_str()),
+        (hit.start_line, hit.end_line, indexed_hash.as_str())
+    );
 }
 
 #[test]
@@ -210,7 +274,10 @@ fn a_rename_with_the_same_bytes_moves_without_re_embedding() {
     assert_eq!(before.done, before.total);
     let vectors = e.status().vectors;
     let r = e
-        .update(UpdateBatch { renames: vec![rename("Cooking/Bread.md", "Baking/Bread.md", Some(&notes[0].bytes))], ..Default::default() })
+        .update(UpdateBatch {
+            renames: vec![rename("Cooking/Bread.md", "Baking/Bread.md", Some(&notes[0].bytes))],
+            ..Default::default()
+        })
         .unwrap();
     assert_eq!((r.moved, r.added, r.deleted, r.updated), (1, 0, 0, 0));
     assert_eq!(hits(&mut e, "steam")[0].path, "Baking/Bread.md");
@@ -235,7 +302,10 @@ fn a_rename_with_other_bytes_re_indexes_and_one_without_bytes_is_skipped() {
     // Renamed and edited before the event was applied: a delete and an upsert.
     let edited = "# Kyoto\n\nTemples, shrines and the bullet train from Tokyo.\n\n## Food\n\nMatcha and yuba.\n";
     let r = e
-        .update(UpdateBatch { renames: vec![rename("Travel/Kyoto.md", "Japan/Kyoto.md", Some(edited.as_bytes()))], ..Default::default() })
+        .update(UpdateBatch {
+            renames: vec![rename("Travel/Kyoto.md", "Japan/Kyoto.md", Some(edited.as_bytes()))],
+            ..Default::default()
+        })
         .unwrap();
     assert_eq!((r.moved, r.added, r.deleted), (0, 1, 1), "{r:?}");
     let found = hits(&mut e, "yuba");
@@ -247,12 +317,22 @@ fn a_rename_with_other_bytes_re_indexes_and_one_without_bytes_is_skipped() {
     assert!(p.embedded >= 2 && p.done == p.total, "{p:?}");
 
     // No bytes: nothing changes, and the report says why.
-    let r = e.update(UpdateBatch { renames: vec![rename("Tech/Backups.md", "Archive/Backups.md", None)], ..Default::default() }).unwrap();
+    let r = e
+        .update(UpdateBatch {
+            renames: vec![rename("Tech/Backups.md", "Archive/Backups.md", None)],
+            ..Default::default()
+        })
+        .unwrap();
     assert_eq!((r.moved, r.deleted, r.added), (0, 0, 0));
     assert!(r.skipped[0].reason.contains("bytes"), "{:?}", r.skipped);
     assert!(e.note("Tech/Backups.md").is_some());
     // Into an excluded folder: no bytes needed, the note leaves the index.
-    let r = e.update(UpdateBatch { renames: vec![rename("Tech/Backups.md", ".trash/Backups.md", None)], ..Default::default() }).unwrap();
+    let r = e
+        .update(UpdateBatch {
+            renames: vec![rename("Tech/Backups.md", ".trash/Backups.md", None)],
+            ..Default::default()
+        })
+        .unwrap();
     assert_eq!(r.deleted, 1);
     assert!(e.note("Tech/Backups.md").is_none());
 }
@@ -348,11 +428,16 @@ fn section_hashes_are_those_of_the_indexed_text_after_an_upsert_and_a_rename() {
         let text = markdown::decode(bytes).text;
         let parsed = markdown::parse("a.md", &text);
         let want: Vec<[u8; 32]> =
-            build_sections(&text, &parsed.headings, parsed.line_count, parsed.body_start_line, split).iter().map(|s| s.hash).collect();
-        let hashes = |e: &Engine, p: &str| e.catalog.get(p).unwrap().sections.iter().map(|s| s.hash).collect::<Vec<_>>();
+            build_sections(&text, &parsed.headings, parsed.line_count, parsed.body_start_line, split)
+                .iter()
+                .map(|s| s.hash)
+                .collect();
+        let hashes =
+            |e: &Engine, p: &str| e.catalog.get(p).unwrap().sections.iter().map(|s| s.hash).collect::<Vec<_>>();
         let mut e = engine_with(&[NoteInput { path: "a.md".into(), bytes: bytes.to_vec(), mtime: 1.0 }]);
         assert_eq!(hashes(&e, "a.md"), want, "{bytes:?}");
-        let r = e.update(UpdateBatch { renames: vec![rename("a.md", "b.md", Some(bytes))], ..Default::default() }).unwrap();
+        let r =
+            e.update(UpdateBatch { renames: vec![rename("a.md", "b.md", Some(bytes))], ..Default::default() }).unwrap();
         assert_eq!(r.moved, 1);
         assert_eq!(hashes(&e, "b.md"), want, "{bytes:?} after a rename");
     }
@@ -362,10 +447,14 @@ fn section_hashes_are_those_of_the_indexed_text_after_an_upsert_and_a_rename() {
 fn a_notes_vector_score_weighs_its_lead_with_its_best_section() {
     // The lead says what the note is about; its sections (split by the budget) do not.
     let filler = "plain words about nothing much at all ".repeat(20);
-    let aliases = format!("An alias gives a note a second name.\n\n## Syntax\n\n{filler}\n\n## Properties\n\n{filler} name\n");
+    let aliases =
+        format!("An alias gives a note a second name.\n\n## Syntax\n\n{filler}\n\n## Properties\n\n{filler} name\n");
     let notes = vec![
         note("Aliases.md", &aliases),
-        note("Links.md", "Links join notes.\n\n## Rename\n\nA second name here, a note there, an alias elsewhere, a link.\n"),
+        note(
+            "Links.md",
+            "Links join notes.\n\n## Rename\n\nA second name here, a note there, an alias elsewhere, a link.\n",
+        ),
     ];
     let mut e = Engine::create(CoreConfig { chunk_budget: 60, chunk_min: 10, ..CoreConfig::default() }).unwrap();
     e.update(UpdateBatch { upserts: notes.clone(), ..Default::default() }).unwrap();
@@ -376,7 +465,9 @@ fn a_notes_vector_score_weighs_its_lead_with_its_best_section() {
     assert!(texts.len() >= 3, "a lead and 2+ leaves: {texts:?}");
 
     let q = "note second name alias";
-    let r = e.search(&SearchRequest { query: q.into(), k: Some(10), mode: Some(SearchMode::Semantic), ..Default::default() }).unwrap();
+    let r = e
+        .search(&SearchRequest { query: q.into(), k: Some(10), mode: Some(SearchMode::Semantic), ..Default::default() })
+        .unwrap();
     assert_eq!(r.hits[0].path, "Aliases.md", "{:?}", r.hits);
     // The score: 0.6 × the lead's cosine + 0.4 × the best section's, from the embedder itself.
     let mut m = WordHash::boxed("model-a", 1);

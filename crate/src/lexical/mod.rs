@@ -48,8 +48,7 @@ impl Lexical {
             writer::write_raw(&ram, Path::new(&name), &bytes)?;
         }
         ram.atomic_write(Path::new(META), meta_json.as_bytes())?;
-        let index = Index::open(ram.clone())
-            .map_err(|e| CoreError::Corrupt(format!("lexical index: {e}")))?;
+        let index = Index::open(ram.clone()).map_err(|e| CoreError::Corrupt(format!("lexical index: {e}")))?;
         if index.schema() != schema {
             return Err(CoreError::Corrupt("lexical index has a different schema".into()));
         }
@@ -57,10 +56,8 @@ impl Lexical {
         // Open every segment now so a damaged file is found here, not at the first search.
         let searcher = lex.reader.searcher();
         for r in searcher.segment_readers() {
-            r.inverted_index(lex.fields.body)
-                .map_err(|e| CoreError::Corrupt(format!("lexical segment: {e}")))?;
-            r.get_store_reader(1)
-                .map_err(|e| CoreError::Corrupt(format!("lexical store: {e}")))?;
+            r.inverted_index(lex.fields.body).map_err(|e| CoreError::Corrupt(format!("lexical segment: {e}")))?;
+            r.get_store_reader(1).map_err(|e| CoreError::Corrupt(format!("lexical store: {e}")))?;
         }
         Ok(lex)
     }
@@ -68,10 +65,7 @@ impl Lexical {
     fn finish_open(ram: RamDirectory, index: Index, fields: Fields) -> Result<Lexical> {
         // Tokenizers are not persisted: register ours after every open.
         index.tokenizers().register(analyzer::TOKENIZER_NAME, analyzer::analyzer());
-        let reader = index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()?;
+        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
         let metas = index.load_metas()?;
         let files = writer::segment_files(&index, &ram, &metas.segments);
         Ok(Lexical {
@@ -87,11 +81,7 @@ impl Lexical {
     }
 
     fn committer(&self) -> Committer<'_> {
-        Committer {
-            index: &self.index,
-            ram: &self.ram,
-            path_field: self.fields.path,
-        }
+        Committer { index: &self.index, ram: &self.ram, path_field: self.fields.path }
     }
 
     /// Stages the removal of every section of `path` (applied at the next commit).
@@ -114,11 +104,7 @@ impl Lexical {
         let opstamp = self.opstamp + 1;
         for d in docs {
             let doc = self.fields.document(d);
-            let committer = Committer {
-                index: &self.index,
-                ram: &self.ram,
-                path_field: self.fields.path,
-            };
+            let committer = Committer { index: &self.index, ram: &self.ram, path_field: self.fields.path };
             committer.add(&mut self.staged, opstamp, doc)?;
         }
         Ok(())

@@ -5,11 +5,8 @@
 //! snippets, `read`, renames and embedding need is supplied by the host, which has the notes
 //! on disk (measured on the 5.9k-note help vault: the stored text was 38% of the index).
 
-use tantivy::schema::{
-    Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, FAST,
-    STRING,
-};
 use tantivy::schema::{Document, OwnedValue};
+use tantivy::schema::{Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, FAST, STRING};
 
 use crate::analyzer::TOKENIZER_NAME;
 
@@ -92,7 +89,8 @@ type FieldValue = (Field, OwnedValue);
 
 impl Document for SectionDocument {
     type Value<'a> = &'a OwnedValue;
-    type FieldsValuesIter<'a> = std::iter::Map<std::slice::Iter<'a, FieldValue>, fn(&'a FieldValue) -> (Field, &'a OwnedValue)>;
+    type FieldsValuesIter<'a> =
+        std::iter::Map<std::slice::Iter<'a, FieldValue>, fn(&'a FieldValue) -> (Field, &'a OwnedValue)>;
 
     fn iter_fields_and_values(&self) -> Self::FieldsValuesIter<'_> {
         self.0.iter().map(|(f, v)| (*f, v))

@@ -1,9 +1,9 @@
 //! Query building (lenient tantivy syntax, CJK bigram spreading, field boosts, filters)
 //! and BM25 retrieval of section hits.
 
+use std::collections::HashMap;
 use tantivy::collector::TopDocs;
 use tantivy::query::{AllQuery, BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, TermQuery};
-use std::collections::HashMap;
 
 use tantivy::columnar::{Column, StrColumn};
 use tantivy::schema::IndexRecordOption;
@@ -45,10 +45,7 @@ pub struct LexResults {
 impl Lexical {
     fn user_query(&self, text: &str) -> Box<dyn Query> {
         let f = &self.fields;
-        let mut parser = QueryParser::for_index(
-            &self.index,
-            vec![f.title, f.aliases, f.headings, f.tags, f.body],
-        );
+        let mut parser = QueryParser::for_index(&self.index, vec![f.title, f.aliases, f.headings, f.tags, f.body]);
         parser.set_field_boost(f.title, BOOST_TITLE);
         parser.set_field_boost(f.aliases, BOOST_ALIASES);
         parser.set_field_boost(f.headings, BOOST_HEADINGS);
@@ -63,10 +60,7 @@ impl Lexical {
         let f = &self.fields;
         let term = |field, text: &str| -> Box<dyn Query> {
             Box::new(ConstScoreQuery::new(
-                Box::new(TermQuery::new(
-                    Term::from_field_text(field, text),
-                    IndexRecordOption::Basic,
-                )),
+                Box::new(TermQuery::new(Term::from_field_text(field, text), IndexRecordOption::Basic)),
                 0.0,
             ))
         };
@@ -90,27 +84,18 @@ impl Lexical {
                 .map(|d| {
                     (
                         Occur::Should,
-                        Box::new(TermQuery::new(
-                            Term::from_field_u64(f.depth, d as u64),
-                            IndexRecordOption::Basic,
-                        )) as Box<dyn Query>,
+                        Box::new(TermQuery::new(Term::from_field_u64(f.depth, d as u64), IndexRecordOption::Basic))
+                            as Box<dyn Query>,
                     )
                 })
                 .collect();
-            out.push((
-                Occur::Must,
-                Box::new(ConstScoreQuery::new(Box::new(BooleanQuery::new(depths)), 0.0)),
-            ));
+            out.push((Occur::Must, Box::new(ConstScoreQuery::new(Box::new(BooleanQuery::new(depths)), 0.0))));
         }
         out
     }
 
     pub fn search(&self, q: &LexQuery) -> Result<LexResults> {
-        let user: Box<dyn Query> = if q.text.trim().is_empty() {
-            Box::new(AllQuery)
-        } else {
-            self.user_query(&q.text)
-        };
+        let user: Box<dyn Query> = if q.text.trim().is_empty() { Box::new(AllQuery) } else { self.user_query(&q.text) };
         let filters = self.filter_query(q);
         let query: Box<dyn Query> = if filters.is_empty() {
             user.box_clone()

@@ -33,11 +33,7 @@ fn paths(lex: &Lexical, q: &str) -> Vec<String> {
 }
 
 fn export(lex: &Lexical) -> (String, Vec<(String, Vec<u8>)>) {
-    let files = lex
-        .files()
-        .iter()
-        .map(|p| (p.to_string_lossy().to_string(), lex.read_file(p).unwrap()))
-        .collect();
+    let files = lex.files().iter().map(|p| (p.to_string_lossy().to_string(), lex.read_file(p).unwrap())).collect();
     (lex.meta_json().unwrap(), files)
 }
 
@@ -137,9 +133,7 @@ fn lenient_queries_never_error() {
     lex.add_note("a.md", vec![doc("a.md", "hello world")]).unwrap();
     lex.commit().unwrap();
     for q in ["\"hello", "hello)", "title:", "AND OR", "((", "-", "body:\"unterminated", "*"] {
-        let _ = lex
-            .search(&LexQuery { text: q.into(), limit: 10, ..Default::default() })
-            .unwrap();
+        let _ = lex.search(&LexQuery { text: q.into(), limit: 10, ..Default::default() }).unwrap();
     }
     assert_eq!(paths(&lex, "\"hello world\""), vec!["a.md"]);
     assert!(paths(&lex, "\"world hello\"").is_empty());

@@ -24,8 +24,8 @@ use tantivy::indexer::{merge_filtered_segments, AddOperation, SegmentWriter};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{BitSet, DocSet, Index, IndexMeta, Segment, Term, TERMINATED};
 
-use crate::error::{CoreError, Result};
 use super::schema::SectionDocument;
+use crate::error::{CoreError, Result};
 
 /// Memory budget of one segment writer before it is finalised into a segment.
 pub const SEGMENT_MEMORY_BUDGET: usize = 48 * 1024 * 1024;
@@ -36,10 +36,7 @@ pub const TIER_FACTOR: f64 = 8.0;
 pub const MAX_DELETED_SHARE: f64 = 0.25;
 
 pub fn index_settings() -> IndexSettings {
-    IndexSettings {
-        docstore_compress_dedicated_thread: false,
-        ..IndexSettings::default()
-    }
+    IndexSettings { docstore_compress_dedicated_thread: false, ..IndexSettings::default() }
 }
 
 /// Staged changes that the next [`Committer::commit`] applies.
@@ -71,10 +68,7 @@ impl Committer<'_> {
             staged.writer = Some((writer, segment));
         }
         let (writer, _) = staged.writer.as_mut().expect("writer just set");
-        writer.add_document(AddOperation {
-            opstamp,
-            document: doc,
-        })?;
+        writer.add_document(AddOperation { opstamp, document: doc })?;
         if writer.mem_usage() >= SEGMENT_MEMORY_BUDGET {
             self.finish_writer(staged)?;
         }
@@ -95,12 +89,7 @@ impl Committer<'_> {
     }
 
     /// Applies staged adds and deletes on top of `segments`; returns the new segment list.
-    pub fn apply(
-        &self,
-        segments: &[SegmentMeta],
-        staged: &mut Staged,
-        opstamp: u64,
-    ) -> Result<Vec<SegmentMeta>> {
+    pub fn apply(&self, segments: &[SegmentMeta], staged: &mut Staged, opstamp: u64) -> Result<Vec<SegmentMeta>> {
         self.finish_writer(staged)?;
         let mut out = Vec::with_capacity(segments.len() + staged.segments.len());
         for meta in segments {
@@ -116,12 +105,7 @@ impl Committer<'_> {
         Ok(out)
     }
 
-    fn delete_in_segment(
-        &self,
-        meta: &SegmentMeta,
-        paths: &HashSet<String>,
-        opstamp: u64,
-    ) -> Result<SegmentMeta> {
+    fn delete_in_segment(&self, meta: &SegmentMeta, paths: &HashSet<String>, opstamp: u64) -> Result<SegmentMeta> {
         let segment = self.index.segment(meta.clone());
         let reader = tantivy::SegmentReader::open(&segment)?;
         let max_doc = reader.max_doc();
@@ -206,10 +190,8 @@ impl Committer<'_> {
         let tmp = RamDirectory::create();
         let merged = merge_filtered_segments(&segments, self.index.settings().clone(), alive, tmp.clone())?;
         let merged_meta = merged.load_metas()?;
-        let seg = merged_meta
-            .segments
-            .first()
-            .ok_or_else(|| CoreError::Internal("merge produced no segment".into()))?;
+        let seg =
+            merged_meta.segments.first().ok_or_else(|| CoreError::Internal("merge produced no segment".into()))?;
         for file in segment_files(&merged, &tmp, &merged_meta.segments) {
             let bytes = read_raw(&tmp, &file)?;
             write_raw(self.ram, &file, &bytes)?;

@@ -112,7 +112,11 @@ impl FlatIndex {
 
     /// Approximate heap bytes held.
     pub fn memory_bytes(&self) -> usize {
-        self.codes.len() + self.halves.len() * 2 + self.scales.len() * 4 + self.keys.len() * 33 + self.slot_of.len() * 40
+        self.codes.len()
+            + self.halves.len() * 2
+            + self.scales.len() * 4
+            + self.keys.len() * 33
+            + self.slot_of.len() * 40
     }
 
     /// Reserve room for `additional` more vectors.
@@ -162,7 +166,8 @@ impl FlatIndex {
     /// Keep only the vectors whose key satisfies `keep` (e.g. the hashes of
     /// the chunks that still exist). Returns how many were removed.
     pub fn retain(&mut self, mut keep: impl FnMut(&Key) -> bool) -> usize {
-        let gone: Vec<Key> = (0..self.slots()).filter(|&i| self.alive[i] && !keep(&self.keys[i])).map(|i| self.keys[i]).collect();
+        let gone: Vec<Key> =
+            (0..self.slots()).filter(|&i| self.alive[i] && !keep(&self.keys[i])).map(|i| self.keys[i]).collect();
         for k in &gone {
             self.remove(k);
         }
@@ -236,7 +241,6 @@ impl FlatIndex {
         }
         s
     }
-
 }
 
 impl VectorIndex for FlatIndex {
@@ -294,7 +298,12 @@ impl VectorIndex for FlatIndex {
         Some(self.exact_score(slot, query, &mut vec![0f32; self.dim]))
     }
 
-    fn search(&self, query: &[f32], k: usize, filter: Option<&dyn Fn(&Key) -> bool>) -> Result<Vec<(Key, f32)>, String> {
+    fn search(
+        &self,
+        query: &[f32],
+        k: usize,
+        filter: Option<&dyn Fn(&Key) -> bool>,
+    ) -> Result<Vec<(Key, f32)>, String> {
         if query.len() != self.dim {
             return Err(format!("vector index: query of dimension {}, index has {}", query.len(), self.dim));
         }
@@ -306,8 +315,11 @@ impl VectorIndex for FlatIndex {
         }
         let c = self.rerank_min.max(RERANK_PER_HIT * k);
         let mut buf = vec![0f32; self.dim];
-        let mut scored: Vec<(u32, f32)> =
-            self.candidates(query, c, filter).into_iter().map(|s| (s, self.exact_score(s as usize, query, &mut buf))).collect();
+        let mut scored: Vec<(u32, f32)> = self
+            .candidates(query, c, filter)
+            .into_iter()
+            .map(|s| (s, self.exact_score(s as usize, query, &mut buf)))
+            .collect();
         scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         scored.truncate(k);
         Ok(scored.into_iter().map(|(s, score)| (self.keys[s as usize], score)).collect())

@@ -78,7 +78,6 @@ pub type Key = [u8; 32];
 /// Compaction is due when more than this fraction of the slots are dead.
 pub const COMPACT_DEAD_FRACTION: f64 = 0.2;
 
-
 /// A vector index keyed by chunk-text hash. The exact scan ([`FlatIndex`]) is
 /// the only implementation; an ANN tier would implement this too.
 pub trait VectorIndex {
@@ -102,7 +101,8 @@ pub trait VectorIndex {
     fn score(&self, key: &Key, query: &[f32]) -> Option<f32>;
     /// The `k` best live vectors by dot product with `query`, best first.
     /// `filter`, if given, must return true for a key to be returned.
-    fn search(&self, query: &[f32], k: usize, filter: Option<&dyn Fn(&Key) -> bool>) -> Result<Vec<(Key, f32)>, String>;
+    fn search(&self, query: &[f32], k: usize, filter: Option<&dyn Fn(&Key) -> bool>)
+        -> Result<Vec<(Key, f32)>, String>;
     /// Keys of all live vectors (any order).
     fn keys(&self) -> Vec<Key>;
 }

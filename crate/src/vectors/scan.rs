@@ -34,7 +34,10 @@ mod imp {
             acc1 = i32x4_add(acc1, i32x4_dot_i16x8(i16x8_extend_high_i8x16(x), q[2 * i + 1]));
         }
         let a = i32x4_add(acc0, acc1);
-        i32x4_extract_lane::<0>(a) + i32x4_extract_lane::<1>(a) + i32x4_extract_lane::<2>(a) + i32x4_extract_lane::<3>(a)
+        i32x4_extract_lane::<0>(a)
+            + i32x4_extract_lane::<1>(a)
+            + i32x4_extract_lane::<2>(a)
+            + i32x4_extract_lane::<3>(a)
     }
 }
 

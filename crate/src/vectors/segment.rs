@@ -13,7 +13,6 @@ const MAGIC: &[u8; 4] = b"SVEC";
 const HEADER_LEN: usize = 40;
 const FLAG_BASE: u16 = 1;
 
-
 /// `half`'s f16 → f32 conversion of every bit pattern, computed once (256 KB): wasm has no
 /// f16 instructions, and loading a snapshot converts every stored component.
 fn f16_table() -> &'static [f32] {
@@ -35,7 +34,6 @@ pub struct SegmentWrite {
 }
 
 impl FlatIndex {
-
     /// The segment that would persist the changes since the last
     /// [`mark_persisted`](Self::mark_persisted): a delta (appended vectors +
     /// removed keys), or a base with every live vector after a compaction or
@@ -50,21 +48,37 @@ impl FlatIndex {
         if self.needs_base {
             let slots: Vec<usize> = (0..self.slots()).filter(|&i| self.alive[i]).collect();
             let bytes = self.encode(self.next_seq, true, &slots, &[]);
-            return Some(SegmentWrite { seq: self.next_seq, base: true, bytes, upto_slot: self.slots(), tombstones: self.pending_tombstones.len() });
+            return Some(SegmentWrite {
+                seq: self.next_seq,
+                base: true,
+                bytes,
+                upto_slot: self.slots(),
+                tombstones: self.pending_tombstones.len(),
+            });
         }
         let slots: Vec<usize> = (self.persisted_slots..self.slots()).filter(|&i| self.alive[i]).collect();
         if slots.is_empty() && self.pending_tombstones.is_empty() {
             return None;
         }
         let bytes = self.encode(self.next_seq, false, &slots, &self.pending_tombstones);
-        Some(SegmentWrite { seq: self.next_seq, base: false, bytes, upto_slot: self.slots(), tombstones: self.pending_tombstones.len() })
+        Some(SegmentWrite {
+            seq: self.next_seq,
+            base: false,
+            bytes,
+            upto_slot: self.slots(),
+            tombstones: self.pending_tombstones.len(),
+        })
     }
 
     /// Record that `seg` (from [`pending_segment`](Self::pending_segment))
     /// was written durably. Changes made since it was taken stay pending.
     /// Errors if `seg` is stale (another segment or a compaction came first).
     pub fn mark_persisted(&mut self, seg: &SegmentWrite) -> Result<(), String> {
-        if seg.seq != self.next_seq || seg.base != self.needs_base || seg.upto_slot > self.slots() || seg.tombstones > self.pending_tombstones.len() {
+        if seg.seq != self.next_seq
+            || seg.base != self.needs_base
+            || seg.upto_slot > self.slots()
+            || seg.tombstones > self.pending_tombstones.len()
+        {
             return Err(format!("vector index: stale segment {} (next is {})", seg.seq, self.next_seq));
         }
         self.persisted_slots = seg.upto_slot;
@@ -95,7 +109,9 @@ impl FlatIndex {
                 return Err(format!("vector segment {i}: dimension {} but the index has {dim}", seg.dim));
             }
             if seg.space != space {
-                return Err(format!("vector segment {i}: written for another embedding space (model change: re-embed)"));
+                return Err(format!(
+                    "vector segment {i}: written for another embedding space (model change: re-embed)"
+                ));
             }
             match (i, seg.base, last_seq) {
                 (0, true, _) => {}
@@ -210,7 +226,8 @@ impl<'a> Segment<'a> {
         if dim == 0 || dim > MAX_DIM {
             return Err(format!("vector segment: dimension {dim} out of range"));
         }
-        let expect = (count as u64) * 32 + (tombstones as u64) * 32 + (count as u64) * (dim as u64) * 2 + HEADER_LEN as u64 + 4;
+        let expect =
+            (count as u64) * 32 + (tombstones as u64) * 32 + (count as u64) * (dim as u64) * 2 + HEADER_LEN as u64 + 4;
         if expect != b.len() as u64 {
             return Err(format!("vector segment: {} bytes, header implies {expect}", b.len()));
         }

@@ -89,7 +89,6 @@ pub fn recall_at(idx: &FlatIndex, data: &[(Key, Vec<f32>)], queries: &[Vec<f32>]
     hit as f64 / (queries.len() * k) as f64
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,11 +96,13 @@ mod tests {
     #[test]
     fn exact_tops_match_a_full_sort() {
         let mut rng = Rng::new(7);
-        let data: Vec<(Key, Vec<f32>)> = random_vectors(&mut rng, 200, 16).into_iter().map(|v| (rng.key(), v)).collect();
+        let data: Vec<(Key, Vec<f32>)> =
+            random_vectors(&mut rng, 200, 16).into_iter().map(|v| (rng.key(), v)).collect();
         let qs = random_vectors(&mut rng, 3, 16);
         let tops = exact_tops(&data, &qs, 5);
         for (q, top) in qs.iter().zip(&tops) {
-            let mut all: Vec<(f32, Key)> = data.iter().map(|(k, v)| (v.iter().zip(q).map(|(a, b)| a * b).sum(), *k)).collect();
+            let mut all: Vec<(f32, Key)> =
+                data.iter().map(|(k, v)| (v.iter().zip(q).map(|(a, b)| a * b).sum(), *k)).collect();
             all.sort_by(|a, b| b.0.total_cmp(&a.0));
             assert_eq!(top, &all.iter().take(5).map(|x| x.1).collect::<Vec<_>>());
         }

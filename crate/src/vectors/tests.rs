@@ -1,11 +1,12 @@
 //! Tests of the vector index: exactness of the scan, recall, scores, tombstones, compaction,
 //! segments and their corruption.
 
-use super::*;
 use super::synthetic::{clustered_vectors, normalize, random_vectors, recall_at, Rng};
+use super::*;
 
 pub(crate) fn exact_top(data: &[(Key, Vec<f32>)], q: &[f32], k: usize) -> Vec<Key> {
-    let mut s: Vec<(f32, Key)> = data.iter().map(|(key, v)| (v.iter().zip(q).map(|(a, b)| a * b).sum(), *key)).collect();
+    let mut s: Vec<(f32, Key)> =
+        data.iter().map(|(key, v)| (v.iter().zip(q).map(|(a, b)| a * b).sum(), *key)).collect();
     s.sort_by(|a, b| b.0.total_cmp(&a.0));
     s.into_iter().take(k).map(|x| x.1).collect()
 }
