@@ -15,17 +15,23 @@ pub type NoteTexts = HashMap<String, Option<serde_bytes::ByteBuf>>;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct IndexFile {
     pub name: String,
     #[serde(with = "serde_bytes")]
+    #[cfg_attr(test, ts(type = "Uint8Array"))]
     pub bytes: Vec<u8>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct OpenReport {
     pub fresh: bool,
     pub rebuilt: bool,
+    /// Why the index was rebuilt (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub reason: Option<String>,
     pub generation: u64,
     pub notes: usize,
@@ -36,6 +42,7 @@ pub struct OpenReport {
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct OpenTimings {
     /// Manifest choice and the checksum of every file.
     pub verify_ms: f64,
@@ -47,6 +54,7 @@ pub struct OpenTimings {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct FileStat {
     pub path: String,
     pub size: u64,
@@ -55,6 +63,7 @@ pub struct FileStat {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Skip {
     pub path: String,
     pub reason: String,
@@ -62,6 +71,7 @@ pub struct Skip {
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Plan {
     pub read: Vec<String>,
     pub delete: Vec<String>,
@@ -71,16 +81,21 @@ pub struct Plan {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct NoteInput {
     pub path: String,
     #[serde(with = "serde_bytes")]
+    #[cfg_attr(test, ts(type = "Uint8Array"))]
     pub bytes: Vec<u8>,
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
     pub mtime: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields))]
 pub struct Rename {
     pub from: String,
     pub to: String,
@@ -89,6 +104,7 @@ pub struct Rename {
     /// otherwise `from` is deleted and `to` indexed from these bytes. Without them the
     /// rename is skipped, with the reason in the report.
     #[serde(default, with = "serde_bytes")]
+    #[cfg_attr(test, ts(type = "Uint8Array", optional))]
     pub bytes: Option<Vec<u8>>,
     /// The note's modification time at `to` (default: the indexed one).
     #[serde(default)]
@@ -101,16 +117,21 @@ fn yes() -> bool {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct UpdateBatch {
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
     pub upserts: Vec<NoteInput>,
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
     pub deletes: Vec<String>,
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
     pub renames: Vec<Rename>,
     /// Make the batch searchable now (default). A bulk index passes false for all but
     /// the last batch, so the batches share one segment.
     #[serde(default = "yes")]
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
     pub commit: bool,
 }
 
@@ -122,6 +143,7 @@ impl Default for UpdateBatch {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Warning {
     pub path: String,
     pub message: String,
@@ -129,6 +151,7 @@ pub struct Warning {
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct UpdateReport {
     pub added: usize,
     pub updated: usize,
@@ -143,6 +166,7 @@ pub struct UpdateReport {
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct FlushOutput {
     pub writes: Vec<IndexFile>,
     pub deletes: Vec<String>,
@@ -151,6 +175,7 @@ pub struct FlushOutput {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct PropertyFilter {
     pub key: String,
     pub value: String,
@@ -158,6 +183,8 @@ pub struct PropertyFilter {
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields))]
 pub struct SearchFilters {
     pub folder: Option<String>,
     pub tag: Option<String>,
@@ -168,6 +195,7 @@ pub struct SearchFilters {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum SearchMode {
     Lexical,
     Semantic,
@@ -178,6 +206,7 @@ pub enum SearchMode {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum DepthOrder {
     #[default]
     Relevance,
@@ -187,6 +216,8 @@ pub enum DepthOrder {
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields))]
 pub struct SearchRequest {
     pub query: String,
     #[serde(default)]
@@ -208,6 +239,7 @@ pub struct SearchRequest {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Hit {
     pub section_id: String,
     pub parent_id: Option<String>,
@@ -237,6 +269,7 @@ pub struct Hit {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct FusionWeights {
     pub lex: f32,
     pub vec: f32,
@@ -246,6 +279,7 @@ pub struct FusionWeights {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SearchResponse {
     pub hits: Vec<Hit>,
     /// The mode that answered (hybrid falls back to lexical without a model).
@@ -263,6 +297,7 @@ pub struct SearchResponse {
 /// A hit to make a snippet for: a search hit (its other fields are ignored).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SnippetHit {
     pub path: String,
     pub section_id: String,
@@ -271,6 +306,8 @@ pub struct SnippetHit {
 /// Snippets for search hits, from the notes' current bytes (`Engine::snippets`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields))]
 pub struct SnippetRequest {
     /// The search's query: its terms are highlighted.
     pub query: String,
@@ -281,11 +318,14 @@ pub struct SnippetRequest {
     pub hits: Vec<SnippetHit>,
     /// The hit notes' bytes; a hit whose note is missing here gets no snippet.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "NoteTexts"))]
     pub texts: NoteTexts,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields))]
 pub struct SimilarRequest {
     pub path: Option<String>,
     pub section_id: Option<String>,
@@ -294,6 +334,7 @@ pub struct SimilarRequest {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SimilarSection {
     pub section_id: String,
     pub heading_path: String,
@@ -304,6 +345,7 @@ pub struct SimilarSection {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SimilarHit {
     pub path: String,
     pub title: String,
@@ -313,6 +355,7 @@ pub struct SimilarHit {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SimilarResponse {
     pub source: String,
     pub hits: Vec<SimilarHit>,
@@ -321,6 +364,8 @@ pub struct SimilarResponse {
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields))]
 pub struct ReadRequest {
     pub path: String,
     pub section_id: Option<String>,
@@ -329,18 +374,22 @@ pub struct ReadRequest {
     pub max_lines: Option<u32>,
     pub max_chars: Option<usize>,
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
     pub parent: bool,
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
     pub whole: bool,
     /// The note's current bytes, read by the host (the index does not store note text).
     /// When the note changed since it was indexed, the answer comes from these bytes'
     /// sections, not the index's, so lines and content are never stale.
     #[serde(default, with = "serde_bytes")]
+    #[cfg_attr(test, ts(type = "Uint8Array", optional))]
     pub bytes: Option<Vec<u8>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ReadResult {
     pub path: String,
     pub title: String,
@@ -355,6 +404,7 @@ pub struct ReadResult {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SectionInfo {
     pub id: String,
     pub parent_id: Option<String>,
@@ -369,6 +419,7 @@ pub struct SectionInfo {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct NoteInfo {
     pub path: String,
     pub hash: String,
@@ -378,23 +429,29 @@ pub struct NoteInfo {
     pub aliases: Vec<String>,
     pub tags: Vec<String>,
     pub links: Vec<crate::markdown::Link>,
+    #[cfg_attr(test, ts(type = "Record<string, unknown>"))]
     pub frontmatter: serde_json::Value,
     pub sections: Vec<SectionInfo>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields))]
 pub struct ListRequest {
     pub folder: Option<String>,
     pub tag: Option<String>,
     pub property: Option<PropertyFilter>,
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
     pub sort: ListSort,
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
     pub offset: usize,
     pub limit: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum ListSort {
     #[default]
     Path,
@@ -404,6 +461,7 @@ pub enum ListSort {
 /// Retrieval usage of a note, kept in the catalog (never in the note).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct AccessInfo {
     pub count: u32,
     pub last: f64,
@@ -411,12 +469,14 @@ pub struct AccessInfo {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ListEntry {
     pub path: String,
     pub title: String,
     pub tags: Vec<String>,
     pub mtime: f64,
     pub size: u64,
+    #[cfg_attr(test, ts(type = "Record<string, unknown>"))]
     pub frontmatter: serde_json::Value,
     pub access: Option<AccessInfo>,
     pub context: Option<String>,
@@ -424,6 +484,7 @@ pub struct ListEntry {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ListResponse {
     pub total: usize,
     pub entries: Vec<ListEntry>,
@@ -431,12 +492,14 @@ pub struct ListResponse {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Status {
     pub vectors: usize,
     pub model: Option<String>,
     pub model_loaded: bool,
     /// A model switch under way: the old model's vectors answer queries meanwhile.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub switching: Option<Switch>,
     pub notes: usize,
     pub sections: usize,
@@ -450,6 +513,7 @@ pub struct Status {
 /// What embedding has done and has left (`embedStep`, `embedProgress`, `loadModel`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct EmbedProgress {
     /// Texts with a vector (leaf sections and note titles).
     pub done: usize,
@@ -468,12 +532,15 @@ pub struct EmbedProgress {
     pub model_loaded: bool,
     /// A model switch under way (the old vectors answer queries meanwhile).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub switching: Option<Switch>,
 }
 
 /// The model switch under way, for status and progress.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "ModelSwitch"))]
 pub struct Switch {
     /// The model whose vectors answer queries until the new one has embedded everything.
     pub from: String,

@@ -23,6 +23,7 @@ use crate::ranking::{
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum FusionMethod {
     #[default]
     Rrf,

@@ -43,6 +43,10 @@ pub mod engine;
 #[cfg(all(target_arch = "wasm32", feature = "bindings"))]
 pub mod wasm;
 
+// The TypeScript declarations of the API types (a test that keeps them current).
+#[cfg(test)]
+mod typescript;
+
 pub use config::CoreConfig;
 pub use engine::Engine;
 pub use error::{CoreError, Result};

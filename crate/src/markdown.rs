@@ -24,6 +24,7 @@ pub struct Heading {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Link {
     pub target: String,
     pub heading: Option<String>,

@@ -13,6 +13,7 @@ use crate::markdown;
 /// A note's structure (see the module documentation).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Outline {
     /// Lines of the note (a final line break does not open another line).
     pub line_count: u32,
@@ -27,6 +28,7 @@ pub struct Outline {
 /// One heading of an [`Outline`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct OutlineHeading {
     /// 1 to 6 (`#` to `######`; a setext heading is 1 with `===`, 2 with `---`).
     pub level: u8,

@@ -80,6 +80,7 @@ pub const AUTO: &str = "auto";
 /// The outcome of choosing a model for a vault.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ModelChoice {
     /// The model to load.
     pub model: String,

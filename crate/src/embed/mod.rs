@@ -10,6 +10,7 @@
 /// How token states become one vector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum Pooling {
     /// Mean of the token states over the attention mask (sentence-transformers' default).
     Mean,
@@ -34,6 +35,7 @@ pub enum Pooling {
 /// the memory, and queries get slower), `Concrete` natively (1.5×).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum ShapeMode {
     /// One plan optimized once with the ONNX's symbolic `[batch, sequence]`:
     /// the least memory, no per-shape warm-up.
@@ -51,6 +53,8 @@ pub const SEQ_BUCKET: usize = 32;
 /// the model id, dimension, pooling or a prefix means re-embedding.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "ModelConfig"))]
 pub struct EmbedderConfig {
     /// Stable model identifier, e.g. "all-MiniLM-L6-v2".
     pub model_id: String,

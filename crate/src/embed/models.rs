@@ -13,6 +13,7 @@ pub const TOKENIZER_FILE: &str = "tokenizer.json";
 /// A model Strata knows by id (`StrataCore.models()`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ModelInfo {
     /// The id a host passes to `loadModel` and `chooseModel`, and the name of its folder.
     pub id: String,
@@ -45,6 +46,7 @@ pub struct ModelInfo {
 /// One file of a model.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ModelFile {
     /// File name in the model's folder.
     pub name: String,

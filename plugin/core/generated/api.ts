@@ -1,0 +1,480 @@
+// Generated from the Rust types of crate/src (api.rs and the types it uses) by
+// crate/src/typescript.rs: do not edit. Rewrite it with
+//   STRATA_WRITE_TYPES=1 cargo test -p strata-core --no-default-features typescript
+// plugin/core/api.ts re-exports these with what cannot be generated (the wasm class).
+
+/** Current bytes of notes by path, read by the caller (null: the note could not be read). */
+export type NoteTexts = Record<string, Uint8Array | null>;
+
+export type CoreConfig = { 
+/**
+ * Obsidian's config folder (excluded from indexing).
+ */
+configDir?: string, 
+/**
+ * Indexed file extensions, without the dot.
+ */
+extensions?: Array<string>, 
+/**
+ * Vault-relative folders excluded from indexing.
+ */
+excludeFolders?: Array<string>, 
+/**
+ * Split a section while it exceeds this many estimated tokens.
+ */
+chunkBudget?: number, 
+/**
+ * Sections smaller than this are merged into a neighbour.
+ */
+chunkMin?: number, 
+/**
+ * Notes larger than this are skipped with a warning (never read whole into the index).
+ */
+maxNoteBytes?: number, };
+
+export type IndexFile = { name: string, bytes: Uint8Array, };
+
+export type OpenReport = { fresh: boolean, rebuilt: boolean, 
+/**
+ * Why the index was rebuilt (absent otherwise).
+ */
+reason?: string, generation: number, notes: number, orphans: Array<string>, 
+/**
+ * Where the open spent its time (ms), for the bench and the status view.
+ */
+timings: OpenTimings, };
+
+export type OpenTimings = { 
+/**
+ * Manifest choice and the checksum of every file.
+ */
+verifyMs: number, lexicalMs: number, catalogMs: number, vectorsMs: number, totalMs: number, };
+
+export type FileStat = { path: string, size: number, mtime: number, };
+
+export type Skip = { path: string, reason: string, };
+
+export type Plan = { read: Array<string>, delete: Array<string>, unchanged: number, skipped: Array<Skip>, };
+
+export type NoteInput = { path: string, bytes: Uint8Array, mtime?: number, };
+
+export type Rename = { from: string, to: string, 
+/**
+ * The note's current bytes, read by the host at `to` (the index does not store note
+ * text). Their SHA-256 equal to the indexed note's: a move (nothing re-embedded);
+ * otherwise `from` is deleted and `to` indexed from these bytes. Without them the
+ * rename is skipped, with the reason in the report.
+ */
+bytes?: Uint8Array, 
+/**
+ * The note's modification time at `to` (default: the indexed one).
+ */
+mtime?: number, };
+
+export type UpdateBatch = { upserts?: Array<NoteInput>, deletes?: Array<string>, renames?: Array<Rename>, 
+/**
+ * Make the batch searchable now (default). A bulk index passes false for all but
+ * the last batch, so the batches share one segment.
+ */
+commit?: boolean, };
+
+export type Warning = { path: string, message: string, };
+
+export type UpdateReport = { added: number, updated: number, unchanged: number, moved: number, deleted: number, skipped: Array<Skip>, warnings: Array<Warning>, sections: number, tookMs: number, };
+
+export type FlushOutput = { writes: Array<IndexFile>, deletes: Array<string>, bytesWritten: number, };
+
+export type PropertyFilter = { key: string, value: string, };
+
+export type SearchFilters = { folder?: string, tag?: string, property?: PropertyFilter, minDepth?: number, maxDepth?: number, };
+
+export type SearchMode = "lexical" | "semantic" | "hybrid";
+
+export type DepthOrder = "relevance" | "shallow" | "deep";
+
+export type FusionMethod = "rrf" | "linear";
+
+export type SearchRequest = { query: string, mode?: SearchMode, k?: number, filters?: SearchFilters, depthOrder?: DepthOrder, 
+/**
+ * Further query strings (a model's expansions), fused by RRF with the original
+ * (`query`, weight 2; expansions weight 1). Hybrid and semantic modes.
+ */
+queries?: Array<string>, 
+/**
+ * Fusion method for hybrid mode (default RRF).
+ */
+fusion?: FusionMethod, };
+
+export type Snippet = { text: string, 
+/**
+ * [start, end) in UTF-16 code units of `text`.
+ */
+highlights: Array<[number, number]>, };
+
+export type Hit = { sectionId: string, parentId: string | null, path: string, title: string, headingPath: string, depth: number, startLine: number, endLine: number, 
+/**
+ * The ranking score (equal to `finalScore`).
+ */
+score: number, finalScore: number, 
+/**
+ * Raw BM25 of the note's best lexical section (0 when only the vector side found it).
+ */
+lexScore: number, 
+/**
+ * BM25 divided by the query's best BM25.
+ */
+lexNorm: number, 
+/**
+ * Cosine similarity of the best vector match (0 in lexical mode).
+ */
+vecScore: number, vecNorm: number, 
+/**
+ * The fused score before note-level aggregation (0 in lexical mode).
+ */
+rrfScore: number, 
+/**
+ * How the score was made, for the score breakdown on hover.
+ */
+explain: string, 
+/**
+ * The folder context the note inherits (see [`crate::engine::Engine::folder_context`]).
+ */
+context: string | null, };
+
+export type FusionWeights = { lex: number, vec: number, reason: string, method: FusionMethod, };
+
+export type SearchResponse = { hits: Array<Hit>, 
+/**
+ * The mode that answered (hybrid falls back to lexical without a model).
+ */
+mode: SearchMode, tookMs: number, 
+/**
+ * The best lexical hit is clearly ahead: query expansion can be skipped.
+ */
+strongSignal: boolean, weights: FusionWeights | null, 
+/**
+ * Something the user should know (no model; embedding still in progress).
+ */
+notice: string | null, 
+/**
+ * Share of sections embedded so far (hybrid and semantic modes).
+ */
+semanticCoverage: number | null, };
+
+/**
+ * A hit to make a snippet for: a search hit (its other fields are ignored).
+ */
+export type SnippetHit = { path: string, sectionId: string, };
+
+/**
+ * Snippets for search hits, from the notes' current bytes (`Engine::snippets`).
+ */
+export type SnippetRequest = { 
+/**
+ * The search's query: its terms are highlighted.
+ */
+query: string, 
+/**
+ * The search's further query strings: when `query` is empty the first of them is
+ * highlighted, as hybrid and semantic search rank by it first.
+ */
+queries?: Array<string>, hits: Array<SnippetHit>, 
+/**
+ * The hit notes' bytes; a hit whose note is missing here gets no snippet.
+ */
+texts: NoteTexts, };
+
+export type SimilarRequest = { path?: string, sectionId?: string, k?: number, };
+
+export type SimilarSection = { sectionId: string, headingPath: string, startLine: number, endLine: number, score: number, };
+
+export type SimilarHit = { path: string, title: string, score: number, sections: Array<SimilarSection>, };
+
+export type SimilarResponse = { source: string, hits: Array<SimilarHit>, tookMs: number, };
+
+export type ReadRequest = { path: string, sectionId?: string, heading?: string, startLine?: number, maxLines?: number, maxChars?: number, parent?: boolean, whole?: boolean, 
+/**
+ * The note's current bytes, read by the host (the index does not store note text).
+ * When the note changed since it was indexed, the answer comes from these bytes'
+ * sections, not the index's, so lines and content are never stale.
+ */
+bytes?: Uint8Array, };
+
+export type ReadResult = { path: string, title: string, contentHash: string, sectionId: string | null, headingPath: string, startLine: number, endLine: number, text: string, truncated: boolean, };
+
+export type SectionInfo = { id: string, parentId: string | null, order: number, depth: number, headingPath: string, startLine: number, endLine: number, tokens: number, hash: string, };
+
+export type Link = { target: string, heading: string | null, alias: string | null, embed: boolean, };
+
+export type NoteInfo = { path: string, hash: string, size: number, mtime: number, title: string, aliases: Array<string>, tags: Array<string>, links: Array<Link>, frontmatter: Record<string, unknown>, sections: Array<SectionInfo>, };
+
+export type ListRequest = { folder?: string, tag?: string, property?: PropertyFilter, sort?: ListSort, offset?: number, limit?: number, };
+
+export type ListSort = "path" | "mtime";
+
+/**
+ * Retrieval usage of a note, kept in the catalog (never in the note).
+ */
+export type AccessInfo = { count: number, last: number, };
+
+export type ListEntry = { path: string, title: string, tags: Array<string>, mtime: number, size: number, frontmatter: Record<string, unknown>, access: AccessInfo | null, context: string | null, };
+
+export type ListResponse = { total: number, entries: Array<ListEntry>, };
+
+export type Status = { vectors: number, model: string | null, modelLoaded: boolean, 
+/**
+ * A model switch under way: the old model's vectors answer queries meanwhile.
+ */
+switching?: ModelSwitch, notes: number, sections: number, segments: number, deletedDocs: number, indexBytes: number, generation: number, formatVersion: number, };
+
+/**
+ * How token states become one vector.
+ */
+export type Pooling = "mean" | "cls";
+
+/**
+ * How tract runs the model.
+ *
+ * Measured on all-MiniLM-L6-v2 int8 (best of 6–8 interleaved runs, one
+ * batch; concrete time / symbolic time):
+ *
+ * | batch × tokens | native x86_64 | wasm32 + simd128 (Node 20) |
+ * |----------------|---------------|----------------------------|
+ * | 8 × 224        | 0.68 (758 vs 1114 ms) | 0.85 (3445 vs 4053 ms) |
+ * | 8 × 64         | 0.57          | 0.92                       |
+ * | 1 × 16 (query) | 0.91          | 1.38 (slower)              |
+ *
+ * Each concrete shape also costs ~0.2–0.4 s to optimize and ~50 MB while
+ * its plan is cached (wasm memory peaked at 191 MB symbolic, 353 MB
+ * concrete). Hence the default: `Symbolic` on wasm32 (8–15 % is not worth
+ * the memory, and queries get slower), `Concrete` natively (1.5×).
+ */
+export type ShapeMode = "symbolic" | "concrete";
+
+/**
+ * Embedding configuration. It is recorded in the index manifest: changing
+ * the model id, dimension, pooling or a prefix means re-embedding.
+ */
+export type ModelConfig = { 
+/**
+ * Stable model identifier, e.g. "all-MiniLM-L6-v2".
+ */
+model_id: string, 
+/**
+ * Output dimension; checked against the model's output.
+ */
+dimension: number, 
+/**
+ * Maximum sequence length in tokens, special tokens included.
+ */
+max_tokens: number, pooling: Pooling, 
+/**
+ * Prepended to queries (e.g. "query: " for E5); may be empty.
+ */
+query_prefix: string, 
+/**
+ * Prepended to passages (e.g. "passage: " for E5); may be empty.
+ */
+passage_prefix: string, 
+/**
+ * Texts per model run. 1 in wasm: measured with tract in wasm (Node 20, 32 chunks of
+ * the Obsidian Help vault, sorted by length and padded per batch), one text per run is
+ * the fastest and the leanest: multilingual-e5-small 514 ms per chunk at 1, 550 at 2,
+ * 573 at 4, 711 at 8 (wasm memory 468 vs 609 MB); all-MiniLM-L6-v2 270 ms at 2, 316 at
+ * 8. Natively (concrete shapes) batches of 8 pay.
+ */
+batch_size: number, 
+/**
+ * The model was trained on many languages. An English-only model (the default)
+ * gives CJK queries little weight in hybrid fusion.
+ */
+multilingual: boolean, 
+/**
+ * L2-normalise the vectors (so a dot product is a cosine).
+ */
+normalize: boolean, shape_mode: ShapeMode, 
+/**
+ * Concrete mode: how many optimized plans to keep (each ~50 MB).
+ */
+max_plans: number, };
+
+/**
+ * What embedding has done and has left (`embedStep`, `embedProgress`, `loadModel`).
+ */
+export type EmbedProgress = { 
+/**
+ * Texts with a vector (leaf sections and note titles).
+ */
+done: number, 
+/**
+ * Texts to embed in the index (distinct leaf sections and note titles).
+ */
+total: number, 
+/**
+ * Embedded by this call.
+ */
+embedded: number, 
+/**
+ * Chunks this call took off the queue without embedding them: their note's text was not
+ * supplied, or changed since the note was indexed (its next update queues them again).
+ */
+dropped: number, 
+/**
+ * Chunks per second over this session's embedding work.
+ */
+rate: number, 
+/**
+ * Seconds left at that rate (null until a rate is known).
+ */
+etaSeconds: number | null, model: string | null, modelLoaded: boolean, 
+/**
+ * A model switch under way (the old vectors answer queries meanwhile).
+ */
+switching?: ModelSwitch, };
+
+/**
+ * The model switch under way, for status and progress.
+ */
+export type ModelSwitch = { 
+/**
+ * The model whose vectors answer queries until the new one has embedded everything.
+ */
+from: string, to: string, 
+/**
+ * Whether the host has loaded `from` (queries need it: see `use_previous_embedder`).
+ */
+fromLoaded: boolean, };
+
+/**
+ * The outcome of choosing a model for a vault.
+ */
+export type ModelChoice = { 
+/**
+ * The model to load.
+ */
+model: string, 
+/**
+ * The setting it comes from (`auto` or a model id).
+ */
+setting: string, 
+/**
+ * The share of the vault's text that is not in Latin script.
+ */
+nonLatinShare: number, 
+/**
+ * Why, in words (for the CLI, the settings tab and the status).
+ */
+reason: string, };
+
+/**
+ * A model Strata knows by id (`StrataCore.models()`).
+ */
+export type ModelInfo = { 
+/**
+ * The id a host passes to `loadModel` and `chooseModel`, and the name of its folder.
+ */
+id: string, 
+/**
+ * The model loaded when nothing else is asked for.
+ */
+default: boolean, 
+/**
+ * Output dimension.
+ */
+dimension: number, 
+/**
+ * Longest input in tokens, special tokens included (a longer text is cut).
+ */
+maxTokens: number, pooling: Pooling, 
+/**
+ * Prepended to queries and to passages before they are embedded (may be empty).
+ */
+queryPrefix: string, passagePrefix: string, 
+/**
+ * Trained on many languages (`auto` picks it for a vault with much non-Latin text).
+ */
+multilingual: boolean, 
+/**
+ * The languages it serves, in words.
+ */
+languages: string, 
+/**
+ * What it is and what it is for, in a sentence.
+ */
+description: string, 
+/**
+ * SPDX identifier of the model's license.
+ */
+license: string, 
+/**
+ * Where the repository's script takes its files from.
+ */
+source: string, 
+/**
+ * The repository's script that puts its files in `models/<id>/`.
+ */
+fetchScript: string, 
+/**
+ * The files a host reads to load it.
+ */
+files: Array<ModelFile>, };
+
+/**
+ * One file of a model.
+ */
+export type ModelFile = { 
+/**
+ * File name in the model's folder.
+ */
+name: string, 
+/**
+ * What the file holds.
+ */
+what: string, };
+
+/**
+ * A note's structure (see the module documentation).
+ */
+export type Outline = { 
+/**
+ * Lines of the note (a final line break does not open another line).
+ */
+lineCount: number, 
+/**
+ * The line of the frontmatter's closing fence (`---` or `...`); null without frontmatter.
+ */
+frontmatterEnd: number | null, 
+/**
+ * The first line after the frontmatter (1 without frontmatter).
+ */
+bodyStartLine: number, 
+/**
+ * Headings in document order (none inside code blocks or the frontmatter).
+ */
+headings: Array<OutlineHeading>, };
+
+/**
+ * One heading of an [`Outline`].
+ */
+export type OutlineHeading = { 
+/**
+ * 1 to 6 (`#` to `######`; a setext heading is 1 with `===`, 2 with `---`).
+ */
+level: number, 
+/**
+ * The heading's text as it renders (markup and closing `#`s removed, trimmed).
+ */
+text: string, 
+/**
+ * The heading's first line.
+ */
+line: number, 
+/**
+ * The last line of its section, subsections included: the line before the next heading of
+ * the same or a higher level, else the note's last line.
+ */
+endLine: number, 
+/**
+ * Heading texts from the top level down to this one (its own text last).
+ */
+path: Array<string>, };
