@@ -9,6 +9,14 @@ bash scripts/setup.sh
 bash scripts/build-wasm.sh
 # The Rust core's layout: no import cycle between its modules, no oversized file.
 python3 scripts/check-modules.py --quiet
+# Rust format and lint (rustfmt.toml; clippy with warnings as errors), native and wasm32, with
+# the feature sets the builds use: the core without and with the embedder, the embedder and
+# the bench crate. The generated TypeScript types are checked by cargo test (crate/src/typescript.rs).
+cargo fmt --all --check
+cargo clippy -p strata-core -p strata-bench --no-default-features --all-targets -- -D warnings
+cargo clippy -p strata-core -p strata-embedder --all-targets -- -D warnings
+cargo clippy -p strata-core --target wasm32-unknown-unknown --no-default-features --features bindings --all-targets -- -D warnings
+cargo clippy -p strata-embedder -p strata-bench --target wasm32-unknown-unknown --all-targets -- -D warnings
 # The Rust tests without the native embedder: tract is built once, for wasm, and the Node
 # tests check that embedder against the reference vectors (compiling tract natively as well
 # took ~6 of the ~25 minutes of a cold run on 2 cores). `cargo test --workspace` runs the
