@@ -17,7 +17,7 @@ after(cleanupTemps);
 test("the real plugin: the bridge forwards every tool call to it", async (t) => {
   const vault = await copyFixture();
   if (MODEL) await installModel(vault);
-  const { plugin } = await loadPlugin(vault, { settings: { writeToolsEnabled: true, bridgeEnabled: true, semantic: Boolean(MODEL) } });
+  const { plugin, app } = await loadPlugin(vault, { settings: { writeToolsEnabled: true, bridgeEnabled: true, semantic: Boolean(MODEL) } });
   try {
     await eventually(async () => existsSync(path.join(vault, PLUGIN_DIR, "bridge.json")), 30_000, "bridge.json");
     // In this harness the plugin's engine shares the test's thread (real Obsidian runs it in a
@@ -59,7 +59,7 @@ test("the real plugin: the bridge forwards every tool call to it", async (t) => 
           await headless.close();
         }
       });
-      await exerciseTools(t, bridge.client, vault);
+      await exerciseTools(t, bridge.client, vault, (rel) => app.vault.externalChange(rel));
     } finally {
       await bridge.close();
     }

@@ -14,7 +14,9 @@ import { MODEL, NEEDS_MODEL } from "./helpers.ts";
 
 const PLUGIN_DIR = ".obsidian/plugins/strata-search";
 
-export async function exerciseTools(t: TestContext, client: Client, vault: string): Promise<void> {
+/** `noticeDisk`: tells the serving side about a file the test wrote or removed on disk itself
+ *  (Obsidian's file watcher); the headless bridge reads the disk as it is. */
+export async function exerciseTools(t: TestContext, client: Client, vault: string, noticeDisk: (rel: string) => Promise<void> = async () => {}): Promise<void> {
   await t.test("lists the tools with schemas and annotations", async () => {
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((x) => x.name).sort(), TOOL_NAMES);
@@ -158,6 +160,7 @@ export async function exerciseTools(t: TestContext, client: Client, vault: strin
     const code = ["```sh", "# not a heading: a shell comment", "echo water", "```"];
     const before = ["Setext title", "============", "", "Intro line.", "", "Part one", "--------", "", "Old part one.", "", ...code, "", "Part two", "--------", "", "Old part two.", ""].join("\n");
     await writeFile(file, before);
+    await noticeDisk(rel);
     // A setext heading is found by its text; its underline stays, the code block above is untouched.
     const p = await ok(client, "apply_patch", {
       path: rel,
@@ -184,6 +187,7 @@ export async function exerciseTools(t: TestContext, client: Client, vault: strin
       /no heading "not a heading: a shell comment" in the note; its headings are: "Setext title", "Setext title > Part one", "Setext title > Part two"/,
     );
     await rm(file);
+    await noticeDisk(rel);
   });
 
   await t.test("session_save and session_compact", async () => {
