@@ -2,4 +2,9 @@
 import type { BuildOptions, Plugin } from "esbuild";
 
 export function inlinePlugin(): Plugin;
-export function pluginBuildOptions(opts: { entry: string; outfile: string; alias?: Record<string, string>; format?: "cjs" | "iife" | "esm" }): BuildOptions;
+export function pluginBuildOptions(opts: {
+  entry: string;
+  outfile: string;
+  alias?: Record<string, string>;
+  format?: "cjs" | "iife" | "esm";
+}): BuildOptions;

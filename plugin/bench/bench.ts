@@ -24,7 +24,15 @@ import { evalCore } from "../cli/eval-cmd.ts";
 import { evaluate, loadQueries, percentile, round, type EvalResult } from "../cli/metrics.ts";
 import { loadOrt, MODEL_QUERIES, sampleNotes, type EmbedEngineResult, type ModelBenchResult } from "./embed-bench.ts";
 import { buildOmni, loadOmni, omniDoc, omniSearch } from "./omnisearch.ts";
-import { render, type BenchResult, type EmbedComparison, type EngineFigures, type Metrics, type ModelsComparison, type QualityRow } from "./report.ts";
+import {
+  render,
+  type BenchResult,
+  type EmbedComparison,
+  type EngineFigures,
+  type Metrics,
+  type ModelsComparison,
+  type QualityRow,
+} from "./report.ts";
 import { BENCH_QUERIES, CONFIG, QUERY_ROUNDS } from "./settings.ts";
 import { findBenchWasm, type VectorBenchRow } from "./vector-bench.ts";
 import { runWorker, type WorkerResult } from "./workers.ts";
@@ -102,7 +110,10 @@ export async function benchCommand(args: string[]): Promise<number> {
   const catalog = modelCatalog();
   const present = catalog.ids.filter(modelPresent);
   const miniLmPresent = present.includes(catalog.defaultId);
-  if (present.length === 0) log(`strata bench: no embedding model in ${path.dirname(findModelDir())} (scripts/fetch-model.sh, scripts/fetch-e5.sh): embedder, model and semantic parts skipped`);
+  if (present.length === 0)
+    log(
+      `strata bench: no embedding model in ${path.dirname(findModelDir())} (scripts/fetch-model.sh, scripts/fetch-e5.sh): embedder, model and semantic parts skipped`,
+    );
   else if (!miniLmPresent) log(`strata bench: ${findModelDir()} holds no embedding model: the comparison with onnxruntime-web is skipped`);
   const work = values["index-dir"] ? path.resolve(values["index-dir"]) : await mkdtemp(path.join(os.tmpdir(), "strata-bench-"));
   const strataDir = path.join(work, "strata");
@@ -198,7 +209,15 @@ export async function benchCommand(args: string[]): Promise<number> {
           ortThreaded = (await runWorker(["embed-ort", vaultDir, sampleFile, "1", String(ortThreads)])) as unknown as EmbedEngineResult;
         }
         const best = (xs: EmbedEngineResult[]) => Math.max(...xs.map((o) => o.steadyChunksPerSec));
-        embedding = { vault: vaultDir, notes: sample.length, tract, ort, ortThreaded, ratio: round(best(tract) / best(ort), 3), target: 1.2 };
+        embedding = {
+          vault: vaultDir,
+          notes: sample.length,
+          tract,
+          ort,
+          ortThreaded,
+          ratio: round(best(tract) / best(ort), 3),
+          target: 1.2,
+        };
       }
     }
     if (embedSkipped) log(`  embedding comparison skipped: ${embedSkipped}`);
@@ -215,7 +234,13 @@ export async function benchCommand(args: string[]): Promise<number> {
         const r = (await runWorker(["embed-model", vaultDir, sampleFile, id])) as unknown as ModelBenchResult;
         results.push({ ...r, maxRssMb: round(r.maxRssMb ?? 0, 1) });
       }
-      models = { vault: vaultDir, notes: sample.length, queries: MODEL_QUERIES.length, results, missing: catalog.ids.filter((id) => !present.includes(id)) };
+      models = {
+        vault: vaultDir,
+        notes: sample.length,
+        queries: MODEL_QUERIES.length,
+        results,
+        missing: catalog.ids.filter((id) => !present.includes(id)),
+      };
     }
     core.free();
 
@@ -253,7 +278,14 @@ export async function benchCommand(args: string[]): Promise<number> {
       }
     }
 
-    const figures = (runs: WorkerResult[], idx: WorkerResult, times: number[], e: EditFigures, c: WorkerResult & { wallMs: number }, size: number): EngineFigures => ({
+    const figures = (
+      runs: WorkerResult[],
+      idx: WorkerResult,
+      times: number[],
+      e: EditFigures,
+      c: WorkerResult & { wallMs: number },
+      size: number,
+    ): EngineFigures => ({
       indexMs: round(idx.ms as number, 1),
       indexRunsMs: runs.map((r) => round(r.ms as number, 1)),
       peakRssMb: round(idx.maxRssMb as number, 1),

@@ -99,7 +99,12 @@ async function modelFiles() {
   return files;
 }
 
-function summarize(engine: string, steps: { n: number; ms: number }[], loadMs: number, extra: Partial<EmbedEngineResult> = {}): EmbedEngineResult {
+function summarize(
+  engine: string,
+  steps: { n: number; ms: number }[],
+  loadMs: number,
+  extra: Partial<EmbedEngineResult> = {},
+): EmbedEngineResult {
   const chunks = steps.reduce((a, s) => a + s.n, 0);
   const totalMs = steps.reduce((a, s) => a + s.ms, 0);
   const steady = steps.length > WARMUP_STEPS ? steps.slice(WARMUP_STEPS) : steps;
@@ -149,11 +154,26 @@ export async function embedTractWorker(vaultDir: string, sampleFile: string, bat
 
 /** Queries timed per model: the kinds of questions semantic search gets, in the three languages. */
 export const MODEL_QUERIES = [
-  "how do I sync my notes between devices", "link to a heading in another note", "keyboard shortcuts for navigation",
-  "show a graph of connected notes", "write a daily journal entry", "use templates for new notes", "embed an image in a note",
-  "change the look with a theme", "find notes that mention a tag", "recover a deleted file", "publish notes as a website",
-  "organise notes into folders", "format text as bold or italic", "move notes from another app",
-  "如何在设备之间同步笔记", "插件的安装方法", "用标签整理笔记", "ノートを別の端末と同期する方法", "テンプレートの使い方", "リンクの貼り方",
+  "how do I sync my notes between devices",
+  "link to a heading in another note",
+  "keyboard shortcuts for navigation",
+  "show a graph of connected notes",
+  "write a daily journal entry",
+  "use templates for new notes",
+  "embed an image in a note",
+  "change the look with a theme",
+  "find notes that mention a tag",
+  "recover a deleted file",
+  "publish notes as a website",
+  "organise notes into folders",
+  "format text as bold or italic",
+  "move notes from another app",
+  "如何在设备之间同步笔记",
+  "插件的安装方法",
+  "用标签整理笔记",
+  "ノートを別の端末と同期する方法",
+  "テンプレートの使い方",
+  "リンクの貼り方",
 ];
 
 export interface ModelBenchResult extends EmbedEngineResult {
@@ -237,7 +257,9 @@ interface JsTokenizer {
 export async function loadOrt(): Promise<{ ort: OrtModule; Tokenizer: new (json: object, config: object) => JsTokenizer } | string> {
   try {
     const ort = (await import("onnxruntime-web")) as unknown as OrtModule;
-    const { Tokenizer } = (await import("@huggingface/tokenizers")) as unknown as { Tokenizer: new (json: object, config: object) => JsTokenizer };
+    const { Tokenizer } = (await import("@huggingface/tokenizers")) as unknown as {
+      Tokenizer: new (json: object, config: object) => JsTokenizer;
+    };
     return { ort, Tokenizer };
   } catch (err) {
     return `onnxruntime-web or @huggingface/tokenizers is not installed (npm ci): ${(err as Error).message}`;
@@ -332,5 +354,10 @@ export async function embedOrtWorker(vaultDir: string, sampleFile: string, batch
     }
     steps.push({ n: step.length, ms: performance.now() - t });
   }
-  return summarize(`onnxruntime-web (wasm, ${threads} thread${threads > 1 ? "s" : ""}, batch ${batch})`, steps, loadMs, { tokens, batch, threads, referenceMinCosine });
+  return summarize(`onnxruntime-web (wasm, ${threads} thread${threads > 1 ? "s" : ""}, batch ${batch})`, steps, loadMs, {
+    tokens,
+    batch,
+    threads,
+    referenceMinCosine,
+  });
 }

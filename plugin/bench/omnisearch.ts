@@ -45,7 +45,10 @@ export function tokenizeForIndexing(text: string): string[] {
 }
 
 function removeDiacritics(s: string): string {
-  return s.normalize("NFD").replace(/\p{Diacritic}/gu, "").normalize("NFC");
+  return s
+    .normalize("NFD")
+    .replace(/\p{Diacritic}/gu, "")
+    .normalize("NFC");
 }
 
 export function omnisearchOptions(): Options<OmniDoc> {
@@ -117,7 +120,13 @@ export function frontmatterAliases(text: string): string[] {
     if (!kv) continue;
     const v = kv[2].trim();
     if (v.startsWith("[")) {
-      out.push(...v.replace(/^\[|\]$/g, "").split(",").map(clean).filter(Boolean));
+      out.push(
+        ...v
+          .replace(/^\[|\]$/g, "")
+          .split(",")
+          .map(clean)
+          .filter(Boolean),
+      );
     } else if (v !== "") {
       out.push(clean(v));
     } else {

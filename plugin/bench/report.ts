@@ -94,15 +94,33 @@ export function render(r: BenchResult): string {
   const rows = [
     ["", "Strata", "MiniSearch (Omnisearch)", "Strata/MS", "target"],
     ["full index time", ms(s.indexMs), ms(m.indexMs), ratio(s.indexMs, m.indexMs), `≤ 0.3× ${check(s.indexMs <= 0.3 * m.indexMs)}`],
-    ["full index peak RSS", mb(s.peakRssMb), mb(m.peakRssMb), ratio(s.peakRssMb, m.peakRssMb), `≤ 0.5× ${check(s.peakRssMb <= 0.5 * m.peakRssMb)}`],
+    [
+      "full index peak RSS",
+      mb(s.peakRssMb),
+      mb(m.peakRssMb),
+      ratio(s.peakRssMb, m.peakRssMb),
+      `≤ 0.5× ${check(s.peakRssMb <= 0.5 * m.peakRssMb)}`,
+    ],
     ["query p50", ms(s.queryP50Ms), ms(m.queryP50Ms), ratio(s.queryP50Ms, m.queryP50Ms), ""],
     ["query p95", ms(s.queryP95Ms), ms(m.queryP95Ms), ratio(s.queryP95Ms, m.queryP95Ms), `≤ 10 ms ${check(s.queryP95Ms <= 10)}`],
     ["edit → searchable p50", ms(s.editP50Ms), ms(m.editP50Ms), ratio(s.editP50Ms, m.editP50Ms), ""],
     ["edit → searchable p95", ms(s.editP95Ms), ms(m.editP95Ms), ratio(s.editP95Ms, m.editP95Ms), `≤ 100 ms ${check(s.editP95Ms <= 100)}`],
     ["edits found by search", `${s.editFound}/${r.edits}`, `${m.editFound}/${r.edits}`, "", ""],
-    ["cold open + first query", ms(s.coldTotalMs), ms(m.coldTotalMs), ratio(s.coldTotalMs, m.coldTotalMs), `≤ 300 ms ${check(s.coldTotalMs <= 300)}`],
+    [
+      "cold open + first query",
+      ms(s.coldTotalMs),
+      ms(m.coldTotalMs),
+      ratio(s.coldTotalMs, m.coldTotalMs),
+      `≤ 300 ms ${check(s.coldTotalMs <= 300)}`,
+    ],
     ["  (whole process)", ms(s.coldProcessMs), ms(m.coldProcessMs), "", ""],
-    ["bytes written per 1-note edit", bytes(s.editBytesWritten), `${bytes(m.editBytesWritten)} (whole cache)`, ratio(s.editBytesWritten, m.editBytesWritten), ""],
+    [
+      "bytes written per 1-note edit",
+      bytes(s.editBytesWritten),
+      `${bytes(m.editBytesWritten)} (whole cache)`,
+      ratio(s.editBytesWritten, m.editBytesWritten),
+      "",
+    ],
     ["index size on disk", bytes(s.indexBytes), bytes(m.indexBytes), ratio(s.indexBytes, m.indexBytes), ""],
   ];
   const out = [
@@ -128,18 +146,29 @@ export function render(r: BenchResult): string {
     );
     if (e.ortThreaded) {
       const one = e.ort.find((o) => o.batch === 1)?.steadyChunksPerSec ?? 0;
-      out.push(`onnxruntime-web on ${e.ortThreaded.threads} threads: ${ratio(e.ortThreaded.steadyChunksPerSec, one)} its one-thread rate (not part of the comparison; Strata's embedder uses one thread).`);
+      out.push(
+        `onnxruntime-web on ${e.ortThreaded.threads} threads: ${ratio(e.ortThreaded.steadyChunksPerSec, one)} its one-thread rate (not part of the comparison; Strata's embedder uses one thread).`,
+      );
     }
   } else if (r.embedSkipped) {
     out.push("", `Embedder comparison skipped: ${r.embedSkipped}.`);
   }
   if (r.models) {
     const x = r.models;
-    const rows3 = [["model", "chunks", "load", "chunks/s (all)", "chunks/s (steady)", "query p50", "query p95", "wasm core / embedder", "peak RSS"]];
+    const rows3 = [
+      ["model", "chunks", "load", "chunks/s (all)", "chunks/s (steady)", "query p50", "query p95", "wasm core / embedder", "peak RSS"],
+    ];
     for (const m of x.results) {
       rows3.push([
-        m.model, String(m.chunks), ms(m.loadMs), m.chunksPerSec.toFixed(1), m.steadyChunksPerSec.toFixed(1), ms(m.queryP50Ms), ms(m.queryP95Ms),
-        `${m.coreMemMb.toFixed(0)} / ${m.embedderMemMb.toFixed(0)} MB (peak ${m.peakEmbedderMemMb.toFixed(0)})`, mb(m.maxRssMb ?? 0),
+        m.model,
+        String(m.chunks),
+        ms(m.loadMs),
+        m.chunksPerSec.toFixed(1),
+        m.steadyChunksPerSec.toFixed(1),
+        ms(m.queryP50Ms),
+        ms(m.queryP95Ms),
+        `${m.coreMemMb.toFixed(0)} / ${m.embedderMemMb.toFixed(0)} MB (peak ${m.peakEmbedderMemMb.toFixed(0)})`,
+        mb(m.maxRssMb ?? 0),
       ]);
     }
     out.push(
@@ -152,13 +181,39 @@ export function render(r: BenchResult): string {
   }
   if (r.vectors?.length) {
     const target: Record<number, number> = { 100_000: 15, 300_000: 40 };
-    const v = [["vectors", "query p50", "query p95", "per vector", "recall@10 near / random", "insert", "memory", "snapshot", "write / load", "target"]];
+    const v = [
+      [
+        "vectors",
+        "query p50",
+        "query p95",
+        "per vector",
+        "recall@10 near / random",
+        "insert",
+        "memory",
+        "snapshot",
+        "write / load",
+        "target",
+      ],
+    ];
     for (const x of r.vectors) {
       const t = target[x.n];
-      const goal = [t ? `≤ ${t} ms ${check(x.queryP95Ms <= t)}` : "", `recall ≥ 0.99 ${check(Math.min(x.recallNear, x.recallRandom) >= 0.99)}`].filter(Boolean).join(", ");
+      const goal = [
+        t ? `≤ ${t} ms ${check(x.queryP95Ms <= t)}` : "",
+        `recall ≥ 0.99 ${check(Math.min(x.recallNear, x.recallRandom) >= 0.99)}`,
+      ]
+        .filter(Boolean)
+        .join(", ");
       v.push([
-        String(x.n), ms(x.queryP50Ms), ms(x.queryP95Ms), `${(x.usPerVector * 1000).toFixed(0)} ns`, `${x.recallNear.toFixed(3)} / ${x.recallRandom.toFixed(3)}`,
-        ms(x.insertMs), bytes(x.memoryBytes), bytes(x.snapshotBytes), `${ms(x.snapshotWriteMs)} / ${ms(x.snapshotLoadMs)}`, goal,
+        String(x.n),
+        ms(x.queryP50Ms),
+        ms(x.queryP95Ms),
+        `${(x.usPerVector * 1000).toFixed(0)} ns`,
+        `${x.recallNear.toFixed(3)} / ${x.recallRandom.toFixed(3)}`,
+        ms(x.insertMs),
+        bytes(x.memoryBytes),
+        bytes(x.snapshotBytes),
+        `${ms(x.snapshotWriteMs)} / ${ms(x.snapshotLoadMs)}`,
+        goal,
       ]);
     }
     out.push(
@@ -174,17 +229,38 @@ export function render(r: BenchResult): string {
     const f = (a: number, b: number) => `${a.toFixed(3)} / ${b.toFixed(3)}`;
     const q = [["lexical quality", "n", "recall@10 S / MS", "MRR@10 S / MS", "nDCG@10 S / MS"]];
     for (const row of r.quality) {
-      q.push([row.lang, String(row.strata.n), f(row.strata.recall10, row.minisearch.recall10), f(row.strata.mrr10, row.minisearch.mrr10), f(row.strata.ndcg10, row.minisearch.ndcg10)]);
+      q.push([
+        row.lang,
+        String(row.strata.n),
+        f(row.strata.recall10, row.minisearch.recall10),
+        f(row.strata.mrr10, row.minisearch.mrr10),
+        f(row.strata.ndcg10, row.minisearch.ndcg10),
+      ]);
     }
     out.push("", table(q, ["l", "r", "r", "r", "r"]));
     if (r.quality.some((row) => row.hybrid)) {
       const m = [["Strata by mode", "n", "mode", "recall@10", "MRR@10", "nDCG@10", "p50", "p95", "embedded", "model"]];
       for (const row of r.quality) {
-        const modes: [string, Metrics | null][] = [["lexical", row.strata], ["semantic", row.semantic], ["hybrid", row.hybrid]];
+        const modes: [string, Metrics | null][] = [
+          ["lexical", row.strata],
+          ["semantic", row.semantic],
+          ["hybrid", row.hybrid],
+        ];
         for (const [name, x] of modes) {
           if (!x) continue;
           const sem = name !== "lexical";
-          m.push([row.lang, String(x.n), name, x.recall10.toFixed(3), x.mrr10.toFixed(3), x.ndcg10.toFixed(3), ms(x.p50_ms), ms(x.p95_ms), sem ? `${row.embedded} chunks, ${ms(row.embedMs)}` : "", sem ? (row.model ?? "") : ""]);
+          m.push([
+            row.lang,
+            String(x.n),
+            name,
+            x.recall10.toFixed(3),
+            x.mrr10.toFixed(3),
+            x.ndcg10.toFixed(3),
+            ms(x.p50_ms),
+            ms(x.p95_ms),
+            sem ? `${row.embedded} chunks, ${ms(row.embedMs)}` : "",
+            sem ? (row.model ?? "") : "",
+          ]);
         }
       }
       out.push("", table(m, ["l", "r", "l", "r", "r", "r", "r", "r", "l", "l"]));

@@ -57,7 +57,14 @@ export async function benchWorker(args: string[]): Promise<number> {
       const { core } = await openIndex(loadCore(), store, CONFIG);
       const sum = await reconcile(core, new NodeVault(a), { store });
       const st = core.status();
-      res = { notes: st.notes, sections: st.sections, bytesWritten: sum.bytesWritten, indexBytes: await store.size(), warnings: sum.warnings.length, skipped: sum.skipped.length };
+      res = {
+        notes: st.notes,
+        sections: st.sections,
+        bytesWritten: sum.bytesWritten,
+        indexBytes: await store.size(),
+        warnings: sum.warnings.length,
+        skipped: sum.skipped.length,
+      };
       break;
     }
     case "index-omni": {

@@ -54,7 +54,8 @@ export function parseBridgeArgs(argv: string[], moduleDir?: string): BridgeOptio
   const installed = moduleDir ? vaultOfInstalledBridge(moduleDir) : null;
   const vault = positionals[0] ?? process.env.STRATA_VAULT ?? installed?.vaultDir;
   if (!vault) throw new BridgeUsageError("missing <vault> argument");
-  const configDir = values["config-dir"] ?? process.env.STRATA_CONFIG_DIR ?? (positionals[0] ? undefined : installed?.configDir) ?? ".obsidian";
+  const configDir =
+    values["config-dir"] ?? process.env.STRATA_CONFIG_DIR ?? (positionals[0] ? undefined : installed?.configDir) ?? ".obsidian";
   const envWrite = process.env.STRATA_WRITE_TOOLS;
   const write = values["write-tools"] ? true : envWrite === "1" || envWrite === "true" ? true : undefined;
   return {

@@ -70,7 +70,12 @@ export async function readBridgeInfo(vaultDir: string, configDir: string): Promi
     // Port 0: Obsidian has the index open with its bridge off (no endpoint, no token).
     if (raw.port !== 0 && (typeof raw.token !== "string" || raw.token.length < 16)) return null;
     if (raw.port === 0) raw.token = "";
-    const info: BridgeInfo = { port: raw.port as number, token: raw.token ?? "", pid: Number(raw.pid) || 0, vault: String(raw.vault ?? "") };
+    const info: BridgeInfo = {
+      port: raw.port as number,
+      token: raw.token ?? "",
+      pid: Number(raw.pid) || 0,
+      vault: String(raw.vault ?? ""),
+    };
     return { info, stamp: `${st.mtimeMs}:${st.size}:${info.port}` };
   } catch {
     return null;

@@ -9,7 +9,19 @@ import { constants } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 
-import type { ListRequest, ListResponse, NoteInfo, Outline, ReadRequest, ReadResult, SearchRequest, SearchResponse, SimilarRequest, SimilarResponse, StrataCoreApi } from "../core/api.ts";
+import type {
+  ListRequest,
+  ListResponse,
+  NoteInfo,
+  Outline,
+  ReadRequest,
+  ReadResult,
+  SearchRequest,
+  SearchResponse,
+  SimilarRequest,
+  SimilarResponse,
+  StrataCoreApi,
+} from "../core/api.ts";
 import type { BackendStatus, ToolSettings, VaultBackend } from "../core/vault-backend.ts";
 import { errorMessage } from "../core/errors.ts";
 import { defaultIndexDir, openIndex, persist } from "../core/index-store.ts";
@@ -17,7 +29,17 @@ import { readNote, searchWithSnippets } from "../core/note-reads.ts";
 import { reconcile } from "../core/reconcile.ts";
 import { embedAll } from "../core/embedding.ts";
 import { AUTO_MODEL, loadChosenModel } from "../core/models.ts";
-import { acquireIndexLock, atomicWrite, describeHolder, FsIndexStore, type IndexLock, loadCore, modelCatalog, modelReader, NodeVault } from "../core/node.ts";
+import {
+  acquireIndexLock,
+  atomicWrite,
+  describeHolder,
+  FsIndexStore,
+  type IndexLock,
+  loadCore,
+  modelCatalog,
+  modelReader,
+  NodeVault,
+} from "../core/node.ts";
 import { pluginDirOf } from "./loopback-protocol.ts";
 import { checkVaultPath } from "./vault-paths.ts";
 
@@ -264,7 +286,9 @@ export class HeadlessBackend implements VaultBackend {
         throw err;
       }
       if (st.isSymbolicLink()) {
-        throw new Error(`refused: ${segs.slice(0, i + 1).join("/")} is a symbolic link; Strata does not follow links (they may leave the vault)`);
+        throw new Error(
+          `refused: ${segs.slice(0, i + 1).join("/")} is a symbolic link; Strata does not follow links (they may leave the vault)`,
+        );
       }
     }
     return path.join(this.vaultDir, ...segs);
@@ -364,7 +388,8 @@ export class HeadlessBackend implements VaultBackend {
       if (st.isSymbolicLink() || !st.isDirectory()) throw new Error(`refused: ${path.relative(this.vaultDir, dir)} is not a plain folder`);
     }
     const real = await fs.realpath(dir);
-    if (real !== this.vaultDir && !real.startsWith(this.vaultDir + path.sep)) throw new Error(`refused: ${p} would be written outside the vault`);
+    if (real !== this.vaultDir && !real.startsWith(this.vaultDir + path.sep))
+      throw new Error(`refused: ${p} would be written outside the vault`);
     try {
       const st = await fs.lstat(full);
       if (!st.isFile()) throw new Error(`refused: ${p} exists and is not a regular file`);
@@ -381,7 +406,9 @@ export class HeadlessBackend implements VaultBackend {
         if (expected === undefined) return;
         const current = await this.readText(p).catch(() => null);
         if (current !== expected) {
-          throw new Error(`[conflict] ${p} ${current === null ? "is gone" : expected === null ? "was created" : "changed"} since it was read: nothing written`);
+          throw new Error(
+            `[conflict] ${p} ${current === null ? "is gone" : expected === null ? "was created" : "changed"} since it was read: nothing written`,
+          );
         }
       },
     });

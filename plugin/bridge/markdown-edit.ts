@@ -81,7 +81,9 @@ export function findHeading(headings: HeadingLine[], heading: string): HeadingLi
   if (found.length === 0) found = matches(true);
   if (found.length === 0) {
     const known = headings.slice(0, 30).map((h) => h.path.join(" > "));
-    throw new EditError(`no heading ${JSON.stringify(heading)} in the note; its headings are: ${known.length ? known.map((k) => JSON.stringify(k)).join(", ") : "(none)"}`);
+    throw new EditError(
+      `no heading ${JSON.stringify(heading)} in the note; its headings are: ${known.length ? known.map((k) => JSON.stringify(k)).join(", ") : "(none)"}`,
+    );
   }
   if (found.length > 1) {
     throw new EditError(
@@ -159,7 +161,9 @@ export function updateFrontmatter(text: string, set: Record<string, unknown>): s
   if (note.frontmatterLines === 0) return composeNote(set, text);
   const doc = parseDocument(note.lines.slice(1, note.frontmatterLines - 1).join("\n"));
   if (doc.errors.length > 0 || (doc.contents !== null && !(doc.toJS() && typeof doc.toJS() === "object"))) {
-    throw new EditError(`the note's frontmatter is not valid YAML (${doc.errors[0]?.message ?? "not a mapping"}); fix it in Obsidian first`);
+    throw new EditError(
+      `the note's frontmatter is not valid YAML (${doc.errors[0]?.message ?? "not a mapping"}); fix it in Obsidian first`,
+    );
   }
   for (const [k, v] of Object.entries(set)) doc.set(k, v);
   const fm = doc.toString({ lineWidth: 0 }).split("\n");

@@ -143,7 +143,8 @@ export async function memorySaveTool(backend: VaultBackend, a: z.output<typeof m
   }
   if (promotedFrom !== undefined) {
     checkId(promotedFrom, "promoted_from");
-    if (!(await findMemory(backend, folder, promotedFrom))) throw new ToolInputError(`there is no memory ${JSON.stringify(promotedFrom)} to promote`);
+    if (!(await findMemory(backend, folder, promotedFrom)))
+      throw new ToolInputError(`there is no memory ${JSON.stringify(promotedFrom)} to promote`);
   }
   const now = new Date();
   const id = newId("m", now);
@@ -164,7 +165,13 @@ export async function memorySaveTool(backend: VaultBackend, a: z.output<typeof m
   };
   const p = `${folder}/${level}/${id}.md`;
   const note = composeNote(fm, text.trim() + "\n");
-  const out = await auditedWrite(backend, { tool: "memory_save", path: p, oldText: null, newText: note, reason: `${level} memory: ${text.slice(0, 120)}` });
+  const out = await auditedWrite(backend, {
+    tool: "memory_save",
+    path: p,
+    oldText: null,
+    newText: note,
+    reason: `${level} memory: ${text.slice(0, 120)}`,
+  });
   return result(
     `saved ${level} memory ${id} (${p})${expires ? `, expires ${expires.slice(0, 10)}` : ""}. Use it as parent_id for lower levels.` +
       (out.warning ? `\nwarning: ${out.warning}` : ""),
@@ -237,7 +244,10 @@ export async function memorySearchTool(backend: VaultBackend, a: z.output<typeof
   });
   if (results.length === 0) lines.push("No memories match.");
   if (review.length && !includeExpired) {
-    lines.push("", `${expired.length} expired memor${expired.length === 1 ? "y" : "ies"} left out (kept for review, not deleted): ${review.map((r) => r.id).join(", ")}`);
+    lines.push(
+      "",
+      `${expired.length} expired memor${expired.length === 1 ? "y" : "ies"} left out (kept for review, not deleted): ${review.map((r) => r.id).join(", ")}`,
+    );
   }
   return result(lines.join("\n"), { results, expired_for_review: includeExpired ? [] : review });
 }

@@ -49,7 +49,9 @@ function applyUnifiedDiff(text: string, diff: string, notePath: string): string 
   }
   const out = applyPatch(text, p, { fuzzFactor: 0 });
   if (out === false) {
-    throw new EditError("the diff does not apply: its context or removed lines are not in the note as it is now; read the lines again and make the diff from them");
+    throw new EditError(
+      "the diff does not apply: its context or removed lines are not in the note as it is now; read the lines again and make the diff from them",
+    );
   }
   return out;
 }
@@ -87,7 +89,8 @@ export async function applyPatchTool(backend: VaultBackend, a: z.output<typeof a
       next = replaceSection(current, await backend.outline(current), heading, edit.content);
     } else {
       if (!edit.diff?.trim()) throw new ToolInputError("edit.diff is required (a non-empty string) for unified_diff");
-      if (edit.heading !== undefined || edit.content !== undefined) throw new ToolInputError("edit.heading/content do not go with unified_diff");
+      if (edit.heading !== undefined || edit.content !== undefined)
+        throw new ToolInputError("edit.heading/content do not go with unified_diff");
       next = applyUnifiedDiff(current, edit.diff, notePath);
     }
   } catch (err) {
@@ -97,7 +100,11 @@ export async function applyPatchTool(backend: VaultBackend, a: z.output<typeof a
     throw err;
   }
   if (next === current) {
-    return result(`no change: the edit leaves ${notePath} as it is; nothing was written.`, { applied: false, reason: "no-change", content_hash: actual });
+    return result(`no change: the edit leaves ${notePath} as it is; nothing was written.`, {
+      applied: false,
+      reason: "no-change",
+      content_hash: actual,
+    });
   }
   const out = await auditedWrite(backend, { tool: "apply_patch", path: notePath, oldText: current, newText: next, reason });
   return result(

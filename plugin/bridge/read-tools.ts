@@ -36,7 +36,9 @@ export const searchInput = args({
   }).describe("1–5 query strings. The first is the user's words (weighted double); the others are your expansions."),
   mode: oneOf(["hybrid", "lexical", "semantic"])
     .optional()
-    .describe("hybrid (default) fuses keywords and meaning; lexical = exact words, names, codes; semantic = meaning only (needs the model)."),
+    .describe(
+      "hybrid (default) fuses keywords and meaning; lexical = exact words, names, codes; semantic = meaning only (needs the model).",
+    ),
   top_k: int(1, MAX_TOP_K).optional().describe("How many results (default 10, at most 50)."),
   filters: args({
     folder: text(1024).optional().describe('Folder prefix, e.g. "Projects" or "Projects/Alpha".'),
@@ -229,7 +231,9 @@ export async function readTool(backend: VaultBackend, a: z.output<typeof readInp
   if (maxLines !== undefined && startLine === undefined) throw new ToolInputError("max_lines goes with start_line");
   for (const id of ids) {
     if (!id.startsWith(path + "#")) {
-      throw new ToolInputError(`section_id ${JSON.stringify(id)} does not belong to ${JSON.stringify(path)} (section ids look like "${path}#3")`);
+      throw new ToolInputError(
+        `section_id ${JSON.stringify(id)} does not belong to ${JSON.stringify(path)} (section ids look like "${path}#3")`,
+      );
     }
   }
   const base: ReadRequest = { path, maxChars, parent, whole };
@@ -289,7 +293,8 @@ export async function similarTool(backend: VaultBackend, a: z.output<typeof simi
   const lines = [`${hits.length} note${hits.length === 1 ? "" : "s"} similar to ${res.source}`, ""];
   hits.forEach((h, i) => {
     lines.push(`${i + 1}. ${h.path} (score ${h.score})`);
-    for (const s of h.sections) lines.push(`   - ${s.heading_path || "(note)"} (${lineRange(s.start_line, s.end_line)}; section_id ${s.section_id}; ${s.score})`);
+    for (const s of h.sections)
+      lines.push(`   - ${s.heading_path || "(note)"} (${lineRange(s.start_line, s.end_line)}; section_id ${s.section_id}; ${s.score})`);
   });
   return result(lines.join("\n"), { source: res.source, results: hits });
 }

@@ -64,7 +64,8 @@ export function newId(prefix: string, now = new Date()): string {
 const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$/;
 
 export function checkId(id: string, what: string): string {
-  if (!ID_RE.test(id)) throw new ToolInputError(`${what} ${JSON.stringify(id)} is not an id (letters, digits, ".", "_", "-"; as returned when it was saved)`);
+  if (!ID_RE.test(id))
+    throw new ToolInputError(`${what} ${JSON.stringify(id)} is not an id (letters, digits, ".", "_", "-"; as returned when it was saved)`);
   return id;
 }
 
@@ -190,18 +191,24 @@ export async function sessionSaveTool(backend: VaultBackend, a: z.output<typeof 
     id = checkId(givenId, "session_id");
     const p = sessionPath(folder, id);
     oldText = await backend.readText(p);
-    if (oldText === null) throw new ToolInputError(`there is no session ${JSON.stringify(id)} in ${folder || "the vault root"}; omit session_id to start a new session`);
+    if (oldText === null)
+      throw new ToolInputError(
+        `there is no session ${JSON.stringify(id)} in ${folder || "the vault root"}; omit session_id to start a new session`,
+      );
     const fm = readFrontmatter(oldText);
     const parsed = parseSession(oldText, await backend.outline(oldText));
     parsed.entries.push(entry);
     const body = renderSession(id, parsed);
     const oldTags = Array.isArray(fm.tags) ? fm.tags.map(String) : [];
-    next = updateFrontmatter(oldText.replace(/\r\n/g, "\n").split("\n").slice(0, splitNote(oldText).frontmatterLines).join("\n") + "\n" + body, {
-      status,
-      updated: time,
-      entries: parsed.entries.length,
-      tags: union(oldTags, tags),
-    });
+    next = updateFrontmatter(
+      oldText.replace(/\r\n/g, "\n").split("\n").slice(0, splitNote(oldText).frontmatterLines).join("\n") + "\n" + body,
+      {
+        status,
+        updated: time,
+        entries: parsed.entries.length,
+        tags: union(oldTags, tags),
+      },
+    );
   } else {
     id = newId("s", now);
     next = composeNote(
@@ -219,7 +226,13 @@ export async function sessionSaveTool(backend: VaultBackend, a: z.output<typeof 
     );
   }
   const p = sessionPath(folder, id);
-  const out = await auditedWrite(backend, { tool: "session_save", path: p, oldText, newText: next, reason: `session ${id}: ${overview.slice(0, 120)}` });
+  const out = await auditedWrite(backend, {
+    tool: "session_save",
+    path: p,
+    oldText,
+    newText: next,
+    reason: `session ${id}: ${overview.slice(0, 120)}`,
+  });
   const count = parseSession(next, await backend.outline(next)).entries.length;
   return result(
     `${oldText === null ? "started" : "updated"} session ${id} (${p}, ${count} entr${count === 1 ? "y" : "ies"}, status ${status}).` +
@@ -235,15 +248,30 @@ async function plainText(backend: VaultBackend, text: string): Promise<string> {
 }
 
 /** Folds entries into the summary; `text` (escaped already) replaces the summary's overview. */
-function fold(summary: SessionBlock | null, folded: SessionBlock[], text: string | undefined, openItems: string[] | undefined): SessionBlock {
+function fold(
+  summary: SessionBlock | null,
+  folded: SessionBlock[],
+  text: string | undefined,
+  openItems: string[] | undefined,
+): SessionBlock {
   const base: SessionBlock = summary ?? { title: "Summary", overview: "", decisions: [], outcomes: [], open_items: [], sources: [] };
   const lines = folded.map((e) => {
-    const when = e.title.replace(/^Entry\s*/i, "").slice(0, 16).replace("T", " ");
+    const when = e.title
+      .replace(/^Entry\s*/i, "")
+      .slice(0, 16)
+      .replace("T", " ");
     const ov = e.overview.replace(/\s+/g, " ").trim();
     return `- ${when}: ${ov.length > 400 ? ov.slice(0, 400) + "…" : ov}`;
   });
   const overview = text !== undefined ? text.trim() : [base.overview.trim(), lines.join("\n")].filter(Boolean).join("\n");
-  const out: SessionBlock = { title: "Summary", overview, decisions: base.decisions, outcomes: base.outcomes, open_items: base.open_items, sources: base.sources };
+  const out: SessionBlock = {
+    title: "Summary",
+    overview,
+    decisions: base.decisions,
+    outcomes: base.outcomes,
+    open_items: base.open_items,
+    sources: base.sources,
+  };
   for (const e of folded) {
     out.decisions = union(out.decisions, e.decisions);
     out.outcomes = union(out.outcomes, e.outcomes);
@@ -267,15 +295,23 @@ export async function sessionCompactTool(backend: VaultBackend, a: z.output<type
   const parsed = parseSession(oldText, await backend.outline(oldText));
   const n = Math.max(0, parsed.entries.length - keep);
   if (n === 0 && summaryText === undefined && openItems === undefined) {
-    return result(`nothing to compact: session ${id} has ${parsed.entries.length} entr${parsed.entries.length === 1 ? "y" : "ies"} and keep_last is ${keep}. Nothing was written.`, {
-      session_id: id,
-      path: p,
-      folded: 0,
-      entries: parsed.entries.length,
-    });
+    return result(
+      `nothing to compact: session ${id} has ${parsed.entries.length} entr${parsed.entries.length === 1 ? "y" : "ies"} and keep_last is ${keep}. Nothing was written.`,
+      {
+        session_id: id,
+        path: p,
+        folded: 0,
+        entries: parsed.entries.length,
+      },
+    );
   }
   const folded = parsed.entries.slice(0, n);
-  const summary = fold(parsed.summary, folded, summaryText === undefined ? undefined : await plainText(backend, summaryText.trim()), openItems);
+  const summary = fold(
+    parsed.summary,
+    folded,
+    summaryText === undefined ? undefined : await plainText(backend, summaryText.trim()),
+    openItems,
+  );
   const rest = { summary, entries: parsed.entries.slice(n), preamble: parsed.preamble };
   const fm = readFrontmatter(oldText);
   const prevFolded = typeof fm.folded === "number" ? fm.folded : 0;
@@ -288,7 +324,13 @@ export async function sessionCompactTool(backend: VaultBackend, a: z.output<type
     entries: rest.entries.length,
     folded: prevFolded + n,
   });
-  const out = await auditedWrite(backend, { tool: "session_compact", path: p, oldText, newText: next, reason: `session ${id}: folded ${n} entries into the summary` });
+  const out = await auditedWrite(backend, {
+    tool: "session_compact",
+    path: p,
+    oldText,
+    newText: next,
+    reason: `session ${id}: folded ${n} entries into the summary`,
+  });
   return result(
     `compacted session ${id}: ${n} entr${n === 1 ? "y" : "ies"} folded into the summary (${summary.sources.length} sources kept), ${rest.entries.length} kept as they were.` +
       (out.warning ? `\nwarning: ${out.warning}` : ""),

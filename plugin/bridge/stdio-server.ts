@@ -74,7 +74,7 @@ export class ToolRouter {
           kind: "busy",
           message:
             `Obsidian is running (pid ${found.info.pid}) with this vault's Strata index open, and its Claude bridge is off. ` +
-            "Turn on \"Claude bridge\" in Settings → Strata (or quit Obsidian) so that only one program writes the index.",
+            'Turn on "Claude bridge" in Settings → Strata (or quit Obsidian) so that only one program writes the index.',
         };
       }
       this.log(`bridge.json is left over from an Obsidian that is no longer running: serving headless`);
@@ -181,7 +181,8 @@ export async function serveStdio(opts: BridgeOptions): Promise<void> {
     }
   });
   // Open the index early when Obsidian is not running, so the first call is fast.
-  if ((await router.route()).kind === "headless") void router.headlessBackend().catch((err) => opts.log?.(`could not open the index: ${errorMessage(err)}`));
+  if ((await router.route()).kind === "headless")
+    void router.headlessBackend().catch((err) => opts.log?.(`could not open the index: ${errorMessage(err)}`));
 
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {

@@ -45,11 +45,7 @@ export function int(min: number, max: number) {
     iss.code === "too_small" || iss.code === "too_big"
       ? `${nameOf(iss)} must be between ${min} and ${max}, got ${String(iss.input)}`
       : `${nameOf(iss)} must be an integer`;
-  return z
-    .number({ error })
-    .int()
-    .min(min)
-    .max(max);
+  return z.number({ error }).int().min(min).max(max);
 }
 
 /** A finite number from `min` (excluded when `exclusiveMin`) to `max`. */
@@ -69,7 +65,10 @@ export function bool() {
 /** One of `values`; `required` names what to send when it is missing. */
 export function oneOf<const T extends readonly [string, ...string[]]>(values: T, opts: { required?: boolean } = {}) {
   return z.enum(values, {
-    error: (iss) => (opts.required && isMissing(iss) ? `${nameOf(iss)} is required: one of ${values.join(", ")}` : `${nameOf(iss)} must be one of ${quoted(values)}`),
+    error: (iss) =>
+      opts.required && isMissing(iss)
+        ? `${nameOf(iss)} is required: one of ${values.join(", ")}`
+        : `${nameOf(iss)} must be one of ${quoted(values)}`,
   });
 }
 
@@ -79,13 +78,11 @@ export function textList(opts: { min?: number; max: number; maxLen: number; miss
   const min = opts.min ?? 0;
   const error = (iss: Issue) => {
     if (opts.missing && isMissing(iss)) return opts.missing;
-    if (iss.code === "too_small" || iss.code === "too_big") return `${nameOf(iss)} must hold ${min} to ${opts.max} strings, got ${length(iss)}`;
+    if (iss.code === "too_small" || iss.code === "too_big")
+      return `${nameOf(iss)} must hold ${min} to ${opts.max} strings, got ${length(iss)}`;
     return `${nameOf(iss)} must be an array of strings`;
   };
-  return z
-    .array(text(opts.maxLen), { error })
-    .min(min)
-    .max(opts.max);
+  return z.array(text(opts.maxLen), { error }).min(min).max(opts.max);
 }
 
 /**

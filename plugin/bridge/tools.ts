@@ -11,7 +11,18 @@ import type { VaultBackend } from "../core/vault-backend.ts";
 import type { ToolResult } from "./loopback-protocol.ts";
 import { memorySaveInput, memorySaveTool, memorySearchInput, memorySearchTool } from "./memory.ts";
 import { applyPatchInput, applyPatchTool } from "./patch.ts";
-import { listInput, listTool, readInput, readTool, searchInput, searchTool, similarInput, similarTool, statusInput, statusTool } from "./read-tools.ts";
+import {
+  listInput,
+  listTool,
+  readInput,
+  readTool,
+  searchInput,
+  searchTool,
+  similarInput,
+  similarTool,
+  statusInput,
+  statusTool,
+} from "./read-tools.ts";
 import { sessionCompactInput, sessionCompactTool, sessionSaveInput, sessionSaveTool } from "./sessions.ts";
 import { jsonSchema, parseArgs, ToolInputError } from "./tool-schema.ts";
 
@@ -44,7 +55,9 @@ interface ToolDef {
 }
 
 /** A tool whose `run` takes what its schema parses. */
-function tool<S extends z.ZodType>(def: Omit<ToolDef, "input" | "run"> & { input: S; run(backend: VaultBackend, args: z.output<S>): Promise<ToolResult> }): ToolDef {
+function tool<S extends z.ZodType>(
+  def: Omit<ToolDef, "input" | "run"> & { input: S; run(backend: VaultBackend, args: z.output<S>): Promise<ToolResult> },
+): ToolDef {
   return def;
 }
 
@@ -114,8 +127,8 @@ const DEFS: ToolDef[] = [
     title: "Edit a note",
     description:
       "Edit one note of the vault, only if it is unchanged since you read it: expected_hash is the content_hash `read` returned. " +
-      "edit is either {type: \"replace_section\", heading, content} (the section's text below its heading line is replaced; the heading stays) " +
-      "or {type: \"unified_diff\", diff} (a unified diff of this one file, made against the text you read). Give a short reason: the user sees " +
+      'edit is either {type: "replace_section", heading, content} (the section\'s text below its heading line is replaced; the heading stays) ' +
+      'or {type: "unified_diff", diff} (a unified diff of this one file, made against the text you read). Give a short reason: the user sees ' +
       "it in CHANGELOG.md and the audit log. Off unless the user enabled write tools; refused when the note changed (read it again).",
     input: applyPatchInput,
     annotations: { title: "Edit a note", readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
@@ -128,9 +141,15 @@ const DEFS: ToolDef[] = [
     description:
       "At the end of substantial work (or at a milestone), save what happened as a session note in the vault: a short overview, " +
       "decisions, outcomes, open items and the sources (note paths) you used. Without session_id it starts a new session note and " +
-      "returns its id; with session_id it appends an entry to that session. status \"closed\" marks the session finished. Off unless the user enabled write tools.",
+      'returns its id; with session_id it appends an entry to that session. status "closed" marks the session finished. Off unless the user enabled write tools.',
     input: sessionSaveInput,
-    annotations: { title: "Save a session summary", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: {
+      title: "Save a session summary",
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: false,
+    },
     write: true,
     run: sessionSaveTool,
   }),

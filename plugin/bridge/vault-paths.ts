@@ -26,7 +26,7 @@ export function checkVaultPath(raw: string, configDir: string, what = "path"): s
   if (raw.includes("\\")) refuse(what, raw, 'use "/" to separate folders');
   const segs = raw.split("/");
   for (const seg of segs) {
-    if (seg === "..") refuse(what, raw, "paths may not leave the vault (\"..\")");
+    if (seg === "..") refuse(what, raw, 'paths may not leave the vault ("..")');
     if (seg === "." || seg === "") refuse(what, raw, 'it has an empty or "." segment; give a plain vault-relative path');
   }
   const cfg = configDir.replace(/\/+$/, "").toLowerCase();

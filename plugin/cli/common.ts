@@ -14,7 +14,17 @@ import { reconcile, type ReconcileProgress, type ReconcileSummary } from "../cor
 import { embedAll, type EmbedSummary } from "../core/embedding.ts";
 import { AUTO_MODEL, loadChosenModel, type ModelLoad } from "../core/models.ts";
 import { readBridgeInfo } from "../bridge/forward.ts";
-import { acquireIndexLock, checkVaultDir, describeHolder, FsIndexStore, loadCore, modelCatalog, modelReader, NodeVault, processAlive } from "../core/node.ts";
+import {
+  acquireIndexLock,
+  checkVaultDir,
+  describeHolder,
+  FsIndexStore,
+  loadCore,
+  modelCatalog,
+  modelReader,
+  NodeVault,
+  processAlive,
+} from "../core/node.ts";
 import { EmbedBar, Progress } from "./ui.ts";
 
 /** An error the CLI reports as one line and an exit code (2 = usage/input, 1 = failure). */
@@ -100,7 +110,10 @@ export async function vaultContext(
   const indexDir = path.resolve(opts["index-dir"] ?? defaultDir);
   const writer = await otherWriter(vaultDir, configDir, indexDir === defaultDir, indexDir, use.what);
   if (writer && use.access === "write") {
-    throw new CliError(`${writer} is writing the index in ${indexDir}; two writers would break it. Wait for it to finish (or quit it), or give --index-dir for a separate index`, 1);
+    throw new CliError(
+      `${writer} is writing the index in ${indexDir}; two writers would break it. Wait for it to finish (or quit it), or give --index-dir for a separate index`,
+      1,
+    );
   }
   return {
     vaultDir,
@@ -117,7 +130,13 @@ export async function vaultContext(
  * bridge.json names a live process; the vault's own index folder only), else the holder of the
  * folder's writer lock, which this process takes otherwise (released at exit).
  */
-async function otherWriter(vaultDir: string, configDir: string, vaultsOwn: boolean, indexDir: string, what: string): Promise<string | null> {
+async function otherWriter(
+  vaultDir: string,
+  configDir: string,
+  vaultsOwn: boolean,
+  indexDir: string,
+  what: string,
+): Promise<string | null> {
   if (vaultsOwn) {
     const found = await readBridgeInfo(vaultDir, configDir);
     if (found && processAlive(found.info.pid)) return `Obsidian (pid ${found.info.pid}, with the Strata plugin on this vault)`;
@@ -146,7 +165,10 @@ export async function openVaultIndex(ctx: VaultContext, refresh: boolean, quiet:
       core.free();
       throw new CliError(`no usable index in ${ctx.indexDir} yet, and ${ctx.readOnly} is writing it: try again when it is done`, 1);
     }
-    if (!quiet) process.stderr.write(`strata: ${ctx.readOnly} is updating this index: answering from it as it is${refresh ? " (not refreshed)" : ""}, writing nothing\n`);
+    if (!quiet)
+      process.stderr.write(
+        `strata: ${ctx.readOnly} is updating this index: answering from it as it is${refresh ? " (not refreshed)" : ""}, writing nothing\n`,
+      );
     return { core, report };
   }
   const { core, report } = await openIndex(Core, ctx.store, ctx.config);
@@ -178,7 +200,8 @@ export const MODEL_USAGE = `[--model ${modelCatalog().settings().join("|")}]`;
 /** The --model setting: "auto" (the default: the core chooses by the vault's scripts) or a model id. */
 export function parseModelSetting(value: string | undefined): string {
   const setting = value ?? AUTO_MODEL;
-  if (!modelCatalog().isSetting(setting)) throw new CliError(`--model must be one of ${modelCatalog().settings().join(", ")}, got ${JSON.stringify(value)}`, 2);
+  if (!modelCatalog().isSetting(setting))
+    throw new CliError(`--model must be one of ${modelCatalog().settings().join(", ")}, got ${JSON.stringify(value)}`, 2);
   return setting;
 }
 
@@ -188,7 +211,11 @@ export function parseModelSetting(value: string | undefined): string {
  * `required`, a CliError (exit 2, "[unavailable] …"); otherwise search stays lexical. Unless
  * `quiet`, what is missing and how to get it is told once on stderr.
  */
-export async function loadModel(core: StrataCoreApi, setting: string, opts: { required?: boolean; quiet?: boolean } = {}): Promise<ModelLoad> {
+export async function loadModel(
+  core: StrataCoreApi,
+  setting: string,
+  opts: { required?: boolean; quiet?: boolean } = {},
+): Promise<ModelLoad> {
   let load: ModelLoad;
   try {
     load = await loadChosenModel(core, setting, modelReader(), modelCatalog());
@@ -210,7 +237,12 @@ export interface EmbedRun extends EmbedSummary {
  * Ctrl-C stops between two steps, persists what was done and returns with `interrupted` set:
  * the next run resumes there.
  */
-export async function embedWithProgress(core: StrataCoreApi, vault: VaultSource, store: IndexStore | null, quiet: boolean): Promise<EmbedRun> {
+export async function embedWithProgress(
+  core: StrataCoreApi,
+  vault: VaultSource,
+  store: IndexStore | null,
+  quiet: boolean,
+): Promise<EmbedRun> {
   const bar = quiet ? undefined : new EmbedBar("embedding");
   const ctl = new AbortController();
   const onSigint = () => {

@@ -60,7 +60,13 @@ export function evalCore(
 }
 
 export async function evalCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { ...vaultOptions, ...modelOptions, mode: { type: "string" }, fusion: { type: "string" }, k: { type: "string" } });
+  const { values, positionals } = parse(args, {
+    ...vaultOptions,
+    ...modelOptions,
+    mode: { type: "string" },
+    fusion: { type: "string" },
+    k: { type: "string" },
+  });
   const [vaultArg, queriesFile] = positionals;
   if (!vaultArg || !queriesFile) throw new CliError(`usage: ${EVAL_USAGE}`, 2);
   const mode = parseMode(values.mode);
@@ -73,7 +79,11 @@ export async function evalCommand(args: string[]): Promise<number> {
 
   const tmp = values["index-dir"] ? undefined : await mkdtemp(path.join(os.tmpdir(), "strata-eval-"));
   try {
-    const ctx = await vaultContext(vaultArg, { ...values, "index-dir": values["index-dir"] ?? tmp }, { access: "write", what: "strata eval" });
+    const ctx = await vaultContext(
+      vaultArg,
+      { ...values, "index-dir": values["index-dir"] ?? tmp },
+      { access: "write", what: "strata eval" },
+    );
     // An existing index is brought up to date first: eval measures the vault as it is now,
     // with every chunk embedded for the semantic and hybrid modes.
     const { core } = await openVaultIndex(ctx, true, quiet);

@@ -129,7 +129,13 @@ function humanSummary(vault: string, indexDir: string, s: ReconcileSummary, note
     for (const it of items.slice(0, 20)) lines.push(`    ${it.path}: ${it.text}`);
     if (items.length > 20) lines.push(`    … and ${items.length - 20} more (--json lists all)`);
   };
-  list("skipped", s.skipped.map((x) => ({ path: x.path, text: x.reason })));
-  list("warnings", s.warnings.map((x) => ({ path: x.path, text: x.message })));
+  list(
+    "skipped",
+    s.skipped.map((x) => ({ path: x.path, text: x.reason })),
+  );
+  list(
+    "warnings",
+    s.warnings.map((x) => ({ path: x.path, text: x.message })),
+  );
   return lines.join("\n") + "\n";
 }

@@ -67,7 +67,10 @@ export function scoreRanking(ranked: string[], relevant: Record<string, number>,
   const gain = (g: number) => Math.pow(2, g) - 1;
   let dcg = 0;
   top.forEach((p, i) => (dcg += gain(relevant[p] ?? 0) / Math.log2(i + 2)));
-  const ideal = rel.map(([, g]) => g).sort((a, b) => b - a).slice(0, k);
+  const ideal = rel
+    .map(([, g]) => g)
+    .sort((a, b) => b - a)
+    .slice(0, k);
   let idcg = 0;
   ideal.forEach((g, i) => (idcg += gain(g) / Math.log2(i + 2)));
   return {
@@ -125,9 +128,18 @@ export function evaluate(queries: EvalQuery[], k: number, search: (q: string) =>
   return {
     n: per.length,
     k,
-    recall10: round(mean((x) => x.recall), 4),
-    mrr10: round(mean((x) => x.rr), 4),
-    ndcg10: round(mean((x) => x.ndcg), 4),
+    recall10: round(
+      mean((x) => x.recall),
+      4,
+    ),
+    mrr10: round(
+      mean((x) => x.rr),
+      4,
+    ),
+    ndcg10: round(
+      mean((x) => x.ndcg),
+      4,
+    ),
     p50_ms: round(percentile(times, 50), 3),
     p95_ms: round(percentile(times, 95), 3),
     per_query: per.map((x) => ({ ...x, recall: round(x.recall, 4), rr: round(x.rr, 4), ndcg: round(x.ndcg, 4) })),

@@ -166,7 +166,8 @@ export function breakdown(h: Hit, mode: SearchMode): string {
 
 function footer(res: SearchResponse, model: ModelLoad | null): string {
   const bits = [`${res.hits.length} results`, res.mode];
-  if (res.weights) bits.push(`${res.weights.method} lex ${res.weights.lex.toFixed(2)} / vec ${res.weights.vec.toFixed(2)} (${res.weights.reason})`);
+  if (res.weights)
+    bits.push(`${res.weights.method} lex ${res.weights.lex.toFixed(2)} / vec ${res.weights.vec.toFixed(2)} (${res.weights.reason})`);
   if (res.semanticCoverage != null && res.semanticCoverage < 1) bits.push(`${Math.round(res.semanticCoverage * 100)}% embedded`);
   if (res.strongSignal) bits.push("strong lexical signal");
   bits.push(ms(res.tookMs));

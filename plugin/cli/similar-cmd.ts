@@ -47,7 +47,13 @@ export function resolveNotePath(core: StrataCoreApi, vaultDir: string, arg: stri
 const NOTE_CHUNKS = 64;
 
 export async function similarCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { ...vaultOptions, ...modelOptions, k: { type: "string" }, refresh: { type: "boolean" }, "embed-limit": { type: "string" } });
+  const { values, positionals } = parse(args, {
+    ...vaultOptions,
+    ...modelOptions,
+    k: { type: "string" },
+    refresh: { type: "boolean" },
+    "embed-limit": { type: "string" },
+  });
   const [vaultArg, noteArg] = positionals;
   if (!vaultArg || !noteArg) throw new CliError(`usage: ${SIMILAR_USAGE}`, 2);
   const setting = parseModelSetting(values.model);
@@ -71,7 +77,10 @@ export async function similarCommand(args: string[]): Promise<number> {
       if (embedLimit > 0) await embedStepFrom(core, ctx.vault, Math.min(NOTE_CHUNKS, embedLimit));
       if (!ctx.readOnly) await persist(core, ctx.store);
       const p = core.embedProgress();
-      if (!quiet) process.stderr.write(`strata: ${(p.total - p.done).toLocaleString("en-US")} chunks have no vector yet: similar notes come from the embedded ones; \`strata index\` embeds the rest\n`);
+      if (!quiet)
+        process.stderr.write(
+          `strata: ${(p.total - p.done).toLocaleString("en-US")} chunks have no vector yet: similar notes come from the embedded ones; \`strata index\` embeds the rest\n`,
+        );
     } else if (pending) {
       const run = await embedWithProgress(core, ctx.vault, ctx.readOnly ? null : ctx.store, quiet);
       if (run.interrupted) throw new CliError("interrupted while embedding (the work done so far is saved)", 130);

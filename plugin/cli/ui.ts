@@ -77,7 +77,9 @@ export class EmbedBar {
       const step = Math.floor(((p.done - this.startDone) / pending) * 10);
       if (step > this.lastStep) {
         this.lastStep = step;
-        process.stderr.write(`${this.label}: ${p.done}/${p.total} chunks (${Math.round((p.done / p.total) * 100)}%)${tail ? ` · ${tail}` : ""} · ${seconds(elapsed)}\n`);
+        process.stderr.write(
+          `${this.label}: ${p.done}/${p.total} chunks (${Math.round((p.done / p.total) * 100)}%)${tail ? ` · ${tail}` : ""} · ${seconds(elapsed)}\n`,
+        );
       }
     }
   }
@@ -148,7 +150,17 @@ function displayWidth(s: string): number {
   let w = 0;
   for (const ch of s) {
     const cp = ch.codePointAt(0) ?? 0;
-    w += (cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf) || (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) || (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x20000 && cp <= 0x3fffd) ? 2 : 1;
+    w +=
+      (cp >= 0x1100 && cp <= 0x115f) ||
+      (cp >= 0x2e80 && cp <= 0xa4cf) ||
+      (cp >= 0xac00 && cp <= 0xd7a3) ||
+      (cp >= 0xf900 && cp <= 0xfaff) ||
+      (cp >= 0xfe30 && cp <= 0xfe4f) ||
+      (cp >= 0xff00 && cp <= 0xff60) ||
+      (cp >= 0xffe0 && cp <= 0xffe6) ||
+      (cp >= 0x20000 && cp <= 0x3fffd)
+        ? 2
+        : 1;
   }
   return w;
 }

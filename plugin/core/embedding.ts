@@ -80,7 +80,15 @@ export async function embedAll(
   const exclusive = opts.exclusive ?? (<T>(work: () => Promise<T>) => work());
   let progress = core.embedProgress();
   if (!progress.modelLoaded) throw new Error("[unavailable] no embedding model is loaded: call loadModel() first");
-  const sum: EmbedSummary = { embedded: 0, done: progress.done, total: progress.total, aborted: false, embedMs: 0, tookMs: 0, bytesWritten: 0 };
+  const sum: EmbedSummary = {
+    embedded: 0,
+    done: progress.done,
+    total: progress.total,
+    aborted: false,
+    embedMs: 0,
+    tookMs: 0,
+    bytesWritten: 0,
+  };
   report(progress);
   let lastFlush = performance.now();
   let unflushed = 0;
@@ -130,7 +138,11 @@ export async function embedStepFrom(core: StrataCoreApi, vault: VaultSource, max
 }
 
 /** A step, and the time spent embedding in it (the reads left out). */
-async function timedStep(core: StrataCoreApi, vault: VaultSource, maxChunks: number): Promise<{ progress: EmbedProgress; embedMs: number }> {
+async function timedStep(
+  core: StrataCoreApi,
+  vault: VaultSource,
+  maxChunks: number,
+): Promise<{ progress: EmbedProgress; embedMs: number }> {
   const needs = core.embedNeeds(maxChunks);
   const texts = needs.length ? await readNoteTexts((p) => vault.read(p), needs) : {};
   const t = performance.now();

@@ -46,7 +46,7 @@ export async function openIndex(
   const core = Core.open(config, files);
   const report = core.openReport();
   const removedOrphans: string[] = [];
-  for (const name of opts.removeOrphans === false ? [] : report.orphans ?? []) {
+  for (const name of opts.removeOrphans === false ? [] : (report.orphans ?? [])) {
     await store.delete(name);
     removedOrphans.push(name);
   }

@@ -1,7 +1,18 @@
 // Node.js side of the shared client: loading the wasm core from disk, the index folder on
 // the file system (atomic writes) and the vault walker. Used by the CLI and the MCP bridge.
 
-import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import * as fs from "node:fs/promises";
 import { hostname } from "node:os";
 import * as path from "node:path";
@@ -150,12 +161,7 @@ export function loadCore(): StrataCoreStatic {
 
 /** Rejects names that would leave the folder they are relative to. */
 function checkRelative(name: string): void {
-  if (
-    name === "" ||
-    name.includes("\0") ||
-    path.isAbsolute(name) ||
-    name.split(/[\\/]/).some((seg) => seg === ".." || seg === "")
-  ) {
+  if (name === "" || name.includes("\0") || path.isAbsolute(name) || name.split(/[\\/]/).some((seg) => seg === ".." || seg === "")) {
     throw new Error(`refusing a path outside its folder: ${JSON.stringify(name)}`);
   }
 }
@@ -386,7 +392,9 @@ export interface IndexLock {
 function readHolder(file: string): LockHolder | null {
   try {
     const h = JSON.parse(readFileSync(file, "utf8")) as Partial<LockHolder>;
-    return Number.isInteger(h.pid) && typeof h.host === "string" ? { pid: h.pid!, host: h.host, what: String(h.what ?? "?"), since: String(h.since ?? "?") } : null;
+    return Number.isInteger(h.pid) && typeof h.host === "string"
+      ? { pid: h.pid!, host: h.host, what: String(h.what ?? "?"), since: String(h.since ?? "?") }
+      : null;
   } catch {
     return null;
   }

@@ -51,7 +51,10 @@ export async function searchWithSnippets(core: CoreRef, read: ReadNote, req: Sea
   const t0 = performance.now();
   const res = coreOf(core).search({ ...req, snippets: false });
   if (req.snippets === false || res.hits.length === 0) return res;
-  const texts = await readNoteTexts(read, res.hits.map((h) => h.path));
+  const texts = await readNoteTexts(
+    read,
+    res.hits.map((h) => h.path),
+  );
   const snippets = coreOf(core).snippets({
     query: req.query,
     // Hybrid and semantic rank by the expansions too; lexical search ignores them.

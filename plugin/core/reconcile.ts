@@ -81,11 +81,7 @@ const MB = 1024 * 1024;
  * against the notes deleted since the last flush, so a renamed note is recognised as moved
  * rather than deleted and re-added even when the index is persisted in between batches.
  */
-export async function reconcile(
-  core: StrataCoreApi,
-  vault: VaultSource,
-  opts: ReconcileOptions = {},
-): Promise<ReconcileSummary> {
+export async function reconcile(core: StrataCoreApi, vault: VaultSource, opts: ReconcileOptions = {}): Promise<ReconcileSummary> {
   const t0 = performance.now();
   const batchNotes = opts.batchNotes ?? 200;
   const batchBytes = opts.batchBytes ?? 16 * MB;
@@ -219,4 +215,3 @@ export async function reconcile(
   progress({ phase: "done", done, total });
   return sum;
 }
-

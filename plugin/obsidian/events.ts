@@ -67,10 +67,12 @@ export class ChangeQueue {
     this.timer = null;
     const cs = this.take();
     if (cs) {
-      this.running = this.running.then(() => this.apply(cs)).then(
-        () => undefined,
-        (err) => this.onError(err),
-      );
+      this.running = this.running
+        .then(() => this.apply(cs))
+        .then(
+          () => undefined,
+          (err) => this.onError(err),
+        );
     }
     return this.running;
   }

@@ -83,7 +83,7 @@ export class HostIO implements Handlers<HostApi> {
     const b = arg.bytes;
     const append = (this.adapter as { appendBinary?: DataAdapter["appendBinary"] }).appendBinary;
     if (b.byteLength <= WRITE_PART || typeof append !== "function") {
-      const buf = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? (b.buffer as ArrayBuffer) : (b.slice().buffer);
+      const buf = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? (b.buffer as ArrayBuffer) : b.slice().buffer;
       await this.adapter.writeBinary(path, buf);
       return;
     }
@@ -115,7 +115,8 @@ export class HostIO implements Handlers<HostApi> {
   }
 
   async modelFiles(arg: { modelsDir: string; id: string }): Promise<Transfer<ModelBuffers | null>> {
-    if (!/^[A-Za-z0-9._-]+$/.test(arg.id) || arg.id.startsWith(".")) throw new Error(`[bad-request] not a model id: ${JSON.stringify(arg.id)}`);
+    if (!/^[A-Za-z0-9._-]+$/.test(arg.id) || arg.id.startsWith("."))
+      throw new Error(`[bad-request] not a model id: ${JSON.stringify(arg.id)}`);
     const [model, tokenizer] = [MODEL_FILE, TOKENIZER_FILE].map((f) => `${arg.modelsDir}/${arg.id}/${f}`);
     if (!(await this.adapter.exists(model)) || !(await this.adapter.exists(tokenizer))) return transfer(null, []);
     const files = { model: await this.adapter.readBinary(model), tokenizer: await this.adapter.readBinary(tokenizer) };

@@ -211,9 +211,16 @@ export default class StrataPlugin extends Plugin {
       // data.json may name a model this core does not know: auto chooses then.
       if (!this.models.isSetting(this.settings.embeddingModel)) this.settings.embeddingModel = AUTO_MODEL;
       const open = await opening;
-      this.startTimings = { workerMs: t2 - this.bootT0, wasmInitMs: init.ms, openMs: performance.now() - t1, readMs: open.readMs ?? null, coreOpenMs: open.timings?.totalMs ?? null };
+      this.startTimings = {
+        workerMs: t2 - this.bootT0,
+        wasmInitMs: init.ms,
+        openMs: performance.now() - t1,
+        readMs: open.readMs ?? null,
+        coreOpenMs: open.timings?.totalMs ?? null,
+      };
       this.openResult = open;
-      if (open.rebuilt) this.notify(`Strata: the search index could not be used and is being rebuilt (${open.reason ?? "unknown reason"}).`);
+      if (open.rebuilt)
+        this.notify(`Strata: the search index could not be used and is being rebuilt (${open.reason ?? "unknown reason"}).`);
     } catch (err) {
       this.notify(`Strata: the search engine failed to start: ${errorMessage(err)}`);
       this.statusBar?.setIdle("Strata: failed");
@@ -412,7 +419,8 @@ export default class StrataPlugin extends Plugin {
     else if (this.modelState === "off") lines.push("semantic: off (settings)");
     else if (this.modelState === "error") lines.push(`semantic: model failed to load: ${this.modelError}`);
     else lines.push(`semantic: ${this.modelState}`);
-    if (state?.phase === "reconciling" && state.reconcile) lines.push(`indexing ${fmt(state.reconcile.done)}/${fmt(state.reconcile.total)}`);
+    if (state?.phase === "reconciling" && state.reconcile)
+      lines.push(`indexing ${fmt(state.reconcile.done)}/${fmt(state.reconcile.total)}`);
     lines.push(`index: ${this.indexDir}`);
     if (this.bridge) lines.push(`bridge: 127.0.0.1:${this.bridge.port}`);
     return lines;
@@ -484,4 +492,3 @@ export default class StrataPlugin extends Plugin {
     if (st) this.statusBar?.setIdle(`Strata: ${fmt(st.notes)} notes`);
   }
 }
-

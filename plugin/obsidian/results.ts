@@ -37,7 +37,8 @@ export function scoreBreakdown(hit: Hit, resp?: Pick<SearchResponse, "mode" | "w
   if (hit.lexScore > 0 || resp?.mode !== "semantic") lines.push(`lexical ${hit.lexNorm.toFixed(2)} (BM25 ${hit.lexScore.toFixed(2)})`);
   if (resp?.mode !== "lexical") lines.push(`semantic ${hit.vecScore.toFixed(3)} (cosine)`);
   if (hit.rrfScore > 0) lines.push(`fused ${hit.rrfScore.toFixed(4)}`);
-  if (resp?.weights) lines.push(`weights lex ${resp.weights.lex} · vec ${resp.weights.vec} (${resp.weights.method}: ${resp.weights.reason})`);
+  if (resp?.weights)
+    lines.push(`weights lex ${resp.weights.lex} · vec ${resp.weights.vec} (${resp.weights.method}: ${resp.weights.reason})`);
   if (hit.explain) lines.push(hit.explain);
   lines.push(`lines ${hit.startLine}–${hit.endLine}`);
   return lines.join("\n");
@@ -77,7 +78,10 @@ export function renderSimilarHit(parent: HTMLElement, hit: SimilarHit): HTMLElem
   const best = hit.sections[0];
   if (best?.headingPath) el.createDiv({ cls: "strata-hit-breadcrumb", text: best.headingPath.split(" > ").join(" › ") });
   el.createSpan({ cls: "strata-hit-score", text: hit.score.toFixed(3) });
-  el.setAttr("title", `cosine ${hit.score.toFixed(3)}\n` + hit.sections.map((s) => `${s.headingPath || "(note)"}: ${s.score.toFixed(3)}`).join("\n"));
+  el.setAttr(
+    "title",
+    `cosine ${hit.score.toFixed(3)}\n` + hit.sections.map((s) => `${s.headingPath || "(note)"}: ${s.score.toFixed(3)}`).join("\n"),
+  );
   return el;
 }
 

@@ -22,7 +22,14 @@ export interface CallContext {
 
 /** The implementation of an Api: same methods, with a context, sync or async. */
 export type Handlers<A extends Api> = {
-  [K in keyof A]: (arg: Parameters<A[K]>[0], ctx: CallContext) => Awaited<ReturnType<A[K]>> | Promise<Awaited<ReturnType<A[K]>>> | Transfer<Awaited<ReturnType<A[K]>>> | Promise<Transfer<Awaited<ReturnType<A[K]>>>>;
+  [K in keyof A]: (
+    arg: Parameters<A[K]>[0],
+    ctx: CallContext,
+  ) =>
+    | Awaited<ReturnType<A[K]>>
+    | Promise<Awaited<ReturnType<A[K]>>>
+    | Transfer<Awaited<ReturnType<A[K]>>>
+    | Promise<Transfer<Awaited<ReturnType<A[K]>>>>;
 };
 
 /** A return value (or argument) whose buffers are moved, not copied. */
@@ -81,7 +88,11 @@ export class Endpoint<Remote extends Api, Local extends Api> {
     port.onmessage = (ev: MessageEvent) => this.receive(ev.data as Msg);
   }
 
-  call<K extends keyof Remote & string>(method: K, arg: Parameters<Remote[K]>[0], opts: CallOptions = {}): Promise<Awaited<ReturnType<Remote[K]>>> {
+  call<K extends keyof Remote & string>(
+    method: K,
+    arg: Parameters<Remote[K]>[0],
+    opts: CallOptions = {},
+  ): Promise<Awaited<ReturnType<Remote[K]>>> {
     if (this.closed) return Promise.reject(new Error("[closed] the search worker has stopped"));
     const { signal } = opts;
     if (signal?.aborted) return Promise.reject(new CancelledError());

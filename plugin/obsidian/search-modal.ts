@@ -27,7 +27,10 @@ export class SearchModal extends Modal {
   override onOpen(): void {
     this.modalEl.addClass("strata-modal");
     this.contentEl.empty();
-    this.inputEl = this.contentEl.createEl("input", { cls: "strata-modal-input", attr: { type: "search", placeholder: "Search your vault…", spellcheck: "false" } });
+    this.inputEl = this.contentEl.createEl("input", {
+      cls: "strata-modal-input",
+      attr: { type: "search", placeholder: "Search your vault…", spellcheck: "false" },
+    });
     this.infoEl = this.contentEl.createDiv({ cls: "strata-info" });
     const results = this.contentEl.createDiv({ cls: "strata-results" });
     this.list = new ResultList(results, () => this.close());

@@ -93,7 +93,9 @@ export class StrataSettingTab extends PluginSettingTab {
       );
     new Setting(containerEl)
       .setName("Fusion")
-      .setDesc("Reciprocal rank fusion, with weights chosen per query (questions lean semantic, exact terms lean lexical), or a linear blend: 0.7 × BM25 + 0.3 × cosine, each max-normalised.")
+      .setDesc(
+        "Reciprocal rank fusion, with weights chosen per query (questions lean semantic, exact terms lean lexical), or a linear blend: 0.7 × BM25 + 0.3 × cosine, each max-normalised.",
+      )
       .addDropdown((d) =>
         d
           .addOptions({ rrf: "Reciprocal rank fusion", linear: "Linear" })
@@ -123,7 +125,10 @@ export class StrataSettingTab extends PluginSettingTab {
       .setDesc(modelChoiceDesc(p))
       .addDropdown((d) =>
         d
-          .addOptions({ [AUTO_MODEL]: "Auto (recommended)", ...Object.fromEntries((p.models?.ids ?? [s.embeddingModel]).filter((id) => id !== AUTO_MODEL).map((id) => [id, id])) })
+          .addOptions({
+            [AUTO_MODEL]: "Auto (recommended)",
+            ...Object.fromEntries((p.models?.ids ?? [s.embeddingModel]).filter((id) => id !== AUTO_MODEL).map((id) => [id, id])),
+          })
           .setValue(s.embeddingModel)
           .onChange((v) => {
             // Loads in the worker without blocking; the old vectors answer until the new model has re-embedded.
@@ -156,7 +161,13 @@ export class StrataSettingTab extends PluginSettingTab {
       new Setting(containerEl).setName("MCP bridge").setHeading();
       new Setting(containerEl)
         .setName("Serve the index to the MCP bridge")
-        .setDesc(p.bridge ? `Listening on 127.0.0.1:${p.bridge.port}.` : p.bridgeError ? `Not running: ${p.bridgeError}` : "Lets Claude search this vault through the Strata MCP bridge while Obsidian runs (127.0.0.1 only, token protected).")
+        .setDesc(
+          p.bridge
+            ? `Listening on 127.0.0.1:${p.bridge.port}.`
+            : p.bridgeError
+              ? `Not running: ${p.bridgeError}`
+              : "Lets Claude search this vault through the Strata MCP bridge while Obsidian runs (127.0.0.1 only, token protected).",
+        )
         .addToggle((t) =>
           t.setValue(s.bridgeEnabled).onChange(async (v) => {
             s.bridgeEnabled = v;
@@ -212,7 +223,10 @@ export class StrataSettingTab extends PluginSettingTab {
     new Setting(containerEl).setName("Index").setHeading();
     const info = new Setting(containerEl).setName("Index").setDesc(`Location: ${p.indexDir}`);
     void p.indexStatus().then((st) => {
-      if (st) info.setDesc(`${fmt(st.notes)} notes, ${fmt(st.sections)} sections, ${fmt(st.vectors)} vectors, ${(st.indexBytes / 1048576).toFixed(1)} MB — ${p.indexDir}`);
+      if (st)
+        info.setDesc(
+          `${fmt(st.notes)} notes, ${fmt(st.sections)} sections, ${fmt(st.vectors)} vectors, ${(st.indexBytes / 1048576).toFixed(1)} MB — ${p.indexDir}`,
+        );
     });
     new Setting(containerEl)
       .setName("Rebuild index")
@@ -236,11 +250,17 @@ function modelChoiceDesc(p: StrataPlugin): string {
   const auto =
     "Auto picks multilingual-e5-small when 10% or more of the vault's text is not in Latin script (Chinese, Japanese, Cyrillic…), all-MiniLM-L6-v2 (English, faster) otherwise.";
   if (!l) return `${auto} A new model re-embeds the vault in the background; search keeps using the old vectors meanwhile.`;
-  const out = [l.choice.setting === AUTO_MODEL ? `Auto chose ${l.choice.model}: ${l.choice.reason.replace(/^auto: /, "")}.` : `${l.choice.model}, chosen here.`];
+  const out = [
+    l.choice.setting === AUTO_MODEL
+      ? `Auto chose ${l.choice.model}: ${l.choice.reason.replace(/^auto: /, "")}.`
+      : `${l.choice.model}, chosen here.`,
+  ];
   const e = p.embedProgress;
   const sw = e?.switching;
   if (sw && e) {
-    out.push(`Re-embedding the vault for ${sw.to}: ${fmt(e.done)} / ${fmt(e.total)}${sw.fromLoaded ? `; ${sw.from} answers searches meanwhile` : ""}.`);
+    out.push(
+      `Re-embedding the vault for ${sw.to}: ${fmt(e.done)} / ${fmt(e.total)}${sw.fromLoaded ? `; ${sw.from} answers searches meanwhile` : ""}.`,
+    );
   }
   return out.join(" ");
 }

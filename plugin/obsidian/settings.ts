@@ -55,10 +55,12 @@ export function sanitizeSettings(raw: unknown): StrataSettings {
   const s: StrataSettings = { ...DEFAULT_SETTINGS, excludeFolders: [], extensions: [...DEFAULT_SETTINGS.extensions] };
   if (!raw || typeof raw !== "object") return s;
   const r = raw as Record<string, unknown>;
-  const strList = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string" && x.trim() !== "").map((x) => x.trim()) : null);
+  const strList = (v: unknown) =>
+    Array.isArray(v) ? v.filter((x): x is string => typeof x === "string" && x.trim() !== "").map((x) => x.trim()) : null;
   const str = (v: unknown, d: string) => (typeof v === "string" ? v : d);
   const bool = (v: unknown, d: boolean) => (typeof v === "boolean" ? v : d);
-  const int = (v: unknown, d: number, lo: number, hi: number) => (typeof v === "number" && Number.isFinite(v) ? Math.min(hi, Math.max(lo, Math.round(v))) : d);
+  const int = (v: unknown, d: number, lo: number, hi: number) =>
+    typeof v === "number" && Number.isFinite(v) ? Math.min(hi, Math.max(lo, Math.round(v))) : d;
   s.excludeFolders = (strList(r.excludeFolders) ?? []).map((f) => f.replace(/^\/+|\/+$/g, "")).filter(Boolean);
   const exts = (strList(r.extensions) ?? s.extensions).map((e) => e.replace(/^\./, "").toLowerCase()).filter((e) => /^[a-z0-9]+$/.test(e));
   s.extensions = exts.length ? exts : ["md"];

@@ -81,7 +81,10 @@ export class StrataView extends ItemView {
       this.depthEl.createEl("option", { text: label, attr: { value: v } });
     }
     const filters = form.createDiv({ cls: "strata-row" });
-    this.folderEl = filters.createEl("input", { cls: "strata-folder", attr: { type: "text", placeholder: "Folder", list: "strata-folders" } });
+    this.folderEl = filters.createEl("input", {
+      cls: "strata-folder",
+      attr: { type: "text", placeholder: "Folder", list: "strata-folders" },
+    });
     const folders = filters.createEl("datalist", { attr: { id: "strata-folders" } });
     for (const f of this.plugin.app.vault.getAllLoadedFiles()) {
       if (f instanceof TFolder && !f.isRoot()) folders.createEl("option", { attr: { value: f.path } });
@@ -209,7 +212,10 @@ export class StrataView extends ItemView {
         for (const hit of resp.hits) {
           const el = renderSimilarHit(this.similarEl, hit);
           el.addClass("strata-result");
-          el.addEventListener("click", (evt: MouseEvent) => void openAtLine(this.app, hit.path, hit.sections[0]?.startLine ?? 1, isMod(evt)));
+          el.addEventListener(
+            "click",
+            (evt: MouseEvent) => void openAtLine(this.app, hit.path, hit.sections[0]?.startLine ?? 1, isMod(evt)),
+          );
         }
       })
       .catch((err) => {

@@ -45,7 +45,9 @@ export class StatusBar {
     const e = this.embed;
     if (e && e.modelLoaded && e.total > 0 && e.done < e.total) {
       const eta = formatEta(e.etaSeconds);
-      const what = e.switching ? `re-embedding for ${e.switching.to}: ${fmt(e.done)} / ${fmt(e.total)}` : `embedding ${fmt(e.done)}/${fmt(e.total)}`;
+      const what = e.switching
+        ? `re-embedding for ${e.switching.to}: ${fmt(e.done)} / ${fmt(e.total)}`
+        : `embedding ${fmt(e.done)}/${fmt(e.total)}`;
       return `Strata: ${what}${eta ? ` · ETA ${eta}` : ""}`;
     }
     return this.idleText;

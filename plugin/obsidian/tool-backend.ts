@@ -4,7 +4,18 @@
 // vault event), so a search right after it sees the new text.
 
 import { normalizePath, TFile } from "obsidian";
-import type { ListRequest, ListResponse, NoteInfo, Outline, ReadRequest, ReadResult, SearchRequest, SearchResponse, SimilarRequest, SimilarResponse } from "../core/api.ts";
+import type {
+  ListRequest,
+  ListResponse,
+  NoteInfo,
+  Outline,
+  ReadRequest,
+  ReadResult,
+  SearchRequest,
+  SearchResponse,
+  SimilarRequest,
+  SimilarResponse,
+} from "../core/api.ts";
 import type { BackendStatus, ToolSettings, VaultBackend } from "../core/vault-backend.ts";
 import type StrataPlugin from "./plugin.ts";
 import type { HostApi, WorkerApi } from "./worker-protocol.ts";
@@ -43,7 +54,8 @@ export class ObsidianBackend implements VaultBackend {
     const [index, state] = await Promise.all([w.call("status", {}), w.call("state", {})]);
     const notices = [...this.plugin.notices];
     // A missing model's notice (how to get it) is among the plugin's notices already.
-    if (this.plugin.modelState === "absent" && !this.plugin.modelLoad?.notice) notices.push(`semantic search is off: no embedding model in ${this.plugin.modelsDir}`);
+    if (this.plugin.modelState === "absent" && !this.plugin.modelLoad?.notice)
+      notices.push(`semantic search is off: no embedding model in ${this.plugin.modelsDir}`);
     const e = state.embedding;
     if (e && e.modelLoaded && e.done < e.total) notices.push(`embedding in progress: ${e.done}/${e.total}`);
     return {
@@ -60,7 +72,12 @@ export class ObsidianBackend implements VaultBackend {
 
   settings(): ToolSettings {
     const s = this.plugin.settings;
-    return { writeToolsEnabled: s.writeToolsEnabled, sessionsFolder: s.sessionsFolder, memoryFolder: s.memoryFolder, changelogFolder: s.changelogFolder };
+    return {
+      writeToolsEnabled: s.writeToolsEnabled,
+      sessionsFolder: s.sessionsFolder,
+      memoryFolder: s.memoryFolder,
+      changelogFolder: s.changelogFolder,
+    };
   }
 
   async search(req: SearchRequest): Promise<SearchResponse> {

@@ -181,7 +181,13 @@ export class WorkerServer implements Handlers<WorkerApi> {
       } catch (err) {
         // The index folder could not be read at all: start empty, the reconcile rebuilds.
         this.core = Core.create(this.config);
-        res = { ...this.core.openReport(), rebuilt: true, reason: `index folder unreadable: ${errorMessage(err)}`, removedOrphans: [], tookMs: 0 };
+        res = {
+          ...this.core.openReport(),
+          rebuilt: true,
+          reason: `index folder unreadable: ${errorMessage(err)}`,
+          removedOrphans: [],
+          tookMs: 0,
+        };
       }
       this.st.phase = "idle";
       this.markOpened();
@@ -341,7 +347,9 @@ export class WorkerServer implements Handlers<WorkerApi> {
         return { model: new Uint8Array(files.model), tokenizer: new Uint8Array(files.tokenizer) };
       };
       const catalog = new ModelCatalog(Core.models());
-      const load = await loadChosenModel(core, arg.setting, readModel, catalog, { howTo: (id) => pluginModelHowTo(arg.modelsDir, id, catalog) });
+      const load = await loadChosenModel(core, arg.setting, readModel, catalog, {
+        howTo: (id) => pluginModelHowTo(arg.modelsDir, id, catalog),
+      });
       this.st.embedding = load.progress;
       return load;
     });
@@ -388,7 +396,11 @@ export class WorkerServer implements Handlers<WorkerApi> {
       if (ctx.signal.aborted) throw new CancelledError();
       // The hit notes are read through the UI thread for their snippets (the index stores no
       // text); the getter reaches the current core should a rebuild replace it meanwhile.
-      const res = await searchWithSnippets(() => this.need(), (path) => this.vault.read(path), req);
+      const res = await searchWithSnippets(
+        () => this.need(),
+        (path) => this.vault.read(path),
+        req,
+      );
       if (ctx.signal.aborted) throw new CancelledError();
       return res;
     });
@@ -397,7 +409,11 @@ export class WorkerServer implements Handlers<WorkerApi> {
   read(req: Parameters<WorkerApi["read"]>[0]) {
     return this.reading(async () => {
       await this.opened;
-      return readNote(() => this.need(), (path) => this.vault.read(path), req);
+      return readNote(
+        () => this.need(),
+        (path) => this.vault.read(path),
+        req,
+      );
     });
   }
 

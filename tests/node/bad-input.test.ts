@@ -27,8 +27,18 @@ describe("bad input", () => {
     outside = await tempDir("strata-outside-");
     const w = (rel: string, data: string | Uint8Array) => writeFile(path.join(vault, rel), data);
     await mkdir(path.join(vault, "bad"));
-    await w("bad/invalid utf8.md", Buffer.concat([Buffer.from("# Broken bytes\n\nutfprobe before "), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xa0]), Buffer.from(" after\n")]));
-    await w("bad/broken frontmatter.md", "---\ntitle: [unclosed\n  : : - nope\n\tbad: {\n---\n# Body heading\n\nfrontmatterprobe lives in the body.\n");
+    await w(
+      "bad/invalid utf8.md",
+      Buffer.concat([
+        Buffer.from("# Broken bytes\n\nutfprobe before "),
+        Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xa0]),
+        Buffer.from(" after\n"),
+      ]),
+    );
+    await w(
+      "bad/broken frontmatter.md",
+      "---\ntitle: [unclosed\n  : : - nope\n\tbad: {\n---\n# Body heading\n\nfrontmatterprobe lives in the body.\n",
+    );
     await w("bad/unterminated frontmatter.md", "---\ntitle: never closed\n\nunterminatedprobe text\n");
     const bin = Buffer.alloc(64 * 1024);
     for (let i = 0; i < bin.length; i++) bin[i] = (i * 7919 + 13) % 256;
@@ -163,7 +173,10 @@ describe("bad input", () => {
     };
     const fresh = Core.create(CONFIG);
     const s = await reconcile(fresh, vanishing);
-    assert.ok(s.warnings.some((w) => w.path === victim && /unreadable/.test(w.message)), JSON.stringify(s.warnings));
+    assert.ok(
+      s.warnings.some((w) => w.path === victim && /unreadable/.test(w.message)),
+      JSON.stringify(s.warnings),
+    );
     assert.ok(!fresh.paths().includes(victim));
     assert.equal(fresh.paths().length, FIXTURE_NOTES.length - 1);
     fresh.free();

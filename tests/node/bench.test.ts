@@ -17,14 +17,19 @@ const BENCH = path.join(ROOT, "dist", "strata-bench.js");
 const NO_MODEL_DIR = path.join(ROOT, "tests", "fixtures", "no-such-model");
 
 function run(env: Record<string, string>, args: string[]) {
-  const r = spawnSync(process.execPath, [BENCH, ...args], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ...env }, timeout: 600_000 });
+  const r = spawnSync(process.execPath, [BENCH, ...args], {
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1", ...env },
+    timeout: 600_000,
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
 /** The bench without an embedding model. */
 const bench = (...args: string[]) => run({ STRATA_MODEL_DIR: NO_MODEL_DIR, STRATA_MODELS: NO_MODEL_DIR }, args);
 /** The bench with all-MiniLM-L6-v2 only. */
-const benchModel = (...args: string[]) => run({ STRATA_MODEL_DIR: MODEL?.dir ?? NO_MODEL_DIR, STRATA_MODELS: NO_MODEL_DIR }, [...args, "--model", "all-MiniLM-L6-v2"]);
+const benchModel = (...args: string[]) =>
+  run({ STRATA_MODEL_DIR: MODEL?.dir ?? NO_MODEL_DIR, STRATA_MODELS: NO_MODEL_DIR }, [...args, "--model", "all-MiniLM-L6-v2"]);
 /** The bench with the models it finds (models/ in the repository). */
 const benchModels = (...args: string[]) => run({}, args);
 
@@ -46,9 +51,13 @@ describe("the shipped bundles", () => {
       // assert.ok, not doesNotMatch: a failure names the marker without printing the bundle.
       for (const marker of BENCH_MARKERS) assert.ok(!marker.test(text), `${bundle} holds ${marker}`);
     });
-    test(`${bundle} carries no vector bench`, CORE_GLUE_HAS_BENCH ? { skip: "the core wasm (build/wasm) still exports benchVectors" } : {}, async () => {
-      assert.ok(!/benchVectors/.test(await readFile(path.join(ROOT, bundle), "utf8")), `${bundle} holds benchVectors`);
-    });
+    test(
+      `${bundle} carries no vector bench`,
+      CORE_GLUE_HAS_BENCH ? { skip: "the core wasm (build/wasm) still exports benchVectors" } : {},
+      async () => {
+        assert.ok(!/benchVectors/.test(await readFile(path.join(ROOT, bundle), "utf8")), `${bundle} holds benchVectors`);
+      },
+    );
   }
 
   test("the bench bundle does hold them (the markers above can match)", async () => {
@@ -93,11 +102,26 @@ describe("strata-bench", () => {
 
   test("the vector index, from the bench wasm: sizes ascending, against an exact f32 scan", NEEDS_BENCH_WASM, async () => {
     const vault = await copyFixture();
-    const r = bench(vault, "--edits", "1", "--index-runs", "1", "--no-eval", "--embed-chunks", "0", "--vector-sizes", "5000,2000", "--json");
+    const r = bench(
+      vault,
+      "--edits",
+      "1",
+      "--index-runs",
+      "1",
+      "--no-eval",
+      "--embed-chunks",
+      "0",
+      "--vector-sizes",
+      "5000,2000",
+      "--json",
+    );
     assert.equal(r.code, 0, r.err);
     const j = JSON.parse(r.out);
     assert.equal(j.vectorsSkipped, null);
-    assert.deepEqual(j.vectors.map((v: { n: number }) => v.n), [2000, 5000]);
+    assert.deepEqual(
+      j.vectors.map((v: { n: number }) => v.n),
+      [2000, 5000],
+    );
     for (const v of j.vectors) {
       assert.ok(v.queryP50Ms > 0 && v.queryP95Ms >= v.queryP50Ms && v.insertMs > 0, JSON.stringify(v));
       assert.ok(v.recallNear >= 0.99 && v.recallRandom >= 0.9, JSON.stringify(v));
@@ -109,7 +133,19 @@ describe("strata-bench", () => {
 describe("strata-bench with the embedding model", NEEDS_MODEL, () => {
   test("compares our embedder with onnxruntime-web on the same chunks", async () => {
     const fresh = await copyFixture();
-    const r = benchModel(fresh, "--edits", "2", "--no-eval", "--embed-chunks", "1000", "--vector-sizes", "0", "--model-chunks", "0", "--json");
+    const r = benchModel(
+      fresh,
+      "--edits",
+      "2",
+      "--no-eval",
+      "--embed-chunks",
+      "1000",
+      "--vector-sizes",
+      "0",
+      "--model-chunks",
+      "0",
+      "--json",
+    );
     assert.equal(r.code, 0, r.err);
     const j = JSON.parse(r.out);
     const e = j.embedding;
@@ -136,11 +172,26 @@ describe("strata-bench with the embedding model", NEEDS_MODEL, () => {
 describe("strata-bench with both models", NEEDS_BOTH, () => {
   test("measures both models side by side on the same chunks", async () => {
     const vault = await copyFixture();
-    const r = benchModels(vault, "--edits", "2", "--no-eval", "--embed-chunks", "0", "--vector-sizes", "0", "--model-chunks", "24", "--json");
+    const r = benchModels(
+      vault,
+      "--edits",
+      "2",
+      "--no-eval",
+      "--embed-chunks",
+      "0",
+      "--vector-sizes",
+      "0",
+      "--model-chunks",
+      "24",
+      "--json",
+    );
     assert.equal(r.code, 0, r.err);
     const m = JSON.parse(r.out).models;
     assert.ok(m, "models comparison missing");
-    assert.deepEqual(m.results.map((x: { model: string }) => x.model), ["all-MiniLM-L6-v2", "multilingual-e5-small"]);
+    assert.deepEqual(
+      m.results.map((x: { model: string }) => x.model),
+      ["all-MiniLM-L6-v2", "multilingual-e5-small"],
+    );
     assert.deepEqual(m.missing, []);
     assert.equal(m.queries, 20);
     const [mini, e5] = m.results;

@@ -52,7 +52,10 @@ test("the headless bridge and the CLI never write one index together (its writer
   core.free();
   const idx = indexDirOf(vault);
   const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
-  await writeFile(`${idx}.lock`, JSON.stringify({ pid: other.pid, host: hostname(), what: "strata index", since: "2026-11-25T04:00:00.000Z" }));
+  await writeFile(
+    `${idx}.lock`,
+    JSON.stringify({ pid: other.pid, host: hostname(), what: "strata index", since: "2026-11-25T04:00:00.000Z" }),
+  );
   const bridge = await spawnBridge([vault, "--no-model"]);
   try {
     const busy = await bridge.client.callTool({ name: "search", arguments: { queries: ["telescope"] } });

@@ -40,7 +40,12 @@ test("plugin running: the bridge forwards every tool call to the loopback endpoi
   const backend = await HeadlessBackend.open({ vaultDir: vault, settings: { writeToolsEnabled: true }, modelSetting: "all-MiniLM-L6-v2" });
   const token = newBridgeToken();
   const server = await startLoopbackServer({ backend: asPlugin(backend), token, port: 0 });
-  await writeBridgeInfo(path.join(vault, ".obsidian/plugins/strata-search"), { port: server.port, token, pid: process.pid, vault: "vault" });
+  await writeBridgeInfo(path.join(vault, ".obsidian/plugins/strata-search"), {
+    port: server.port,
+    token,
+    pid: process.pid,
+    vault: "vault",
+  });
   // No --write-tools: the plugin's settings (write tools on) decide.
   const bridge = await spawnBridge([vault]);
   let closed = false;

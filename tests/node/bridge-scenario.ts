@@ -16,7 +16,12 @@ const PLUGIN_DIR = ".obsidian/plugins/strata-search";
 
 /** `noticeDisk`: tells the serving side about a file the test wrote or removed on disk itself
  *  (Obsidian's file watcher); the headless bridge reads the disk as it is. */
-export async function exerciseTools(t: TestContext, client: Client, vault: string, noticeDisk: (rel: string) => Promise<void> = async () => {}): Promise<void> {
+export async function exerciseTools(
+  t: TestContext,
+  client: Client,
+  vault: string,
+  noticeDisk: (rel: string) => Promise<void> = async () => {},
+): Promise<void> {
   await t.test("lists the tools with schemas and annotations", async () => {
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((x) => x.name).sort(), TOOL_NAMES);
@@ -90,7 +95,10 @@ export async function exerciseTools(t: TestContext, client: Client, vault: strin
     const r = await ok(client, "similar", { path: "Cooking/Sourdough starter.md", top_k: 3 });
     assert.ok(r.data.results.length > 0);
     assert.ok(r.data.results.every((h: any) => h.path !== "Cooking/Sourdough starter.md"));
-    assert.ok(r.data.results.some((h: any) => h.path.startsWith("Cooking/")), JSON.stringify(r.data.results.map((h: any) => h.path)));
+    assert.ok(
+      r.data.results.some((h: any) => h.path.startsWith("Cooking/")),
+      JSON.stringify(r.data.results.map((h: any) => h.path)),
+    );
   });
 
   await t.test("apply_patch: replace a section, a unified diff, refused on a stale hash; audited", async () => {
@@ -99,7 +107,10 @@ export async function exerciseTools(t: TestContext, client: Client, vault: strin
     const before = await readFile(file, "utf8");
     const r = await ok(client, "read", { path: rel, whole: true, max_chars: 20000 });
     assert.equal(r.data.content_hash, sha256(before));
-    const heading = r.data.text.split("\n").find((l: string) => /^## /.test(l))!.slice(3);
+    const heading = r.data.text
+      .split("\n")
+      .find((l: string) => /^## /.test(l))!
+      .slice(3);
     const p = await ok(client, "apply_patch", {
       path: rel,
       expected_hash: r.data.content_hash,
@@ -127,7 +138,12 @@ export async function exerciseTools(t: TestContext, client: Client, vault: strin
     // A unified diff made against the current text.
     const target = after.replace("Zanzibarquokka emitters", "Zanzibarquokka drippers");
     const diff = createPatch(rel, after, target);
-    const d = await ok(client, "apply_patch", { path: rel, expected_hash: p.data.new_hash, edit: { type: "unified_diff", diff }, reason: "test: diff" });
+    const d = await ok(client, "apply_patch", {
+      path: rel,
+      expected_hash: p.data.new_hash,
+      edit: { type: "unified_diff", diff },
+      reason: "test: diff",
+    });
     assert.equal(await readFile(file, "utf8"), target);
     assert.equal(d.data.new_hash, sha256(target));
     // A diff that does not apply: refused, nothing written.
@@ -139,7 +155,10 @@ export async function exerciseTools(t: TestContext, client: Client, vault: strin
     );
     assert.equal(await readFile(file, "utf8"), target);
     // Audit log (JSON lines) and CHANGELOG.md.
-    const audit = (await readFile(path.join(vault, PLUGIN_DIR, "audit.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+    const audit = (await readFile(path.join(vault, PLUGIN_DIR, "audit.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const mine = audit.filter((e) => e.tool === "apply_patch" && e.path === rel);
     assert.equal(mine.length, 2);
     assert.equal(mine[0].old_hash, sha256(before));
@@ -149,8 +168,18 @@ export async function exerciseTools(t: TestContext, client: Client, vault: strin
     const changelog = await readFile(path.join(vault, "Strata/CHANGELOG.md"), "utf8");
     assert.match(changelog, /apply_patch · \[\[Garden\/Drip irrigation\]\] · test: replace a section/);
     // Garbage edits.
-    await refused(client, "apply_patch", { path: rel, expected_hash: "abc", edit: { type: "unified_diff", diff }, reason: "x" }, /64-character/);
-    await refused(client, "apply_patch", { path: rel, expected_hash: d.data.new_hash, edit: { type: "rewrite" }, reason: "x" }, /edit.type must be/);
+    await refused(
+      client,
+      "apply_patch",
+      { path: rel, expected_hash: "abc", edit: { type: "unified_diff", diff }, reason: "x" },
+      /64-character/,
+    );
+    await refused(
+      client,
+      "apply_patch",
+      { path: rel, expected_hash: d.data.new_hash, edit: { type: "rewrite" }, reason: "x" },
+      /edit.type must be/,
+    );
     assert.equal(await readFile(file, "utf8"), target);
   });
 
@@ -158,7 +187,25 @@ export async function exerciseTools(t: TestContext, client: Client, vault: strin
     const rel = "Garden/Setext.md";
     const file = path.join(vault, rel);
     const code = ["```sh", "# not a heading: a shell comment", "echo water", "```"];
-    const before = ["Setext title", "============", "", "Intro line.", "", "Part one", "--------", "", "Old part one.", "", ...code, "", "Part two", "--------", "", "Old part two.", ""].join("\n");
+    const before = [
+      "Setext title",
+      "============",
+      "",
+      "Intro line.",
+      "",
+      "Part one",
+      "--------",
+      "",
+      "Old part one.",
+      "",
+      ...code,
+      "",
+      "Part two",
+      "--------",
+      "",
+      "Old part two.",
+      "",
+    ].join("\n");
     await writeFile(file, before);
     await noticeDisk(rel);
     // A setext heading is found by its text; its underline stays, the code block above is untouched.
@@ -178,12 +225,36 @@ export async function exerciseTools(t: TestContext, client: Client, vault: strin
       reason: "test: setext section",
     });
     const final = await readFile(file, "utf8");
-    assert.equal(final, ["Setext title", "============", "", "Intro line.", "", "Part one", "--------", "", "New part one.", "", "Part two", "--------", "", "New part two.", ""].join("\n"));
+    assert.equal(
+      final,
+      [
+        "Setext title",
+        "============",
+        "",
+        "Intro line.",
+        "",
+        "Part one",
+        "--------",
+        "",
+        "New part one.",
+        "",
+        "Part two",
+        "--------",
+        "",
+        "New part two.",
+        "",
+      ].join("\n"),
+    );
     // The # line in the code block was never a heading.
     await refused(
       client,
       "apply_patch",
-      { path: rel, expected_hash: q.data.new_hash, edit: { type: "replace_section", heading: "not a heading: a shell comment", content: "x" }, reason: "x" },
+      {
+        path: rel,
+        expected_hash: q.data.new_hash,
+        edit: { type: "replace_section", heading: "not a heading: a shell comment", content: "x" },
+        reason: "x",
+      },
       /no heading "not a heading: a shell comment" in the note; its headings are: "Setext title", "Setext title > Part one", "Setext title > Part two"/,
     );
     await rm(file);
@@ -203,7 +274,12 @@ export async function exerciseTools(t: TestContext, client: Client, vault: strin
     assert.match(id, /^s-\d{8}-\d{6}-[0-9a-f]{4}$/);
     const rel = first.data.path;
     assert.equal(rel, `Strata/Sessions/${id}.md`);
-    await ok(client, "session_save", { session_id: id, overview: "Ordered parts.", outcomes: ["Order placed"], sources: ["Projects/Bicycle rebuild.md"] });
+    await ok(client, "session_save", {
+      session_id: id,
+      overview: "Ordered parts.",
+      outcomes: ["Order placed"],
+      sources: ["Projects/Bicycle rebuild.md"],
+    });
     await ok(client, "session_save", { session_id: id, overview: "Installed the lines.", decisions: ["Water at dawn"] });
     let text = await readFile(path.join(vault, rel), "utf8");
     assert.match(text, /^---\n/);
@@ -232,10 +308,28 @@ export async function exerciseTools(t: TestContext, client: Client, vault: strin
   });
 
   await t.test("memory_save and memory_search: levels, parents, expiry, usage", async () => {
-    const p = await ok(client, "memory_save", { level: "project", text: "The wombatfern project targets balcony gardens.", confidence: 0.9 });
-    const task = await ok(client, "memory_save", { level: "task", parent_id: p.data.memory_id, text: "Wombatfern task: choose drip emitters for pots." });
-    const sub = await ok(client, "memory_save", { level: "subtask", parent_id: task.data.memory_id, text: "Wombatfern subtask: 2 l/h emitters fit the pots.", metadata: { source: "test", n: 2 } });
-    const short = await ok(client, "memory_save", { level: "task", parent_id: p.data.memory_id, text: "Wombatfern task: temporary note about a sale.", ttl_days: 0.00001 });
+    const p = await ok(client, "memory_save", {
+      level: "project",
+      text: "The wombatfern project targets balcony gardens.",
+      confidence: 0.9,
+    });
+    const task = await ok(client, "memory_save", {
+      level: "task",
+      parent_id: p.data.memory_id,
+      text: "Wombatfern task: choose drip emitters for pots.",
+    });
+    const sub = await ok(client, "memory_save", {
+      level: "subtask",
+      parent_id: task.data.memory_id,
+      text: "Wombatfern subtask: 2 l/h emitters fit the pots.",
+      metadata: { source: "test", n: 2 },
+    });
+    const short = await ok(client, "memory_save", {
+      level: "task",
+      parent_id: p.data.memory_id,
+      text: "Wombatfern task: temporary note about a sale.",
+      ttl_days: 0.00001,
+    });
     const front = await readFile(path.join(vault, sub.data.path), "utf8");
     assert.match(front, /\nlevel: subtask\n/);
     assert.match(front, new RegExp(`\\nparent: ${task.data.memory_id}\\n`));
@@ -244,7 +338,10 @@ export async function exerciseTools(t: TestContext, client: Client, vault: strin
     const tasks = await ok(client, "memory_search", { query: "wombatfern", level: "task" });
     const ids = tasks.data.results.map((m: any) => m.id);
     assert.deepEqual(ids, [task.data.memory_id]);
-    assert.deepEqual(tasks.data.expired_for_review.map((m: any) => m.id), [short.data.memory_id]);
+    assert.deepEqual(
+      tasks.data.expired_for_review.map((m: any) => m.id),
+      [short.data.memory_id],
+    );
     // The expired memory is still on disk.
     assert.ok((await stat(path.join(vault, short.data.path))).isFile());
     const under = await ok(client, "memory_search", { parent_id: p.data.memory_id, include_expired: true });

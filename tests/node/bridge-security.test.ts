@@ -17,23 +17,27 @@ after(cleanupTemps);
 
 function httpRequest(port: number, opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer }) {
   return new Promise<{ status: number; body: any }>((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, method: opts.method ?? "GET", path: opts.path ?? "/v1/ping", headers: opts.headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString();
-        let body: any = text;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          // not JSON
-        }
-        resolve({ status: res.statusCode ?? 0, body });
-      });
-    });
+    const req = http.request(
+      { host: "127.0.0.1", port, method: opts.method ?? "GET", path: opts.path ?? "/v1/ping", headers: opts.headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString();
+          let body: any = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            // not JSON
+          }
+          resolve({ status: res.statusCode ?? 0, body });
+        });
+      },
+    );
     req.on("error", (err) => {
       // The server may cut an oversized upload short.
-      if ((err as NodeJS.ErrnoException).code === "EPIPE" || (err as NodeJS.ErrnoException).code === "ECONNRESET") resolve({ status: 413, body: "reset" });
+      if ((err as NodeJS.ErrnoException).code === "EPIPE" || (err as NodeJS.ErrnoException).code === "ECONNRESET")
+        resolve({ status: 413, body: "reset" });
       else reject(err);
     });
     if (opts.body) req.write(opts.body);
@@ -100,7 +104,10 @@ test("bridge.json is written with mode 0600, also over a wider existing file", a
   const file = await writeBridgeInfo(dir, { port: 1234, token: "t".repeat(32), pid: 42, vault: "v" });
   assert.equal((await stat(file)).mode & 0o777, 0o600);
   const info = JSON.parse(await readFile(file, "utf8"));
-  assert.deepEqual({ port: info.port, token: info.token, pid: info.pid, vault: info.vault }, { port: 1234, token: "t".repeat(32), pid: 42, vault: "v" });
+  assert.deepEqual(
+    { port: info.port, token: info.token, pid: info.pid, vault: info.vault },
+    { port: 1234, token: "t".repeat(32), pid: 42, vault: "v" },
+  );
 });
 
 let bridge: Bridge;

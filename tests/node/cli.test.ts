@@ -8,7 +8,20 @@ import { hostname } from "node:os";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 
-import { cleanupTemps, copyFixture, FIXTURE, FIXTURE_NOTES, hashTree, indexDirOf, MODEL, NEEDS_BOTH, NEEDS_E5, NEEDS_MODEL, ROOT, tempDir } from "./helpers.ts";
+import {
+  cleanupTemps,
+  copyFixture,
+  FIXTURE,
+  FIXTURE_NOTES,
+  hashTree,
+  indexDirOf,
+  MODEL,
+  NEEDS_BOTH,
+  NEEDS_E5,
+  NEEDS_MODEL,
+  ROOT,
+  tempDir,
+} from "./helpers.ts";
 
 after(cleanupTemps);
 
@@ -19,7 +32,11 @@ const NO_MODEL_DIR = path.join(ROOT, "tests", "fixtures", "no-such-model");
 const NO_MODELS = { STRATA_MODEL_DIR: NO_MODEL_DIR, STRATA_MODELS: NO_MODEL_DIR };
 
 function run(env: Record<string, string>, args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ...env }, timeout: 300_000 });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1", ...env },
+    timeout: 300_000,
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -66,7 +83,11 @@ describe("strata CLI", () => {
 
   test("a missing vault exits 2 with a clear message", () => {
     const missing = path.join(ROOT, "no", "such", "vault");
-    for (const cmd of [["index", missing], ["search", missing, "x"], ["eval", missing, path.join(ROOT, "tests/fixtures/eval.jsonl")]]) {
+    for (const cmd of [
+      ["index", missing],
+      ["search", missing, "x"],
+      ["eval", missing, path.join(ROOT, "tests/fixtures/eval.jsonl")],
+    ]) {
       const r = strata(...cmd);
       assert.equal(r.code, 2, cmd.join(" "));
       assert.ok(r.err.includes(`vault not found: ${missing}`), r.err);
@@ -181,20 +202,33 @@ describe("strata CLI", () => {
     // Another process on this machine holds the index's writer lock.
     const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
     try {
-      await writeFile(`${idx}.lock`, JSON.stringify({ pid: other.pid, host: hostname(), what: "strata index", since: "2026-11-25T04:00:00.000Z" }));
+      await writeFile(
+        `${idx}.lock`,
+        JSON.stringify({ pid: other.pid, host: hostname(), what: "strata index", since: "2026-11-25T04:00:00.000Z" }),
+      );
       const before = await hashTree(idx);
       const refused = strata("index", vault);
       assert.equal(refused.code, 1, refused.err);
       assert.match(refused.err, new RegExp(`strata index \\(pid ${other.pid}.*is writing the index`));
-      assert.equal(strata("eval", vault, path.join(ROOT, "tests", "fixtures", "eval.jsonl"), "--index-dir", idx).code, 1, "eval refreshes: a writer");
+      assert.equal(
+        strata("eval", vault, path.join(ROOT, "tests", "fixtures", "eval.jsonl"), "--index-dir", idx).code,
+        1,
+        "eval refreshes: a writer",
+      );
       const s = strata("search", vault, "derailleur", "--refresh");
       assert.equal(s.code, 0, s.err);
       assert.match(s.out, /Projects\/Bicycle rebuild\.md/);
       assert.match(s.err, /is updating this index: answering from it as it is \(not refreshed\), writing nothing/);
       assert.deepEqual(await hashTree(idx), before, "the reader wrote nothing, deleted nothing");
       // Obsidian with the plugin on this vault counts as a writer too (bridge.json, live pid).
-      await writeFile(path.join(vault, ".obsidian/plugins/strata-search/bridge.json"), JSON.stringify({ port: 0, token: "", pid: other.pid, vault }));
-      assert.match(strata("index", vault).err, new RegExp(`Obsidian \\(pid ${other.pid}, with the Strata plugin on this vault\\) is writing the index`));
+      await writeFile(
+        path.join(vault, ".obsidian/plugins/strata-search/bridge.json"),
+        JSON.stringify({ port: 0, token: "", pid: other.pid, vault }),
+      );
+      assert.match(
+        strata("index", vault).err,
+        new RegExp(`Obsidian \\(pid ${other.pid}, with the Strata plugin on this vault\\) is writing the index`),
+      );
     } finally {
       other.kill();
       await new Promise((r) => other.once("exit", r));
@@ -226,7 +260,6 @@ describe("strata CLI", () => {
     const missing = strata("eval", vault, path.join(ROOT, "tests/fixtures/none.jsonl"));
     assert.equal(missing.code, 2);
   });
-
 });
 
 describe("strata CLI with the embedding model", NEEDS_MODEL, () => {
@@ -289,7 +322,10 @@ describe("strata CLI with the embedding model", NEEDS_MODEL, () => {
     assert.equal(j.hits[0].path, "Cooking/Fermented hot sauce.md");
     const human = strataModel("similar", vault, path.join(vault, "Cooking/Sourdough starter.md"));
     assert.equal(human.code, 0, human.err);
-    assert.match(human.out, /^Notes similar to Cooking\/Sourdough starter\.md:\n 1\. Cooking\/Fermented hot sauce\.md {2}\(cosine 0\.\d{3}\)/);
+    assert.match(
+      human.out,
+      /^Notes similar to Cooking\/Sourdough starter\.md:\n 1\. Cooking\/Fermented hot sauce\.md {2}\(cosine 0\.\d{3}\)/,
+    );
     const missing = strataModel("similar", vault, "Nope.md");
     assert.equal(missing.code, 2);
     assert.match(missing.err, /not in the index/);
@@ -341,7 +377,6 @@ describe("strata CLI with the embedding model", NEEDS_MODEL, () => {
     assert.equal(sem.answeredMode, "semantic");
     assert.ok(!existsSync(path.join(fresh, ".obsidian")), "eval wrote into the vault");
   });
-
 });
 
 describe("strata --model", () => {
@@ -355,14 +390,21 @@ describe("strata --model", () => {
     assert.match(m.reason, /^auto: \d+% of the vault's text is not in Latin script$/);
     assert.ok(m.nonLatinShare >= 0.1);
     assert.equal(m.loaded, null);
-    assert.deepEqual(m.missing.map((x: { model: string }) => x.model), ["multilingual-e5-small"]);
+    assert.deepEqual(
+      m.missing.map((x: { model: string }) => x.model),
+      ["multilingual-e5-small"],
+    );
     assert.match(r.err, /the embedding model multilingual-e5-small is missing: run scripts\/fetch-e5\.sh/);
     const s = JSON.parse(strata("search", vault, "sourdough", "--json").out);
     assert.equal(s.model.chosen, "multilingual-e5-small");
     assert.equal(JSON.parse(strata("search", vault, "sourdough", "--mode", "lexical", "--json").out).model, null);
     const human = strata("search", vault, "sourdough", "--model", "all-MiniLM-L6-v2");
     assert.match(human.out, /model no model loaded \(all-MiniLM-L6-v2 chosen: chosen in the settings\)/);
-    for (const cmd of [["index", vault], ["search", vault, "x"], ["eval", vault, path.join(ROOT, "tests/fixtures/eval.jsonl")]]) {
+    for (const cmd of [
+      ["index", vault],
+      ["search", vault, "x"],
+      ["eval", vault, path.join(ROOT, "tests/fixtures/eval.jsonl")],
+    ]) {
       const bad = strata(...cmd, "--model", "gpt-9");
       assert.equal(bad.code, 2, cmd[0]);
       assert.match(bad.err, /--model must be one of auto, all-MiniLM-L6-v2, multilingual-e5-small/);
@@ -385,7 +427,10 @@ describe("strata --model", () => {
     const r = strataModels("index", vault, "--json");
     assert.equal(r.code, 0, r.err);
     const j = JSON.parse(r.out);
-    assert.deepEqual([j.model.chosen, j.model.loaded, j.model.fallback, j.model.notice], ["multilingual-e5-small", "multilingual-e5-small", false, null]);
+    assert.deepEqual(
+      [j.model.chosen, j.model.loaded, j.model.fallback, j.model.notice],
+      ["multilingual-e5-small", "multilingual-e5-small", false, null],
+    );
     assert.equal(j.embedding.done, j.embedding.total);
     assert.equal(j.model.switching, null);
     const human = strataModels("index", vault);

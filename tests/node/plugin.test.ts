@@ -10,7 +10,18 @@ import { after, describe, test } from "node:test";
 import type { EmbedProgress } from "../../plugin/core/api.ts";
 import { StatusBar } from "../../plugin/obsidian/status.ts";
 import { cleanupTemps, copyFixture, FIXTURE_NOTES, hashTree, NEEDS_BOTH, NEEDS_MODEL } from "./helpers.ts";
-import { workerState, eventually, installModel, loadPlugin, Notice, PLUGIN_DIR, settingRow, TFile, unloadPlugin, type StrataPluginT } from "./plugin-env.ts";
+import {
+  workerState,
+  eventually,
+  installModel,
+  loadPlugin,
+  Notice,
+  PLUGIN_DIR,
+  settingRow,
+  TFile,
+  unloadPlugin,
+  type StrataPluginT,
+} from "./plugin-env.ts";
 
 after(cleanupTemps);
 
@@ -34,7 +45,10 @@ describe("plugin", () => {
       assert.ok(hit.snippet && hit.snippet.highlights.length > 0, "a highlighted snippet");
       // The index lives in the plugin folder, written through the adapter.
       const files = await readdir(path.join(vault, INDEX));
-      assert.ok(files.some((f) => f.startsWith("manifest-")), `manifest in ${files}`);
+      assert.ok(
+        files.some((f) => f.startsWith("manifest-")),
+        `manifest in ${files}`,
+      );
       assert.ok(plugin.statusBar?.text().includes(`${FIXTURE_NOTES.length} notes`), plugin.statusBar?.text());
       // Commands are registered.
       for (const id of ["search-vault", "open-search-sidebar", "similar-notes", "rebuild-index", "show-index-status"]) {
@@ -54,10 +68,7 @@ describe("plugin", () => {
       const text = await app.vault.read(file);
       await app.vault.modify(file, `${text}\n\n## Emitters\nThe quixotic zanzibar emitter clogs in winter.\n`);
       assert.equal((await plugin.search({ query: "zanzibar", mode: "lexical" })).hits.length, 0, "not before the debounce");
-      assert.equal(
-        await eventually(() => topPath(plugin, "quixotic zanzibar"), 5000, "the modified text"),
-        "Garden/Drip irrigation.md",
-      );
+      assert.equal(await eventually(() => topPath(plugin, "quixotic zanzibar"), 5000, "the modified text"), "Garden/Drip irrigation.md");
       const created = await app.vault.create("Inbox/New idea.md", "# New idea\nA marmalade sundial for the balcony.\n");
       assert.ok(created instanceof TFile);
       assert.equal(await eventually(() => topPath(plugin, "marmalade sundial"), 5000, "the created note"), "Inbox/New idea.md");
@@ -90,7 +101,10 @@ describe("plugin", () => {
       assert.equal(after.notesRead, before.notesRead, "not read as a changed note");
       assert.equal(after.renamesRead - before.renamesRead, 1, "read once, for the content check");
       assert.deepEqual(
-        adapter.log.slice(reads).filter((e) => e.op === "readBinary" && e.path.endsWith("Sourdough starter.md")).map((e) => e.path),
+        adapter.log
+          .slice(reads)
+          .filter((e) => e.op === "readBinary" && e.path.endsWith("Sourdough starter.md"))
+          .map((e) => e.path),
         ["Baking/Sourdough starter.md"],
       );
       assert.equal(await topPath(plugin, "sourdough starter"), "Baking/Sourdough starter.md");
@@ -108,7 +122,11 @@ describe("plugin", () => {
       await app.vault.rename(file, "Garden/Watering.md");
       // Written on disk by another program: no modify event, only the rename's.
       await writeFile(path.join(vault, "Garden/Watering.md"), "# Watering\nThe tangerine cistern feeds the beds.\n");
-      await eventually(async () => (await topPath(plugin, "tangerine cistern")) === "Garden/Watering.md", 5000, "the new text at the new path");
+      await eventually(
+        async () => (await topPath(plugin, "tangerine cistern")) === "Garden/Watering.md",
+        5000,
+        "the new text at the new path",
+      );
       const old = await plugin.search({ query: "emitter", k: 20, mode: "lexical" });
       assert.ok(!old.hits.some((h) => h.path.startsWith("Garden/")), "the old text is gone");
       assert.equal(await plugin.worker!.call("note", { path: "Garden/Drip irrigation.md" }), null);
@@ -124,7 +142,10 @@ describe("plugin", () => {
       const hit = (await plugin.search({ query: "collimation", k: 5, mode: "lexical", filters: { minDepth: 1 } })).hits[0];
       assert.equal(hit.path, "Astronomy/Telescope care.md");
       const marked = hit.snippet!.highlights.map(([a, b]) => hit.snippet!.text.slice(a, b).toLowerCase());
-      assert.ok(marked.some((m) => m.startsWith("collimat")), JSON.stringify(hit.snippet));
+      assert.ok(
+        marked.some((m) => m.startsWith("collimat")),
+        JSON.stringify(hit.snippet),
+      );
       const r = await plugin.backend.read({ path: hit.path, sectionId: hit.sectionId });
       assert.equal(r.startLine, hit.startLine);
       assert.match(r.text, /collimat/i);
@@ -279,7 +300,10 @@ describe("plugin", () => {
     try {
       assert.equal(second.plugin.openResult?.rebuilt, true);
       const shown = Notice.log.slice(notices);
-      assert.ok(shown.some((n) => /rebuilt/i.test(n)), `a notice says so: ${JSON.stringify(shown)}`);
+      assert.ok(
+        shown.some((n) => /rebuilt/i.test(n)),
+        `a notice says so: ${JSON.stringify(shown)}`,
+      );
       assert.equal(second.plugin.lastReconcile?.added, FIXTURE_NOTES.length);
       assert.equal(await topPath(second.plugin, "telescope collimation"), "Astronomy/Telescope care.md");
     } finally {
@@ -353,7 +377,10 @@ describe("plugin", () => {
       assert.equal(st.index.notes, FIXTURE_NOTES.length + 1);
       assert.equal(b.settings().writeToolsEnabled, false);
       const listed = await b.list({ folder: "Strata" });
-      assert.deepEqual(listed.entries.map((e) => e.path), ["Strata/Memory/Ferns.md"]);
+      assert.deepEqual(
+        listed.entries.map((e) => e.path),
+        ["Strata/Memory/Ferns.md"],
+      );
       await b.recordAccess(["Strata/Memory/Ferns.md"]);
       assert.equal((await b.list({ folder: "Strata" })).entries[0].access?.count, 1);
     } finally {
@@ -387,12 +414,19 @@ describe("plugin", () => {
     try {
       assert.equal(plugin.modelState, "absent");
       const shown = Notice.log.slice(notices);
-      const how = /multilingual-e5-small is missing: put model\.onnx and tokenizer\.json of multilingual-e5-small in \.obsidian\/plugins\/strata-search\/models\/multilingual-e5-small\//;
-      assert.ok(shown.some((n) => how.test(n)), JSON.stringify(shown));
+      const how =
+        /multilingual-e5-small is missing: put model\.onnx and tokenizer\.json of multilingual-e5-small in \.obsidian\/plugins\/strata-search\/models\/multilingual-e5-small\//;
+      assert.ok(
+        shown.some((n) => how.test(n)),
+        JSON.stringify(shown),
+      );
       const res = await plugin.search({ query: "sourdough starter", mode: "hybrid" });
       assert.equal(res.mode, "lexical");
       assert.equal(res.hits[0]?.path, "Cooking/Sourdough starter.md");
-      assert.match(settingRow(app, "Embedding model").desc, /^Auto chose multilingual-e5-small: \d+% of the vault's text is not in Latin script\./);
+      assert.match(
+        settingRow(app, "Embedding model").desc,
+        /^Auto chose multilingual-e5-small: \d+% of the vault's text is not in Latin script\./,
+      );
       assert.match(settingRow(app, "Model").desc, how);
       assert.ok((await plugin.statusLines()).some((l) => l.startsWith("semantic: off")));
     } finally {
@@ -406,7 +440,16 @@ describe("plugin", () => {
       setText() {}
     })() as unknown as HTMLElement;
     const bar = new StatusBar(el);
-    const p: EmbedProgress = { done: 1234, total: 5678, embedded: 8, dropped: 0, rate: 20, etaSeconds: 222, model: "multilingual-e5-small", modelLoaded: true };
+    const p: EmbedProgress = {
+      done: 1234,
+      total: 5678,
+      embedded: 8,
+      dropped: 0,
+      rate: 20,
+      etaSeconds: 222,
+      model: "multilingual-e5-small",
+      modelLoaded: true,
+    };
     bar.setEmbed({ ...p, switching: { from: "all-MiniLM-L6-v2", to: "multilingual-e5-small", fromLoaded: true } });
     assert.equal(bar.text(), "Strata: re-embedding for multilingual-e5-small: 1,234 / 5,678 · ETA 4m");
     bar.setEmbed(p);
@@ -448,9 +491,18 @@ describe("plugin", () => {
       const st = await plugin.indexStatus();
       assert.equal(st?.model, "multilingual-e5-small");
       assert.equal(st?.switching, undefined, "the switch is over");
-      assert.ok(events.some((e) => e.switching?.to === "multilingual-e5-small" && e.switching.fromLoaded && e.done < e.total), "progress during the switch");
-      assert.ok(bar.some((t) => /^Strata: re-embedding for multilingual-e5-small: [\d,]+ \/ [\d,]+/.test(t)), JSON.stringify(bar.slice(0, 3)));
-      assert.match(settingRow(app, "Embedding model").desc, /^Auto chose multilingual-e5-small: \d+% of the vault's text is not in Latin script\.$/);
+      assert.ok(
+        events.some((e) => e.switching?.to === "multilingual-e5-small" && e.switching.fromLoaded && e.done < e.total),
+        "progress during the switch",
+      );
+      assert.ok(
+        bar.some((t) => /^Strata: re-embedding for multilingual-e5-small: [\d,]+ \/ [\d,]+/.test(t)),
+        JSON.stringify(bar.slice(0, 3)),
+      );
+      assert.match(
+        settingRow(app, "Embedding model").desc,
+        /^Auto chose multilingual-e5-small: \d+% of the vault's text is not in Latin script\.$/,
+      );
       assert.equal(JSON.parse(await readFile(path.join(vault, PLUGIN_DIR, "data.json"), "utf8")).embeddingModel, "auto");
       assert.deepEqual(Notice.log.slice(notices), [], "no notice");
       const after = await plugin.search({ query: "泡乌龙茶的水温", mode: "semantic", k: 3 });

@@ -13,7 +13,19 @@ import { reconcile } from "../../plugin/core/reconcile.ts";
 import { embedAll, embedStepFrom } from "../../plugin/core/embedding.ts";
 import { FsIndexStore, NodeVault } from "../../plugin/core/node.ts";
 import { evaluate, loadQueries } from "../../plugin/cli/metrics.ts";
-import { cleanupTemps, CONFIG, cosine, copyFixture, Core, indexDirOf, indexVault, loadModelInto, NEEDS_MODEL, ROOT, tempDir } from "./helpers.ts";
+import {
+  cleanupTemps,
+  CONFIG,
+  cosine,
+  copyFixture,
+  Core,
+  indexDirOf,
+  indexVault,
+  loadModelInto,
+  NEEDS_MODEL,
+  ROOT,
+  tempDir,
+} from "./helpers.ts";
 
 after(cleanupTemps);
 
@@ -78,7 +90,10 @@ describe("embedding fidelity through the wasm core", NEEDS_MODEL, () => {
     let compared = 0;
     REF.sentences.forEach((s, i) => {
       const res = core.similar({ sectionId: leafOf(i), k: REF.sentences.length });
-      assert.ok(res.hits.every((h) => h.path !== noteOf(i)), "the source note is not its own neighbour");
+      assert.ok(
+        res.hits.every((h) => h.path !== noteOf(i)),
+        "the source note is not its own neighbour",
+      );
       for (const h of res.hits) {
         const j = Number(h.path.slice(1, 3));
         const want = cosine(s.vector, REF.sentences[j].vector);
@@ -128,7 +143,8 @@ describe("hybrid search on the fixture vault", NEEDS_MODEL, () => {
 
   test("hybrid is never worse than lexical on tests/fixtures/eval.jsonl", () => {
     const queries = loadQueries(path.join(ROOT, "tests/fixtures/eval.jsonl"));
-    const run = (mode: SearchMode) => evaluate(queries, 10, (q) => core.search({ query: q, mode, k: 50, snippets: false }).hits.map((h) => h.path));
+    const run = (mode: SearchMode) =>
+      evaluate(queries, 10, (q) => core.search({ query: q, mode, k: 50, snippets: false }).hits.map((h) => h.path));
     const lex = run("lexical");
     const hyb = run("hybrid");
     const sem = run("semantic");
@@ -218,7 +234,7 @@ describe("hybrid search on the fixture vault", NEEDS_MODEL, () => {
     assert.equal(sum.moved, 1);
     const p = core.embedProgress();
     assert.equal(p.total, before_.total);
-    assert.equal(p.total - p.done, 1, "pending after the rename: the lead vector (\"Garden > Fermented hot sauce\", then its opening lines)");
+    assert.equal(p.total - p.done, 1, 'pending after the rename: the lead vector ("Garden > Fermented hot sauce", then its opening lines)');
     assert.deepEqual(core.embedNeeds(16), ["Garden/Hot sauce.md"], "the lead is read from the note");
     const step = core.embedStep(16, { "Garden/Hot sauce.md": await readFile(path.join(vault, "Garden/Hot sauce.md")) });
     assert.equal(step.embedded, 1);
@@ -231,7 +247,9 @@ describe("hybrid search on the fixture vault", NEEDS_MODEL, () => {
   test("persisted vectors survive a reopen: nothing is embedded again", async () => {
     // The steps above called embedStep() directly: persist what they embedded.
     await persist(core, store);
-    const expected = core.search({ query: "looking after the optics of my stargazing instrument", mode: "semantic", k: 5 }).hits.map((h) => h.path);
+    const expected = core
+      .search({ query: "looking after the optics of my stargazing instrument", mode: "semantic", k: 5 })
+      .hits.map((h) => h.path);
     const vectors = core.status().vectors;
     const { core: again, report } = await openIndex(Core, new FsIndexStore(indexDirOf(vault)), CONFIG);
     assert.equal(report.rebuilt, false, report.reason);
@@ -239,7 +257,9 @@ describe("hybrid search on the fixture vault", NEEDS_MODEL, () => {
     const loaded = loadModelInto(again);
     assert.equal(loaded.done, loaded.total, "every chunk still has its vector after the reopen");
     assert.equal((await embedStepFrom(again, new NodeVault(vault), 16)).embedded, 0);
-    const hits = again.search({ query: "looking after the optics of my stargazing instrument", mode: "semantic", k: 5 }).hits.map((h) => h.path);
+    const hits = again
+      .search({ query: "looking after the optics of my stargazing instrument", mode: "semantic", k: 5 })
+      .hits.map((h) => h.path);
     assert.deepEqual(hits, expected);
     // Similar notes work from the persisted vectors alone, before any model is loaded.
     const { core: noModel } = await openIndex(Core, new FsIndexStore(indexDirOf(vault)), CONFIG);

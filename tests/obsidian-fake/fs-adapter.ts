@@ -125,9 +125,29 @@ export class FsAdapter implements FakeAdapter {
 }
 
 /** Serves an FsAdapter over HTTP for the browser harness: POST /fs {op, args} → result. */
-export async function serveAdapterCall(adapter: FsAdapter, op: string, args: unknown[], body?: Uint8Array): Promise<{ json?: unknown; bytes?: Uint8Array }> {
+export async function serveAdapterCall(
+  adapter: FsAdapter,
+  op: string,
+  args: unknown[],
+  body?: Uint8Array,
+): Promise<{ json?: unknown; bytes?: Uint8Array }> {
   const a = adapter as unknown as Record<string, (...x: unknown[]) => Promise<unknown>>;
-  const allowed = ["exists", "stat", "list", "read", "readBinary", "write", "writeBinary", "append", "appendBinary", "mkdir", "remove", "rmdir", "rename", "scan"];
+  const allowed = [
+    "exists",
+    "stat",
+    "list",
+    "read",
+    "readBinary",
+    "write",
+    "writeBinary",
+    "append",
+    "appendBinary",
+    "mkdir",
+    "remove",
+    "rmdir",
+    "rename",
+    "scan",
+  ];
   if (!allowed.includes(op)) throw new Error(`unknown adapter op ${op}`);
   if (op === "writeBinary" || op === "appendBinary") {
     await adapter[op](String(args[0]), (body ?? new Uint8Array()).slice().buffer);

@@ -36,7 +36,7 @@ const harness = {
       if (!(await adapter.exists(PLUGIN_DIR))) await adapter.mkdir(PLUGIN_DIR);
       await adapter.write(`${PLUGIN_DIR}/data.json`, JSON.stringify(opts.settings));
     }
-    app = (await App.create(adapter));
+    app = await App.create(adapter);
     const manifest = await (await fetch("/manifest.json")).json();
     document.getElementById("status-bar")!.appendChild((app as unknown as { statusBar: HTMLElement }).statusBar);
     plugin = new StrataPlugin(app as never, { ...manifest, dir: PLUGIN_DIR });
@@ -50,10 +50,13 @@ const harness = {
   },
 
   /** Plugin load → first search answered (the persisted index's fast path). */
-  async loadAndSearch(query: string, settings?: object): Promise<{ totalMs: number; onloadMs: number; hits: number; openMs: number | null; timings: unknown }> {
+  async loadAndSearch(
+    query: string,
+    settings?: object,
+  ): Promise<{ totalMs: number; onloadMs: number; hits: number; openMs: number | null; timings: unknown }> {
     const adapter = new HttpAdapter(location.origin, "vault");
     if (settings) await adapter.write(`${PLUGIN_DIR}/data.json`, JSON.stringify(settings));
-    app = (await App.create(adapter));
+    app = await App.create(adapter);
     const manifest = await (await fetch("/manifest.json")).json();
     plugin = new StrataPlugin(app as never, { ...manifest, dir: PLUGIN_DIR });
     const t0 = performance.now();
@@ -85,7 +88,9 @@ const harness = {
     const { plugin } = need();
     await plugin.indexed;
     const s = plugin.lastReconcile;
-    return s ? { added: s.added, unchanged: s.unchanged, tookMs: s.tookMs, listed: s.listed, now: performance.now(), timings: plugin.startTimings } : null;
+    return s
+      ? { added: s.added, unchanged: s.unchanged, tookMs: s.tookMs, listed: s.listed, now: performance.now(), timings: plugin.startTimings }
+      : null;
   },
 
   async embedIdle() {

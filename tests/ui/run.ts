@@ -48,7 +48,8 @@ async function bundle(): Promise<string> {
 }
 
 async function launch(): Promise<{ browser: BrowserContext; page: Page; userDir: string }> {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium chromium-driver (scripts/setup.sh does)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium chromium-driver (scripts/setup.sh does)`);
   const userDir = await mkdtemp(path.join(os.tmpdir(), "strata-chromium-"));
   // A fresh profile (--user-data-dir) each run: playwright passes it for a persistent context.
   const browser = await chromium.launchPersistentContext(userDir, {
@@ -118,7 +119,10 @@ async function uiTest(page: Page, withModel: boolean): Promise<void> {
   assert.ok(groups.length > 0, "results grouped by note");
   assert.equal(groups[0], "Telescope care", `first group: ${groups}`);
   const marks = await page.$$eval(".strata-group mark", (els) => els.map((e) => e.textContent?.toLowerCase()));
-  assert.ok(marks.some((m) => m === "telescope" || m === "mirror"), `highlights: ${marks}`);
+  assert.ok(
+    marks.some((m) => m === "telescope" || m === "mirror"),
+    `highlights: ${marks}`,
+  );
   const crumbs = await page.$$eval(".strata-group .strata-hit-breadcrumb", (els) => els.map((e) => e.textContent));
   assert.ok(crumbs.length > 0, "heading breadcrumbs");
   const title = await page.getAttribute(".strata-group .strata-result", "title");
@@ -194,7 +198,11 @@ async function uiTest(page: Page, withModel: boolean): Promise<void> {
   assert.match(await page.evaluate(() => (window as any).harness.statusText()), /Strata: 14 notes/);
   const notices: string[] = await page.evaluate(() => (window as any).harness.notices());
   if (withModel) assert.deepEqual(notices, [], "no notice on a healthy start");
-  else assert.ok(notices.length === 1 && /all-MiniLM-L6-v2 is missing: put model\.onnx/.test(notices[0]), `the missing model's notice: ${notices}`);
+  else
+    assert.ok(
+      notices.length === 1 && /all-MiniLM-L6-v2 is missing: put model\.onnx/.test(notices[0]),
+      `the missing model's notice: ${notices}`,
+    );
   await page.evaluate(() => (window as any).harness.unload());
   console.log(`ui: PASS — screenshots in ${path.relative(ROOT, ARTIFACTS)}/`);
 }
@@ -204,11 +212,16 @@ async function uiTest(page: Page, withModel: boolean): Promise<void> {
 /** tests/ui/start-node.ts in a fresh process: its one line of JSON. */
 function runNode(args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "tests", "ui", "start-node.ts"), ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "tests", "ui", "start-node.ts"), ...args], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve(out.trim().split("\n").pop() ?? "") : reject(new Error(`start-node.ts ${args.join(" ")} exited ${code}`))));
+    child.on("close", (code) =>
+      code === 0 ? resolve(out.trim().split("\n").pop() ?? "") : reject(new Error(`start-node.ts ${args.join(" ")} exited ${code}`)),
+    );
   });
 }
 
@@ -236,7 +249,7 @@ async function bench(page: Page, vaultName: string, vaultDir: string): Promise<v
   const totals = runs.map((r) => r.totalMs).sort((a, b) => a - b);
   const median = totals[Math.floor(totals.length / 2)];
   const fmt = (n: number) => `${Math.round(n)} ms`;
-  const mid = <T,>(xs: T[], key: (x: T) => number) => [...xs].sort((a, b) => key(a) - key(b))[Math.floor(xs.length / 2)];
+  const mid = <T>(xs: T[], key: (x: T) => number) => [...xs].sort((a, b) => key(a) - key(b))[Math.floor(xs.length / 2)];
 
   // 3. The harness's own I/O: the same index files read through its HTTP adapter, no plugin.
   const floors: { ms: number; bytes: number; files: number }[] = [];
@@ -268,7 +281,9 @@ async function bench(page: Page, vaultName: string, vaultDir: string): Promise<v
     `bench: with Node's fs: full index ${fmt(nodeIndex.indexMs)} (${nodeIndex.added} notes), main-thread stalls over 50 ms: ${nodeIndex.stallsOver50} (longest ${fmt(nodeIndex.longestStall)}); ${nodeIndex.searches} searches sent every 100 ms meanwhile answered in p50 ${fmt(nodeIndex.searchP50)}, p95 ${fmt(nodeIndex.searchP95)}, max ${fmt(nodeIndex.searchMax)}`,
   );
   console.log(`bench: Node start-ups ${JSON.stringify(nodeRuns.map((r) => Math.round(r.totalMs)))}`);
-  console.log(`bench: long tasks (start after load, duration): ${JSON.stringify(tasks.map((t) => [Math.round(t.start - pageT0), Math.round(t.duration)]))}; reconcile done at ${Math.round(rec.now - pageT0)} ms; start-up ${JSON.stringify(rec.timings)}`);
+  console.log(
+    `bench: long tasks (start after load, duration): ${JSON.stringify(tasks.map((t) => [Math.round(t.start - pageT0), Math.round(t.duration)]))}; reconcile done at ${Math.round(rec.now - pageT0)} ms; start-up ${JSON.stringify(rec.timings)}`,
+  );
   console.log(`bench: start-up timings per run ${JSON.stringify(runs.map((r) => (r as any).timings))}`);
   console.log(`bench: per run ${JSON.stringify(runs.map((r) => Math.round(r.totalMs)))}`);
 }
@@ -278,7 +293,9 @@ async function bench(page: Page, vaultName: string, vaultDir: string): Promise<v
 async function main(): Promise<number> {
   await mkdir(ARTIFACTS, { recursive: true });
   const js = await bundle();
-  const src = BENCH ? (vaultArg ?? path.join(ROOT, "..", "shared", "vaults", "obsidian-help")) : path.join(ROOT, "tests", "fixtures", "vault");
+  const src = BENCH
+    ? (vaultArg ?? path.join(ROOT, "..", "shared", "vaults", "obsidian-help"))
+    : path.join(ROOT, "tests", "fixtures", "vault");
   if (!existsSync(src)) {
     console.error(`no vault at ${src}${BENCH ? " (pass --vault DIR)" : ""}`);
     return 2;

@@ -39,7 +39,10 @@ const manifest = JSON.parse(await (await import("node:fs/promises")).readFile(pa
 // (esbuild.config.mjs's "strata:worker" and "strata:wasm"; main.ts posts the latter with init).
 process.chdir(ROOT);
 const bundled = await build({
-  stdin: { contents: 'import W from "strata:worker"; import C from "strata:wasm"; globalThis.__strataWorker = W; globalThis.__strataCore = C;', resolveDir: ROOT },
+  stdin: {
+    contents: 'import W from "strata:worker"; import C from "strata:wasm"; globalThis.__strataWorker = W; globalThis.__strataCore = C;',
+    resolveDir: ROOT,
+  },
   bundle: true,
   format: "iife",
   write: false,
@@ -97,7 +100,15 @@ if (what === "start") {
   const totalMs = performance.now() - t0;
   const t2 = performance.now();
   await plugin.search({ query: "daily notes", k: 10, mode: "hybrid" });
-  out = { readyMs, secondSearchMs: performance.now() - t2, totalMs, onloadMs, hits: resp.hits.length, timings: plugin.startTimings, core: plugin.openResult?.timings };
+  out = {
+    readyMs,
+    secondSearchMs: performance.now() - t2,
+    totalMs,
+    onloadMs,
+    hits: resp.hits.length,
+    timings: plugin.startTimings,
+    core: plugin.openResult?.timings,
+  };
 } else {
   // Searches typed while the index is built: one every 100 ms until it is done.
   const latencies: number[] = [];
