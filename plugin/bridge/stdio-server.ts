@@ -74,7 +74,7 @@ export class ToolRouter {
           kind: "busy",
           message:
             `Obsidian is running (pid ${found.info.pid}) with this vault's Strata index open, and its Claude bridge is off. ` +
-            'Turn on "Claude bridge" in Settings → Strata (or quit Obsidian) so that only one program writes the index.',
+            'Turn on "Serve the index to the MCP bridge" in Settings → Strata (or quit Obsidian) so that only one program writes the index.',
         };
       }
       this.log(`bridge.json is left over from an Obsidian that is no longer running: serving headless`);

@@ -218,7 +218,7 @@ export async function callTool(backend: VaultBackend, name: unknown, rawArgs: un
     const args = parseArgs(def.input, rawArgs);
     if (def.write && !backend.settings().writeToolsEnabled) {
       return toolError(
-        `${def.name} is turned off: the user has not enabled Strata's write tools (Obsidian → Settings → Strata → "Allow Claude to write"). ` +
+        `${def.name} is turned off: the user has not enabled Strata's write tools (Obsidian → Settings → Strata → "Allow write tools"). ` +
           "Nothing was written. Tell the user what you would have written instead.",
       );
     }

@@ -94,7 +94,7 @@ export class StrataSettingTab extends PluginSettingTab {
     new Setting(containerEl)
       .setName("Fusion")
       .setDesc(
-        "Reciprocal rank fusion, with weights chosen per query (questions lean semantic, exact terms lean lexical), or a linear blend: 0.7 × BM25 + 0.3 × cosine, each max-normalised.",
+        "Reciprocal rank fusion, with weights chosen per query (questions lean semantic, exact terms lean lexical), or a linear blend of the two scores, each max-normalised, with the same weights.",
       )
       .addDropdown((d) =>
         d

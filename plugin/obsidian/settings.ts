@@ -12,7 +12,7 @@ export interface StrataSettings extends ToolSettings {
   extensions: string[];
   /** Section split budget in estimated tokens. */
   chunkBudget: number;
-  /** Hybrid fusion: reciprocal rank fusion (default) or linear (0.7 BM25 + 0.3 cosine). */
+  /** Hybrid fusion: reciprocal rank fusion (default) or linear (the same per-query weights on max-normalised BM25 and cosine). */
   fusion: "rrf" | "linear";
   /** The sidebar's and the modal's search mode. */
   mode: SearchMode;
