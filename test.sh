@@ -26,7 +26,9 @@ node esbuild.config.mjs
 node_modules/.bin/tsc --noEmit
 # TypeScript lint: typescript-eslint and the Obsidian review's rules (eslint.config.mjs); 0 errors.
 node_modules/.bin/eslint plugin tests "*.mjs"
-# Formatting (.prettierrc.json), on once the tree has been formatted in one commit (npm run format):
-# node_modules/.bin/prettier --check "plugin/**/*.ts" "tests/**/*.{ts,mjs,html}" "*.{mjs,mts,json}"
+# TypeScript formatting (.prettierrc.json; `npm run format` rewrites).
+node_modules/.bin/prettier --check --log-level warn "plugin/**/*.ts" "tests/**/*.{ts,mjs,html}" "*.{mjs,mts,json}"
+# docs/ranking.md's table of constants matches crate/src/ranking.rs.
+python3 docs/ranking-table.py --check
 node --import tsx --test --test-concurrency=2 tests/node/*.test.ts
 node --import tsx tests/ui/run.ts
