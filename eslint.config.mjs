@@ -31,7 +31,18 @@ const WORKER_AND_SHARED = ["plugin/core/**", "plugin/obsidian/worker-*.ts", "plu
 
 export default defineConfig([
   {
-    ignores: ["build/**", "dist/**", "node_modules/**", "target/**", "crate/**", "models/**", "main.js", "mcp-bridge.js", "tests/fixtures/**", "plugin/core/generated/**"],
+    ignores: [
+      "build/**",
+      "dist/**",
+      "node_modules/**",
+      "target/**",
+      "crate/**",
+      "models/**",
+      "main.js",
+      "mcp-bridge.js",
+      "tests/fixtures/**",
+      "plugin/core/generated/**",
+    ],
   },
   ...obsidianmd.configs.recommended,
   {
