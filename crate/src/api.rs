@@ -510,6 +510,31 @@ pub struct Status {
     pub format_version: u32,
 }
 
+/// Chunks handed out to be embedded elsewhere (`embedTake`): the host's embedder workers embed
+/// `items[i].text` as passages (the model's passage prefix is theirs to add, as in `embedStep`)
+/// and hand the vectors back with `embedPut`, in the items' order, keyed by `items[i].key`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct EmbedBatch {
+    /// The model the vectors must be made with, and their dimension.
+    pub model: String,
+    pub dimension: usize,
+    pub items: Vec<EmbedItem>,
+    /// Chunks taken off the queue without being handed out (their note's text was not
+    /// supplied, or changed since it was indexed), as `EmbedProgress::dropped`.
+    pub dropped: usize,
+}
+
+/// One chunk to embed: its key (the SHA-256 of its text, hex) and its text.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct EmbedItem {
+    pub key: String,
+    pub text: String,
+}
+
 /// What embedding has done and has left (`embedStep`, `embedProgress`, `loadModel`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -12,17 +12,21 @@
 //! vector needs none), the host reads them, and [`Semantic::embed_step`] embeds those chunks
 //! from the bytes it is given. A chunk whose note is missing there, or changed since it was
 //! indexed, is dropped from this session's queue: the note's next update queues it again.
+//!
+//! The host may embed elsewhere (a pool of embedder workers): `handout` hands chunks out with
+//! their texts and keys (`embed_take`) and stores the vectors that come back (`embed_put`);
+//! `embed_step` is the same two calls around the core's own embedder.
 
 use std::collections::{HashMap, HashSet};
 
-use crate::api::{EmbedProgress, NoteTexts, Switch};
+use crate::api::{EmbedProgress, Switch};
 use crate::catalog::Catalog;
 use crate::embed::{EmbedderConfig, Pooling, TextEmbedder};
 use crate::error::{CoreError, Result};
-use crate::hash::sha256_hex;
-use crate::sections::embed_text;
 use crate::store::ModelSpec;
 use crate::vectors::{FlatIndex, Key, VectorIndex};
+
+mod handout;
 
 /// Vector segment files by name, with their bytes, in load order.
 pub type Segments<'a> = Vec<(String, &'a [u8])>;
@@ -114,6 +118,10 @@ pub struct Semantic {
     /// what the host read texts for even when the queue is rebuilt in between (an edit, a
     /// `prioritize` while the host reads).
     staged: Option<Vec<Pending>>,
+    /// Chunks handed out by `embed_take` whose vectors have not come back (`handout`).
+    inflight: HashSet<Key>,
+    /// Since when chunks have been in flight without a pause (for the rate over all workers).
+    busy_since: Option<f64>,
     total: usize,
     /// Work done in this session, for the rate.
     embedded: usize,
@@ -268,6 +276,12 @@ impl Semantic {
         active.embedder = Some(embedder);
         active.query_cache = None;
         self.queue = None;
+        if changed {
+            // Chunks handed out for the old space: their vectors would be another model's.
+            self.staged = None;
+            self.inflight.clear();
+            self.busy_since = None;
+        }
         Ok(changed)
     }
 
@@ -315,7 +329,8 @@ impl Semantic {
             return;
         };
         let vectors = &active.vectors;
-        let staged: HashSet<Key> = self.staged.iter().flatten().map(|p| p.key).collect();
+        let mut staged: HashSet<Key> = self.staged.iter().flatten().map(|p| p.key).collect();
+        staged.extend(self.inflight.iter().copied());
         let mut notes: Vec<(f64, &str)> = catalog
             .entries()
             .map(|n| (self.priority.get(&n.path).copied().unwrap_or(0.0).max(n.mtime), n.path.as_str()))
@@ -342,8 +357,9 @@ impl Semantic {
 
     /// The new space has a vector for every text: the old one is no longer needed.
     fn finish_switch(&mut self) {
-        let done =
-            self.queue.as_ref().is_some_and(|q| q.is_empty()) && self.staged.as_ref().is_none_or(|s| s.is_empty());
+        let done = self.queue.as_ref().is_some_and(|q| q.is_empty())
+            && self.staged.as_ref().is_none_or(|s| s.is_empty())
+            && self.inflight.is_empty();
         if done && self.previous.is_some() && self.model_loaded() {
             self.previous = None;
             self.layout_changed = true;
@@ -354,7 +370,9 @@ impl Semantic {
         if self.queue.is_none() {
             self.build_queue(catalog);
         }
-        let pending = self.queue.as_ref().map(|q| q.len()).unwrap_or(0) + self.staged.as_ref().map_or(0, |s| s.len());
+        let pending = self.queue.as_ref().map(|q| q.len()).unwrap_or(0)
+            + self.staged.as_ref().map_or(0, |s| s.len())
+            + self.inflight.len();
         let rate = if self.embed_ms > 0.0 { self.embedded as f64 / (self.embed_ms / 1000.0) } else { 0.0 };
         EmbedProgress {
             done: self.total.saturating_sub(pending),
@@ -414,100 +432,6 @@ impl Semantic {
             batch.push(p);
         }
         batch
-    }
-
-    /// Embeds the chunks [`Semantic::embed_needs`] took (at most `max_chunks` of them; the
-    /// rest go back to the queue), or, without that call, up to `max_chunks` pending ones.
-    /// `texts`: the current bytes of the notes they need. A chunk whose note is missing
-    /// there or whose bytes no longer hash to the indexed note's is dropped (`dropped`).
-    pub fn embed_step(
-        &mut self,
-        catalog: &Catalog,
-        max_chunks: usize,
-        texts: &NoteTexts,
-        now: impl Fn() -> f64,
-    ) -> Result<EmbedProgress> {
-        if !self.model_loaded() {
-            return Err(CoreError::Unavailable(HOW_TO_ENABLE.into()));
-        }
-        let max_chunks = max_chunks.max(1);
-        let batch = match self.staged.take() {
-            Some(mut staged) => {
-                if self.queue.is_none() {
-                    self.build_queue(catalog);
-                }
-                if staged.len() > max_chunks {
-                    let queue = self.queue.as_mut().expect("built");
-                    // Back in pop order: the first of the rest is popped next.
-                    queue.extend(staged.split_off(max_chunks).into_iter().rev());
-                }
-                staged
-            }
-            None => self.take_batch(catalog, max_chunks),
-        };
-        let t0 = now();
-        let mut inputs: Vec<String> = Vec::with_capacity(batch.len());
-        let mut keys: Vec<Key> = Vec::with_capacity(batch.len());
-        // path → the note's current text, when it is the indexed version.
-        let mut current: HashMap<&str, Option<String>> = HashMap::new();
-        let mut stale = false;
-        for p in &batch {
-            let Some(note) = catalog.get(&p.path) else {
-                stale = true;
-                continue;
-            };
-            // The note's lead (no order) or one of its leaves: still the text the key was taken for?
-            let sec = p.order.and_then(|o| note.section(o));
-            let key = match p.order {
-                None => note.lead_key,
-                Some(_) => sec.and_then(|s| s.embed_key),
-            };
-            if key != Some(p.key) {
-                // The note changed since the chunk was taken: its new keys are queued.
-                stale = true;
-                continue;
-            }
-            let text = current.entry(p.path.as_str()).or_insert_with(|| {
-                let bytes = texts.get(&p.path)?.as_ref()?;
-                (sha256_hex(bytes) == note.hash).then(|| crate::markdown::decode(bytes).text)
-            });
-            let Some(text) = text else { continue };
-            inputs.push(match sec {
-                Some(sec) => embed_text(text, sec, note.body_start_line),
-                None => note.lead_text(text),
-            });
-            keys.push(p.key);
-        }
-        let dropped = batch.len() - keys.len();
-        if stale {
-            // Chunks of notes that changed after they were taken: rebuild the queue, which
-            // holds the notes' new chunks (and a text another note shares).
-            self.queue = None;
-        }
-        let refs: Vec<&str> = inputs.iter().map(|t| t.as_str()).collect();
-        let active = self.active.as_mut().expect("a loaded model has a space");
-        let vecs = if refs.is_empty() {
-            Vec::new()
-        } else {
-            active
-                .embedder
-                .as_mut()
-                .expect("checked")
-                .embed_passages(&refs)
-                .map_err(|e| CoreError::Internal(format!("embedding failed: {e}")))?
-        };
-        for (key, v) in keys.iter().zip(&vecs) {
-            active.vectors.insert(*key, v).map_err(|e| CoreError::Internal(format!("vector index: {e}")))?;
-        }
-        self.embedded += vecs.len();
-        if !vecs.is_empty() {
-            self.embed_ms += now() - t0;
-        }
-        self.finish_switch();
-        let mut p = self.progress(catalog);
-        p.embedded = vecs.len();
-        p.dropped = dropped;
-        Ok(p)
     }
 
     /// The query's vector in the serving space (cached for the last query).

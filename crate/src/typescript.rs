@@ -84,6 +84,8 @@ fn generated() -> String {
         ShapeMode,
         EmbedderConfig,
         EmbedProgress,
+        EmbedBatch,
+        EmbedItem,
         Switch,
         ModelChoice,
         ModelInfo,

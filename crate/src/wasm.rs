@@ -196,6 +196,29 @@ impl StrataCore {
         to_js(&self.engine.embed_step(max_chunks, &texts).map_err(err)?)
     }
 
+    /// Hands out up to `maxChunks` pending chunks (those `embedNeeds` took) with their keys and
+    /// texts, from `texts` as for `embedStep`, to be embedded elsewhere (an EmbedBatch).
+    #[wasm_bindgen(js_name = embedTake)]
+    pub fn embed_take(&mut self, max_chunks: usize, texts: JsValue) -> Result<JsValue, JsError> {
+        let texts: NoteTexts =
+            if texts.is_undefined() || texts.is_null() { NoteTexts::default() } else { from_js(texts, "texts")? };
+        to_js(&self.engine.embed_take(max_chunks, &texts).map_err(err)?)
+    }
+
+    /// Stores the vectors of chunks `embedTake` handed out: `keys[i]` gets the i-th `dimension`
+    /// values of `vectors`, made with `model`. Keys not handed out are skipped (`dropped`).
+    #[wasm_bindgen(js_name = embedPut)]
+    pub fn embed_put(&mut self, model: &str, keys: JsValue, vectors: &[f32]) -> Result<JsValue, JsError> {
+        let keys: Vec<String> = from_js(keys, "keys")?;
+        to_js(&self.engine.embed_put(model, &keys, vectors).map_err(err)?)
+    }
+
+    /// Returns the chunks handed out by `embedTake` and not put back to the queue.
+    #[wasm_bindgen(js_name = embedRelease)]
+    pub fn embed_release(&mut self) -> Result<JsValue, JsError> {
+        to_js(&self.engine.embed_release())
+    }
+
     #[wasm_bindgen(js_name = embedProgress)]
     pub fn embed_progress(&mut self) -> Result<JsValue, JsError> {
         to_js(&self.engine.embed_progress())

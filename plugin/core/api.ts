@@ -14,6 +14,7 @@
 // is not the core's: the client's snippet options and the wasm class's interface.
 
 import type {
+  EmbedBatch,
   EmbedProgress,
   FileStat,
   FlushOutput,
@@ -43,6 +44,8 @@ export type {
   AccessInfo,
   CoreConfig,
   DepthOrder,
+  EmbedBatch,
+  EmbedItem,
   EmbedProgress,
   FileStat,
   FlushOutput,
@@ -156,6 +159,18 @@ export interface StrataCoreApi {
    *  was indexed is dropped (`dropped`). Call in a loop (`embedAll`); cancel by not calling
    *  again. Vectors persist with flush(). */
   embedStep(maxChunks: number, texts: NoteTexts): EmbedProgress;
+  /** embedStep's first half, for vectors made elsewhere (embedder workers): hands out the chunks
+   *  embedNeeds took (at most maxChunks) with their keys and exact passage texts (the worker's
+   *  embedder adds the model's passage prefix). They stay in flight (pending in the progress,
+   *  never handed out twice) until embedPut or embedRelease. */
+  embedTake(maxChunks: number, texts: NoteTexts): EmbedBatch;
+  /** Stores vectors for chunks embedTake handed out: keys[i] gets vectors[i·dim … (i+1)·dim),
+   *  made with `model` (another model, a wrong length or a value that is not finite throws
+   *  "[bad-request] …"). Keys not in flight (unknown, released, stored already) are skipped and
+   *  counted in `dropped`; `embedded` counts the vectors stored. Vectors persist with flush(). */
+  embedPut(model: string, keys: string[], vectors: Float32Array): EmbedProgress;
+  /** Returns the chunks in flight to the queue (a cancelled or failed run of the workers). */
+  embedRelease(): EmbedProgress;
   embedProgress(): EmbedProgress;
   /** Moves notes to the front of the embedding queue (opened/edited notes). */
   prioritize(paths: string[]): void;

@@ -78,6 +78,24 @@ impl Engine {
         self.semantic.embed_needs(&self.catalog, max_chunks)
     }
 
+    /// Hands out up to `max_chunks` pending chunks, with their keys and texts, to be embedded
+    /// elsewhere (the host's embedder workers); `texts` as for [`Engine::embed_step`]. The
+    /// vectors come back through [`Engine::embed_put`]; see `semantic::handout`.
+    pub fn embed_take(&mut self, max_chunks: usize, texts: &NoteTexts) -> Result<EmbedBatch> {
+        self.semantic.embed_take(&self.catalog, max_chunks, texts, now_ms)
+    }
+
+    /// Stores vectors made elsewhere for chunks [`Engine::embed_take`] handed out (`keys[i]`
+    /// gets the i-th `dimension` values of `vectors`); keys not in flight are skipped.
+    pub fn embed_put(&mut self, model: &str, keys: &[String], vectors: &[f32]) -> Result<EmbedProgress> {
+        self.semantic.embed_put(&self.catalog, model, keys, vectors, now_ms)
+    }
+
+    /// Returns the chunks handed out and not put back to the queue.
+    pub fn embed_release(&mut self) -> EmbedProgress {
+        self.semantic.embed_release(&self.catalog, now_ms)
+    }
+
     pub fn embed_progress(&mut self) -> EmbedProgress {
         self.semantic.progress(&self.catalog)
     }
@@ -101,3 +119,7 @@ impl Engine {
         Ok(std::iter::once(note.lead_text(&text)).chain(leaves).collect())
     }
 }
+
+#[cfg(test)]
+#[path = "handout_tests.rs"]
+mod handout_tests;

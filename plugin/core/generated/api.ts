@@ -333,6 +333,27 @@ etaSeconds: number | null, model: string | null, modelLoaded: boolean,
 switching?: ModelSwitch, };
 
 /**
+ * Chunks handed out to be embedded elsewhere (`embedTake`): the host's embedder workers embed
+ * `items[i].text` as passages (the model's passage prefix is theirs to add, as in `embedStep`)
+ * and hand the vectors back with `embedPut`, in the items' order, keyed by `items[i].key`.
+ */
+export type EmbedBatch = { 
+/**
+ * The model the vectors must be made with, and their dimension.
+ */
+model: string, dimension: number, items: Array<EmbedItem>, 
+/**
+ * Chunks taken off the queue without being handed out (their note's text was not
+ * supplied, or changed since it was indexed), as `EmbedProgress::dropped`.
+ */
+dropped: number, };
+
+/**
+ * One chunk to embed: its key (the SHA-256 of its text, hex) and its text.
+ */
+export type EmbedItem = { key: string, text: string, };
+
+/**
  * The model switch under way, for status and progress.
  */
 export type ModelSwitch = { 
