@@ -22,17 +22,29 @@ export const COMMON = {
 
 const common = { ...COMMON, entryPoints: ["plugin/bridge/mcp-bridge.ts"], platform: "node" };
 
-export async function buildBridge() {
-  await build({ ...common, outfile: "dist/mcp-bridge.js", format: "esm", banner: { js: `#!/usr/bin/env node\n${ESM_REQUIRE_BANNER}` } });
+/** `extra`: esbuild options esbuild.config.mjs adds (the release info `define`, the wasm folder
+ *  plugin); `cjsOutfile` (the release script's) builds the CommonJS copy only, there. */
+export async function buildBridge(extra = {}) {
+  const { define = {}, plugins = [], cjsOutfile = null } = extra;
+  if (!cjsOutfile)
+    await build({
+      ...common,
+      outfile: "dist/mcp-bridge.js",
+      format: "esm",
+      banner: { js: `#!/usr/bin/env node\n${ESM_REQUIRE_BANNER}` },
+      define,
+      plugins,
+    });
   await build({
     ...common,
-    outfile: "mcp-bridge.js",
+    outfile: cjsOutfile ?? "mcp-bridge.js",
     format: "cjs",
+    plugins,
     // import.meta.url locates the .wasm and the model next to the bundle.
-    define: { "import.meta.url": "__strataImportMetaUrl" },
+    define: { ...define, "import.meta.url": "__strataImportMetaUrl" },
     banner: { js: "#!/usr/bin/env node\nconst __strataImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   });
-  await chmod("dist/mcp-bridge.js", 0o755);
+  if (!cjsOutfile) await chmod("dist/mcp-bridge.js", 0o755);
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) await buildBridge();

@@ -7,4 +7,4 @@ export function pluginBuildOptions(opts: {
   outfile: string;
   alias?: Record<string, string>;
   format?: "cjs" | "iife" | "esm";
-}): BuildOptions;
+}): Promise<BuildOptions>;

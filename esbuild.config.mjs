@@ -1,11 +1,53 @@
 // Bundles Strata's TypeScript. Run with `node esbuild.config.mjs` (after scripts/build-wasm.sh,
 // whose output build/wasm/strata_core.js the bundles import).
 import { build } from "esbuild";
+import { existsSync, readFileSync } from "node:fs";
 import { chmod, readFile } from "node:fs/promises";
+import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 
 import { buildBridge, COMMON as common, ESM_REQUIRE_BANNER } from "./esbuild.bridge.mjs";
+import { coreModels, modelTable, repositoryUrl } from "./scripts/model-table.mjs";
+
+/** The wasm modules and their glue: build/wasm, or $STRATA_WASM_DIR (the release's `dist` build). */
+const WASM_DIR = process.env.STRATA_WASM_DIR ?? "build/wasm";
+
+/** esbuild plugin: the wasm glue imported as build/wasm/strata_*.js comes from WASM_DIR. */
+export function wasmDirPlugin() {
+  return {
+    name: "strata-wasm-dir",
+    setup(b) {
+      if (path.resolve(WASM_DIR) === path.resolve("build/wasm")) return;
+      b.onResolve({ filter: /build\/wasm\/strata_(core|embedder)\.js$/ }, (args) => ({
+        path: path.resolve(WASM_DIR, path.basename(args.path)),
+      }));
+    },
+  };
+}
+
+/**
+ * What the bundles know of their release (plugin/core/release.ts): the version, the repository
+ * downloads come from, and the model table. The release script passes its models.json
+ * ($STRATA_MODEL_TABLE); a development build describes the models in models/ (none: an empty table).
+ */
+export async function releaseInfo() {
+  const pkg = JSON.parse(readFileSync("package.json", "utf8"));
+  const { version } = JSON.parse(readFileSync("manifest.json", "utf8"));
+  let table;
+  if (process.env.STRATA_MODEL_TABLE) table = JSON.parse(readFileSync(process.env.STRATA_MODEL_TABLE, "utf8"));
+  else if (existsSync(path.join(WASM_DIR, "strata_core_bg.wasm")))
+    table = await modelTable({ version, models: await coreModels(WASM_DIR), cacheFile: "build/model-table-cache.json" });
+  else table = { version, partSize: 0, models: [] };
+  return { version, repository: repositoryUrl(pkg), table };
+}
+
+/** esbuild `define` of the release info (one JSON literal, the same in every bundle). */
+let releaseDefine = null;
+export async function defineRelease() {
+  releaseDefine ??= { __STRATA_RELEASE__: JSON.stringify(await releaseInfo()) };
+  return releaseDefine;
+}
 
 /** esbuild plugin: the virtual modules "strata:wasm" (the core's .wasm, base64), "strata:embedder-wasm" (gzip+base64:
  *  only loaded with a model) and "strata:worker" (the worker bundle's text). See plugin/obsidian/wasm-inline.ts. */
@@ -18,7 +60,7 @@ export function inlinePlugin() {
       b.onLoad({ filter: /.*/, namespace: "strata-inline" }, async (args) => {
         const wasmFile = { "strata:wasm": "strata_core_bg.wasm", "strata:embedder-wasm": "strata_embedder_bg.wasm" }[args.path];
         if (wasmFile) {
-          const wasm = await readFile(`build/wasm/${wasmFile}`);
+          const wasm = await readFile(path.join(WASM_DIR, wasmFile));
           const text = args.path === "strata:wasm" ? wasm.toString("base64") : gzipSync(wasm, { level: 6 }).toString("base64");
           return { contents: text, loader: "text" };
         }
@@ -31,7 +73,7 @@ export function inlinePlugin() {
             write: false,
             // wasm-bindgen's default path (never used: the bytes are passed in).
             define: { "import.meta.url": '"about:blank"' },
-            plugins: [inlinePlugin()],
+            plugins: [inlinePlugin(), wasmDirPlugin()],
           });
           workerText = out.outputFiles[0].text;
         }
@@ -42,7 +84,7 @@ export function inlinePlugin() {
 }
 
 /** The plugin bundle's options (also used by the UI test harness with another entry). */
-export function pluginBuildOptions({ entry, outfile, alias = {}, format = "cjs" }) {
+export async function pluginBuildOptions({ entry, outfile, alias = {}, format = "cjs" }) {
   const aliased = Object.keys(alias);
   return {
     ...common,
@@ -65,8 +107,8 @@ export function pluginBuildOptions({ entry, outfile, alias = {}, format = "cjs" 
       "os",
       "url",
     ],
-    define: { "import.meta.url": '"about:blank"' },
-    plugins: [inlinePlugin()],
+    define: { "import.meta.url": '"about:blank"', ...(await defineRelease()) },
+    plugins: [inlinePlugin(), wasmDirPlugin()],
   };
 }
 
@@ -99,16 +141,18 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       format: "esm",
       // `strata mcp` bundles CommonJS dependencies (yaml, ajv) that require Node's built-ins.
       banner: { js: `#!/usr/bin/env node\n${ESM_REQUIRE_BANNER}` },
+      define: await defineRelease(),
+      plugins: [wasmDirPlugin()],
     });
     await chmod("dist/strata.js", 0o755);
 
     // 2. The Obsidian plugin: `main.js` (CommonJS, `obsidian` external) with the search worker
     // inlined as source text and the two .wasm as base64 strings the plugin posts to the worker
     // (see worker-entry.ts): the community installer ships main.js, manifest.json and styles.css only.
-    await build(pluginBuildOptions({ entry: "plugin/obsidian/main.ts", outfile: "main.js" }));
+    await build(await pluginBuildOptions({ entry: "plugin/obsidian/main.ts", outfile: "main.js" }));
 
     // 3. The MCP bridge (dist/mcp-bridge.js, and mcp-bridge.js to install beside main.js).
-    await buildBridge();
+    await buildBridge({ define: await defineRelease(), plugins: [wasmDirPlugin()] });
   }
 
   // 4. The bench, beside the CLI (not shipped: dist/strata-bench.js).

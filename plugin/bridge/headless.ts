@@ -40,6 +40,7 @@ import {
   modelReader,
   NodeVault,
 } from "../core/node.ts";
+import { vaultFirstModelReader } from "../core/node-models.ts";
 import { pluginDirOf } from "./loopback-protocol.ts";
 import { checkVaultPath } from "./vault-paths.ts";
 
@@ -172,7 +173,9 @@ export class HeadlessBackend implements VaultBackend {
       // After the refresh: auto chooses by the indexed notes' scripts.
       const setting = opts.modelSetting ?? (await readModelSetting(vaultDir, configDir));
       try {
-        const load = await loadChosenModel(b.core, setting, modelReader(opts.modelsDir), modelCatalog());
+        // The plugin's models folder first (where its Download puts them), then beside the bridge.
+        const reader = opts.modelsDir === undefined ? vaultFirstModelReader(vaultDir, configDir) : modelReader(opts.modelsDir);
+        const load = await loadChosenModel(b.core, setting, reader, modelCatalog());
         b.modelLoaded = load.loaded !== null;
         if (load.notice) b.notices.push(load.notice);
       } catch (err) {

@@ -5,6 +5,7 @@ import { CliError, runMain } from "./common.ts";
 import { evalCommand, EVAL_USAGE } from "./eval-cmd.ts";
 import { indexCommand, INDEX_USAGE } from "./index-cmd.ts";
 import { mcpCommand, MCP_USAGE } from "./mcp-cmd.ts";
+import { modelCommand, MODEL_USAGE } from "./model-cmd.ts";
 import { searchCommand, SEARCH_USAGE } from "./search-cmd.ts";
 import { similarCommand, SIMILAR_USAGE } from "./similar-cmd.ts";
 
@@ -16,10 +17,12 @@ usage:
   ${SIMILAR_USAGE}
   ${EVAL_USAGE}
   ${MCP_USAGE}
+  ${MODEL_USAGE}
 
 The index lives in <vault>/<config-dir>/plugins/strata-search/index/ unless --index-dir is given.
 Semantic and hybrid search need an embedding model in models/<id>/: all-MiniLM-L6-v2 (English) or
-multilingual-e5-small (scripts/fetch-model.sh and scripts/fetch-e5.sh make them; STRATA_MODELS overrides
+multilingual-e5-small (\`strata model download\` gets them from the release, checked against its SHA-256
+table; in the repository scripts/fetch-model.sh and scripts/fetch-e5.sh make them; STRATA_MODELS overrides
 the models/ folder, STRATA_MODEL_DIR the all-MiniLM-L6-v2 one). --model auto (the default) picks multilingual-e5-small when
 10% or more of the vault's text is not in Latin script. Without a model, hybrid (the default) answers lexically.
 Exit codes: 0 ok, 1 failure, 2 bad usage or input (missing vault, unknown option, unavailable mode),
@@ -44,6 +47,8 @@ async function main(argv: string[]): Promise<number> {
       return evalCommand(args);
     case "mcp":
       return mcpCommand(args);
+    case "model":
+      return modelCommand(args);
     case "bench":
       throw new CliError(BENCH_MOVED, 2);
     case undefined:

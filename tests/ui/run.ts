@@ -36,12 +36,12 @@ const vaultArg = argv.includes("--vault") ? argv[argv.indexOf("--vault") + 1] : 
 async function bundle(): Promise<string> {
   process.chdir(ROOT);
   const out = await build({
-    ...pluginBuildOptions({
+    ...(await pluginBuildOptions({
       entry: "tests/ui/harness.ts",
       outfile: "build/artifacts/ui/harness.js",
       alias: { obsidian: "./tests/obsidian-fake/index.ts" },
       format: "iife",
-    }),
+    })),
     write: false,
   });
   return out.outputFiles[0].text;

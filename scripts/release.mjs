@@ -1,0 +1,118 @@
+// `npm run release`: builds Strata and assembles release/<version>/, the assets of a GitHub
+// release (what .github/workflows/release.yml uploads on a version tag):
+//   main.js, manifest.json, styles.css   the Obsidian plugin (the community installer takes these three)
+//   strata.mcpb                          the MCP bridge as a Claude Desktop extension (MCP Bundle)
+//   <id>--<file>.NNN                     the embedding models' files in parts of at most 16 MB
+//   models.json                          the model table: per model its license and files, each file's
+//                                        and each part's size and SHA-256 (also compiled into main.js)
+//
+// usage: node scripts/release.mjs [--dist] [--models id,id] [--out DIR]
+//   --dist      build the wasm with the `dist` profile (fat LTO; also STRATA_PROFILE=dist): what the
+//               tagged CI build ships. Slow (over 25 minutes on 2 cores); without it the `release`
+//               profile the tests use.
+//   --models    the models to publish (default: every model the core knows; each must be in models/)
+//   --out DIR   the folder to fill (default release/<version>)
+// The repository downloads come from is $STRATA_REPOSITORY, else package.json's "repository".
+import { execFileSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+import { coreModels, modelTable, repositoryUrl, writeParts } from "./model-table.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+process.chdir(ROOT);
+
+const { values } = parseArgs({
+  options: { dist: { type: "boolean" }, models: { type: "string" }, out: { type: "string" }, help: { type: "boolean", short: "h" } },
+});
+if (values.help) {
+  process.stdout.write(
+    readFileSync(fileURLToPath(import.meta.url), "utf8")
+      .split("\n")
+      .slice(0, 16)
+      .join("\n") + "\n",
+  );
+  process.exit(0);
+}
+const fail = (msg) => {
+  process.stderr.write(`release: ${msg}\n`);
+  process.exit(1);
+};
+const log = (msg) => process.stderr.write(`release: ${msg}\n`);
+
+// 1. One version everywhere.
+const manifest = JSON.parse(readFileSync("manifest.json", "utf8"));
+const pkg = JSON.parse(readFileSync("package.json", "utf8"));
+const versions = JSON.parse(readFileSync("versions.json", "utf8"));
+const version = manifest.version;
+if (pkg.version !== version) fail(`package.json says ${pkg.version}, manifest.json ${version}: run npm version <v> (it updates both)`);
+if (versions[version] !== manifest.minAppVersion)
+  fail(`versions.json does not map ${version} to minAppVersion ${manifest.minAppVersion}: run npm version <v>`);
+
+// 2. The wasm.
+const profile = values.dist ? "dist" : (process.env.STRATA_PROFILE ?? "release");
+if (profile !== "release" && profile !== "dist") fail(`STRATA_PROFILE must be release or dist, not ${profile}`);
+const wasmDir = profile === "dist" ? "build/wasm-dist" : "build/wasm";
+log(`building the wasm (${profile} profile) into ${wasmDir}`);
+execFileSync("bash", ["scripts/build-wasm.sh"], { stdio: "inherit", env: { ...process.env, STRATA_PROFILE: profile } });
+
+// 3. The model table and the parts.
+const out = path.resolve(values.out ?? path.join("release", version));
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+const all = await coreModels(wasmDir);
+const wanted = values.models ? values.models.split(",").map((s) => s.trim()) : all.map((m) => m.id);
+for (const id of wanted) if (!all.some((m) => m.id === id)) fail(`unknown model ${id} (known: ${all.map((m) => m.id).join(", ")})`);
+let table;
+try {
+  table = await modelTable({
+    version,
+    models: all.filter((m) => wanted.includes(m.id)),
+    require: wanted,
+    cacheFile: "build/model-table-cache.json",
+  });
+} catch (err) {
+  fail(err.message);
+}
+writeFileSync(path.join(out, "models.json"), `${JSON.stringify(table, null, 2)}\n`);
+await writeParts(table, "models", out);
+log(`models: ${table.models.map((m) => `${m.id} (${m.files.reduce((n, f) => n + f.parts.length, 0)} parts)`).join(", ")}`);
+
+// 4. The bundles, with the table and this version compiled in.
+process.env.STRATA_MODEL_TABLE = path.join(out, "models.json");
+process.env.STRATA_WASM_DIR = wasmDir;
+const { build } = await import("esbuild");
+const config = await import("../esbuild.config.mjs");
+const { buildBridge } = await import("../esbuild.bridge.mjs");
+const stage = path.resolve("build/release-stage");
+rmSync(stage, { recursive: true, force: true });
+mkdirSync(stage, { recursive: true });
+await build(await config.pluginBuildOptions({ entry: "plugin/obsidian/main.ts", outfile: path.join(stage, "main.js") }));
+copyFileSync(path.join(stage, "main.js"), path.join(out, "main.js"));
+copyFileSync("manifest.json", path.join(out, "manifest.json"));
+copyFileSync("styles.css", path.join(out, "styles.css"));
+
+// 5. strata.mcpb: the bridge (CommonJS, finds the .wasm beside itself) and its manifest.
+const bundle = path.join(stage, "mcpb");
+mkdirSync(path.join(bundle, "server"), { recursive: true });
+await buildBridge({
+  define: await config.defineRelease(),
+  plugins: [config.wasmDirPlugin()],
+  cjsOutfile: path.join(bundle, "server", "strata-mcp.cjs"),
+});
+for (const w of ["strata_core_bg.wasm", "strata_embedder_bg.wasm"]) copyFileSync(path.join(wasmDir, w), path.join(bundle, "server", w));
+copyFileSync("LICENSE", path.join(bundle, "LICENSE"));
+const { mcpbManifest } = await import("./mcpb-manifest.mjs");
+writeFileSync(
+  path.join(bundle, "manifest.json"),
+  `${JSON.stringify(mcpbManifest({ version, repository: repositoryUrl(pkg) }), null, 2)}\n`,
+);
+const mcpb = path.resolve("node_modules/.bin/mcpb");
+if (!existsSync(mcpb)) fail("node_modules/.bin/mcpb is missing: npm install (it is a devDependency)");
+execFileSync(mcpb, ["validate", path.join(bundle, "manifest.json")], { stdio: ["ignore", "ignore", "inherit"] });
+execFileSync(mcpb, ["pack", bundle, path.join(out, "strata.mcpb")], { stdio: ["ignore", "ignore", "inherit"] });
+
+const size = (f) => `${(statSync(path.join(out, f)).size / 1048576).toFixed(1)} MB`;
+log(`${out}: main.js ${size("main.js")}, strata.mcpb ${size("strata.mcpb")}, ${table.models.length} models (wasm: ${profile} profile)`);
