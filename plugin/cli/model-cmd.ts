@@ -115,7 +115,7 @@ export async function modelCommand(args: string[]): Promise<number> {
           modelsDir: dir,
           fs: nodeModelFs,
           fetch: nodeFetcher,
-          onProgress: bar.update,
+          onProgress: (p) => bar.update(p),
         });
         bar.done();
         const resumed = res.resumedParts ? ` (${res.resumedParts} parts kept from an earlier attempt)` : "";
