@@ -18,6 +18,7 @@ const NODE_PROGRAMS = [
   "plugin/bridge/args-cli.ts",
   "plugin/core/node.ts",
   "plugin/core/node-models.ts",
+  "plugin/core/node-folder.ts",
   "*.mjs",
   "*.mts",
 ];
@@ -63,7 +64,7 @@ export default defineConfig([
         "warn",
         {
           enforceCamelCaseLower: true,
-          brands: ["Strata", "Obsidian", "Claude"],
+          brands: ["Strata", "Obsidian", "Claude Desktop", "Claude Code", "Claude"],
           acronyms: ["BM25", "MCP", "ETA", "RRF"],
           // Placeholders that show example values, not sentences.
           ignoreRegex: ["^#tag$", "^Archive\\nTemplates$"],

@@ -42,10 +42,12 @@ export class ModelCatalog {
     return this.models.find((m) => m.id === id);
   }
 
-  /** How to get a model, from the repository (the CLI, the headless bridge). */
+  /** How to get a model outside Obsidian (the CLI, the headless bridge). */
   howTo(id: string): string {
     const m = this.info(id);
-    return m ? `run ${m.fetchScript} (it puts ${id} in models/${id}/, from ${m.source})` : `${id} is not a model Strata knows`;
+    return m
+      ? `download it with \`strata model download --model ${id}\` or in Obsidian (Settings → Strata), or in the repository run ${m.fetchScript} (it puts ${id} in models/${id}/, from ${m.source})`
+      : `${id} is not a model Strata knows`;
   }
 }
 

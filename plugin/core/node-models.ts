@@ -4,7 +4,8 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 
-import { ModelDownloadError, type Fetcher, type ModelFs, type SourceFolder } from "./model-download.ts";
+import { ModelDownloadError, type Fetcher, type ModelFs } from "./model-download.ts";
+export { nodeSourceFolder } from "./node-folder.ts";
 import { loadModelFiles, modelReader } from "./node.ts";
 import type { ReadModel } from "./models.ts";
 
@@ -52,22 +53,6 @@ export const nodeFetcher: Fetcher = async (url, signal) => {
   }
   return new Uint8Array(await res.arrayBuffer());
 };
-
-/** A folder on disk to import a model's files from. */
-export function nodeSourceFolder(dir: string): SourceFolder {
-  return {
-    describe: dir,
-    read: async (name) => {
-      try {
-        const b = await fs.readFile(path.join(dir, name));
-        return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-        throw err;
-      }
-    },
-  };
-}
 
 /** The models folder of a vault's plugin: `<vault>/<configDir>/plugins/strata-search/models`. */
 export function vaultModelsDir(vaultDir: string, configDir: string): string {

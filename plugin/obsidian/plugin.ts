@@ -10,6 +10,9 @@ import { errorMessage } from "../core/errors.ts";
 import { defaultIndexDir } from "../core/index-store.ts";
 import type { ReconcileSummary } from "../core/reconcile.ts";
 import { AUTO_MODEL, ModelCatalog, type ModelLoad } from "../core/models.ts";
+import { formatBytes, type ReleaseInfo } from "../core/model-download.ts";
+import { bundledRelease } from "../core/release.ts";
+import { ModelInstaller } from "./model-install.ts";
 import { markPresence, startBridge, type BridgeHandle } from "./bridge-endpoint.ts";
 import { ObsidianBackend } from "./tool-backend.ts";
 import { ChangeQueue } from "./events.ts";
@@ -39,6 +42,8 @@ export default class StrataPlugin extends Plugin {
   static coreWasm: (() => string) | null = null;
   /** The embedder's wasm, gzip + base64 (main.ts sets it from the bundle). */
   static embedderWasm: (() => string) | null = null;
+  /** This build's release: version, repository, model table (compiled in; tests set their own). */
+  static release: () => ReleaseInfo = bundledRelease;
 
   declare settings: StrataSettings;
   worker: Endpoint<WorkerApi, HostApi> | null = null;
@@ -67,6 +72,8 @@ export default class StrataPlugin extends Plugin {
   /** The worker's last embedding progress (its events; the settings tab shows a switch's). */
   embedProgress: EmbedProgress | null = null;
   readonly backend = new ObsidianBackend(this);
+  /** Model downloads and imports (the settings tab starts them). */
+  installer!: ModelInstaller;
 
   get indexDir(): string {
     return defaultIndexDir(this.app.vault.configDir);
@@ -103,6 +110,22 @@ export default class StrataPlugin extends Plugin {
     const item = this.addStatusBarItem();
     this.statusBar = new StatusBar(item);
     this.statusBar.setIdle("Strata: starting…");
+    this.installer = new ModelInstaller({
+      adapter: this.app.vault.adapter,
+      release: StrataPlugin.release(),
+      modelsDir: this.modelsDir,
+      downloadUrl: () => this.settings.modelDownloadUrl,
+      installed: (id) => this.modelInstalled(id),
+    });
+    this.installer.onChange(() => {
+      const p = this.installer.progress;
+      const text = !this.installer.running
+        ? null
+        : p?.phase === "install"
+          ? `Strata: checking ${p.model}…`
+          : `Strata: downloading ${this.installer.running} ${p ? `${formatBytes(p.doneBytes)} / ${formatBytes(p.totalBytes)}` : "…"}`;
+      this.statusBar?.setDownload(text);
+    });
     this.registerDomEvent(item, "click", () => void this.showStatus());
 
     this.addCommand({ id: "search-vault", name: "Search vault", callback: () => new SearchModal(this.app, this).open() });
@@ -320,6 +343,20 @@ export default class StrataPlugin extends Plugin {
       this.modelError = errorMessage(err);
       this.notify(`Strata: the embedding model could not be loaded (${this.modelError}); search stays lexical.`);
     }
+  }
+
+  /** The model the setting chose and whose files are missing (the settings tab offers it), or null. */
+  get missingModel(): string | null {
+    const l = this.modelLoad;
+    if (!l || !this.semanticEnabled) return null;
+    return l.missing.find((m) => m.model === l.choice.model)?.model ?? null;
+  }
+
+  /** A model was downloaded or imported (and checked): load it. */
+  private async modelInstalled(id: string): Promise<void> {
+    this.notify(`Strata: ${id} is installed (every file checked); loading it.`);
+    await this.ready;
+    await this.loadModel();
   }
 
   /** The "Embedding model" setting changed: save it and load the model it chooses (not awaited by the UI). */

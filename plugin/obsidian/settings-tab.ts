@@ -6,6 +6,8 @@ import { Platform, PluginSettingTab, Setting, type App } from "obsidian";
 import { AUTO_MODEL } from "../core/models.ts";
 import type StrataPlugin from "./plugin.ts";
 import { fmt } from "./status.ts";
+import { renderModelInstall } from "./settings-model.ts";
+import { renderClaudeSetup } from "./settings-claude.ts";
 
 const list = (v: string) =>
   v
@@ -15,6 +17,8 @@ const list = (v: string) =>
 
 export class StrataSettingTab extends PluginSettingTab {
   private reindexTimer: number | null = null;
+  /** Stops the model rows following a download (the tab is redrawn or hidden). */
+  private unfollow: (() => void) | null = null;
 
   constructor(
     app: App,
@@ -32,10 +36,17 @@ export class StrataSettingTab extends PluginSettingTab {
     }, 1500);
   }
 
+  override hide(): void {
+    this.unfollow?.();
+    this.unfollow = null;
+    super.hide();
+  }
+
   override display(): void {
     const { containerEl } = this;
     const p = this.plugin;
     const s = p.settings;
+    this.unfollow?.();
     containerEl.empty();
 
     new Setting(containerEl).setName("Indexing").setHeading();
@@ -145,6 +156,7 @@ export class StrataSettingTab extends PluginSettingTab {
       absent: load?.notice ? `${load.notice[0].toUpperCase()}${load.notice.slice(1)}.` : `No model found in ${p.modelsDir}/.`,
     };
     new Setting(containerEl).setName("Model").setDesc(modelDesc[p.modelState] ?? p.modelState);
+    this.unfollow = renderModelInstall(containerEl, p, () => this.display());
     new Setting(containerEl)
       .setName("Embed notes")
       .setDesc(`Compute semantic vectors in the background.${Platform.isMobile ? " Off by default on mobile (battery)." : ""}`)
@@ -158,6 +170,7 @@ export class StrataSettingTab extends PluginSettingTab {
       );
 
     if (Platform.isDesktopApp) {
+      renderClaudeSetup(containerEl, p);
       new Setting(containerEl).setName("MCP bridge").setHeading();
       new Setting(containerEl)
         .setName("Serve the index to the MCP bridge")

@@ -30,6 +30,9 @@ export interface StrataSettings extends ToolSettings {
   bridgeToken: string;
   /** Results shown in the modal and the sidebar. */
   resultCount: number;
+  /** Where model downloads come from: a folder URL holding the release's assets (a mirror, a
+   *  company server); "" = this version's release on the repository the plugin was built for. */
+  modelDownloadUrl: string;
 }
 
 export const DEFAULT_SETTINGS: StrataSettings = {
@@ -44,6 +47,7 @@ export const DEFAULT_SETTINGS: StrataSettings = {
   bridgePort: 0,
   bridgeToken: "",
   resultCount: 30,
+  modelDownloadUrl: "",
   writeToolsEnabled: false,
   sessionsFolder: "Strata/Sessions",
   memoryFolder: "Strata/Memory",
@@ -73,6 +77,8 @@ export function sanitizeSettings(raw: unknown): StrataSettings {
   s.bridgePort = int(r.bridgePort, 0, 0, 65535);
   s.bridgeToken = str(r.bridgeToken, "");
   s.resultCount = int(r.resultCount, s.resultCount, 5, 200);
+  s.modelDownloadUrl =
+    typeof r.modelDownloadUrl === "string" && /^https?:\/\/\S+$/.test(r.modelDownloadUrl.trim()) ? r.modelDownloadUrl.trim() : "";
   s.writeToolsEnabled = bool(r.writeToolsEnabled, false);
   s.sessionsFolder = str(r.sessionsFolder, s.sessionsFolder).trim() || DEFAULT_SETTINGS.sessionsFolder;
   s.memoryFolder = str(r.memoryFolder, s.memoryFolder).trim() || DEFAULT_SETTINGS.memoryFolder;
@@ -84,10 +90,10 @@ export function coreConfig(s: StrataSettings, configDir: string): CoreConfig {
   return { configDir, extensions: s.extensions, excludeFolders: s.excludeFolders, chunkBudget: s.chunkBudget };
 }
 
-/** How to add a model to the plugin (its files are not in main.js: see install-plugin). */
+/** How to add a model to the plugin (its files are not in main.js: the settings tab downloads them). */
 export function pluginModelHowTo(modelsDir: string, id: string, catalog: ModelCatalog): string {
-  const script = catalog.info(id)?.fetchScript ?? "scripts/setup.sh";
-  return `put model.onnx and tokenizer.json of ${id} in ${modelsDir}/${id}/ (from the Strata repository: ${script}, then npm run install-plugin -- <vault>) and reload the plugin`;
+  const license = catalog.info(id)?.license;
+  return `download it in Settings → Strata → Semantic search${license ? ` (license ${license})` : ""}, or import its model.onnx and tokenizer.json from a folder there (they go to ${modelsDir}/${id}/)`;
 }
 
 /** A new random bearer token (hex, 256 bits). */

@@ -11,6 +11,7 @@ export class StatusBar {
   private reconcile: ReconcileProgress | null = null;
   private embed: EmbedProgress | null = null;
   private idleText = "Strata";
+  private download: string | null = null;
   private timer: number | null = null;
   private lastText = "";
 
@@ -29,6 +30,12 @@ export class StatusBar {
     this.schedule();
   }
 
+  /** A model download's progress line (null when none runs). */
+  setDownload(text: string | null): void {
+    this.download = text;
+    this.schedule();
+  }
+
   setIdle(text: string): void {
     this.idleText = text;
     this.schedule();
@@ -36,6 +43,7 @@ export class StatusBar {
 
   /** The text shown now (tests read it). */
   text(): string {
+    if (this.download) return this.download;
     const r = this.reconcile;
     if (r) {
       if (r.phase === "list") return "Strata: listing notes…";

@@ -394,7 +394,10 @@ describe("strata --model", () => {
       m.missing.map((x: { model: string }) => x.model),
       ["multilingual-e5-small"],
     );
-    assert.match(r.err, /the embedding model multilingual-e5-small is missing: run scripts\/fetch-e5\.sh/);
+    assert.match(
+      r.err,
+      /the embedding model multilingual-e5-small is missing: download it with `strata model download --model multilingual-e5-small`/,
+    );
     const s = JSON.parse(strata("search", vault, "sourdough", "--json").out);
     assert.equal(s.model.chosen, "multilingual-e5-small");
     assert.equal(JSON.parse(strata("search", vault, "sourdough", "--mode", "lexical", "--json").out).model, null);

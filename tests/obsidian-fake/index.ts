@@ -766,6 +766,29 @@ export const Keymap = {
 
 export function setIcon(): void {}
 
+/** Obsidian's requestUrl, over real HTTP (Node's or the browser's fetch): the response whole, status
+ *  400+ throws unless `throw: false`. Like Obsidian's, it has no timeout and cannot be aborted. */
+export async function requestUrl(
+  req: string | { url: string; method?: string; headers?: Record<string, string>; body?: string | ArrayBuffer; throw?: boolean },
+) {
+  const r = typeof req === "string" ? { url: req } : req;
+  const res = await fetch(r.url, { method: r.method ?? "GET", headers: r.headers, body: r.body });
+  const arrayBuffer = await res.arrayBuffer();
+  if (res.status >= 400 && r.throw !== false) throw new Error(`Request failed, status ${res.status}`);
+  const text = () => new TextDecoder().decode(arrayBuffer);
+  return {
+    status: res.status,
+    headers: Object.fromEntries(res.headers),
+    arrayBuffer,
+    get text() {
+      return text();
+    },
+    get json(): unknown {
+      return JSON.parse(text());
+    },
+  };
+}
+
 /** This fake stands for a current Obsidian. */
 export function requireApiVersion(_version: string): boolean {
   return true;

@@ -1,0 +1,202 @@
+// The plugin's side of model downloads: Obsidian's requestUrl (desktop and mobile) and the
+// vault adapter behind plugin/core/model-download.ts, one download at a time with progress,
+// cancel and the error to show; the model loads once it is installed.
+
+import { Platform, requestUrl, requireApiVersion, type DataAdapter } from "obsidian";
+import {
+  downloadModel,
+  importModel,
+  ModelDownloadError,
+  releaseBaseUrl,
+  type DownloadProgress,
+  type Fetcher,
+  type ModelFs,
+  type ReleaseInfo,
+  type SourceFolder,
+  type TableModel,
+} from "../core/model-download.ts";
+import { errorMessage } from "../core/errors.ts";
+
+const toBuffer = (b: Uint8Array): ArrayBuffer =>
+  (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? b.buffer : b.slice().buffer) as ArrayBuffer;
+
+/** ModelFs over the vault adapter (paths relative to the vault, e.g. `<configDir>/plugins/<id>/models`). */
+export function adapterModelFs(adapter: DataAdapter): ModelFs {
+  return {
+    exists: (p) => adapter.exists(p),
+    size: async (p) => {
+      const st = await adapter.stat(p);
+      return st?.type === "file" ? st.size : null;
+    },
+    read: async (p) => new Uint8Array(await adapter.readBinary(p)),
+    write: (p, bytes) => adapter.writeBinary(p, toBuffer(bytes)),
+    append: async (p, bytes) => {
+      // appendBinary is 1.12.3's; before, the file is written again whole.
+      if (requireApiVersion("1.12.3")) return adapter.appendBinary(p, toBuffer(bytes));
+      const old = new Uint8Array(await adapter.readBinary(p));
+      const all = new Uint8Array(old.length + bytes.length);
+      all.set(old);
+      all.set(bytes, old.length);
+      await adapter.writeBinary(p, all.buffer);
+    },
+    mkdir: async (p) => {
+      if (!(await adapter.exists(p))) await adapter.mkdir(p);
+    },
+    removeDir: async (p) => {
+      if (await adapter.exists(p)) await adapter.rmdir(p, true);
+    },
+    rename: (from, to) => adapter.rename(from, to),
+  };
+}
+
+/** Fetcher on requestUrl (no CORS limits, desktop and mobile). It cannot be aborted: a cancel
+ *  or a timeout stops waiting for it (model-download.ts). */
+export const requestUrlFetcher: Fetcher = async (url) => {
+  let res;
+  try {
+    res = await requestUrl({ url, throw: false });
+  } catch (err) {
+    throw new ModelDownloadError("offline", `could not fetch ${url}: ${errorMessage(err)}`);
+  }
+  if (res.status >= 400)
+    throw new ModelDownloadError("http", `${url} answered HTTP ${res.status}${res.status === 404 ? " (not found)" : ""}`);
+  return new Uint8Array(res.arrayBuffer);
+};
+
+/** A folder to import from: a vault path (desktop and mobile) or, on desktop, an absolute path. */
+export function importSource(adapter: DataAdapter, folder: string): SourceFolder {
+  const trimmed = folder.trim().replace(/[\\/]+$/, "");
+  const absolute = /^([a-zA-Z]:[\\/]|\/|\\\\)/.test(trimmed);
+  if (absolute && !Platform.isDesktopApp) throw new ModelDownloadError("source", "on mobile, the folder must be inside the vault");
+  if (absolute) {
+    // Outside the vault: Node's file system (desktop only), imported when needed.
+    return {
+      describe: trimmed,
+      read: async (name) => (await import("../core/node-folder.ts")).nodeSourceFolder(trimmed).read(name),
+    };
+  }
+  return {
+    describe: trimmed,
+    read: async (name) => {
+      const p = `${trimmed}/${name}`;
+      return (await adapter.exists(p)) ? new Uint8Array(await adapter.readBinary(p)) : null;
+    },
+  };
+}
+
+export interface InstallerHost {
+  adapter: DataAdapter;
+  release: ReleaseInfo;
+  modelsDir: string;
+  /** The settings' download address ("" = the release's). */
+  downloadUrl(): string;
+  /** A model was installed: load it. */
+  installed(id: string): Promise<void>;
+}
+
+/** One download (or import) at a time; the settings tab and the status bar follow `onChange`. */
+export class ModelInstaller {
+  /** The model being downloaded or imported, or null. */
+  running: string | null = null;
+  progress: DownloadProgress | null = null;
+  /** The last failure's message (per model), until the next attempt. */
+  readonly errors = new Map<string, string>();
+  /** A part taking longer fails (tests shorten it). */
+  partTimeoutMs = 120_000;
+  private ctl: AbortController | null = null;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(private readonly host: InstallerHost) {}
+
+  get release(): ReleaseInfo {
+    return this.host.release;
+  }
+
+  /** The release's entry of a model (size, license, files), if this build has one. */
+  model(id: string): TableModel | undefined {
+    return this.host.release.table.models.find((m) => m.id === id);
+  }
+
+  /** Where downloads come from now (null: the build has no repository and none is set). */
+  baseUrl(): string | null {
+    return this.host.downloadUrl().trim() || releaseBaseUrl(this.host.release);
+  }
+
+  onChange(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private changed(): void {
+    for (const fn of this.listeners) fn();
+  }
+
+  /** Downloads and installs `id`, then loads it. Resolves with the error message or null. */
+  async download(id: string): Promise<string | null> {
+    const base = this.baseUrl();
+    if (!base) return this.fail(id, "this build does not say where its release is: set a download address");
+    return this.run(id, (signal) =>
+      downloadModel({
+        table: this.host.release.table,
+        id,
+        baseUrl: base,
+        modelsDir: this.host.modelsDir,
+        fs: adapterModelFs(this.host.adapter),
+        fetch: requestUrlFetcher,
+        signal,
+        partTimeoutMs: this.partTimeoutMs,
+        onProgress: (p) => {
+          this.progress = p;
+          this.changed();
+        },
+      }),
+    );
+  }
+
+  /** Installs `id` from a folder holding its files (same checks as a download), then loads it. */
+  async importFrom(id: string, folder: string): Promise<string | null> {
+    return this.run(id, () =>
+      importModel({
+        table: this.host.release.table,
+        id,
+        source: importSource(this.host.adapter, folder),
+        modelsDir: this.host.modelsDir,
+        fs: adapterModelFs(this.host.adapter),
+      }),
+    );
+  }
+
+  cancel(): void {
+    this.ctl?.abort();
+  }
+
+  private async run(id: string, work: (signal: AbortSignal) => Promise<unknown>): Promise<string | null> {
+    if (this.running) return this.fail(id, `${this.running} is being installed; wait for it or cancel it`);
+    this.running = id;
+    this.progress = null;
+    this.errors.delete(id);
+    this.ctl = new AbortController();
+    this.changed();
+    try {
+      await work(this.ctl.signal);
+    } catch (err) {
+      this.running = null;
+      this.progress = null;
+      this.ctl = null;
+      return this.fail(id, errorMessage(err));
+    }
+    this.running = null;
+    this.progress = null;
+    this.ctl = null;
+    this.changed();
+    await this.host.installed(id);
+    this.changed();
+    return null;
+  }
+
+  private fail(id: string, message: string): string {
+    this.errors.set(id, message);
+    this.changed();
+    return message;
+  }
+}
