@@ -2,16 +2,19 @@
 // vault's index, and finding the repository (for the bench's default vault).
 
 import { existsSync, readFileSync } from "node:fs";
+import { availableParallelism, totalmem } from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 
-import type { CoreConfig, OpenReport, StrataCoreApi } from "../core/api.ts";
+import type { CoreConfig, EmbedProgress, OpenReport, StrataCoreApi } from "../core/api.ts";
 import { errorMessage } from "../core/errors.ts";
 import { defaultIndexDir, type IndexStore, openIndex } from "../core/index-store.ts";
 import type { VaultSource } from "../core/note-reads.ts";
 import { reconcile, type ReconcileProgress, type ReconcileSummary } from "../core/reconcile.ts";
 import { embedAll, type EmbedSummary } from "../core/embedding.ts";
+import { chooseWorkers, EmbedPool, MAX_WORKERS } from "../core/embed-pool.ts";
+import { isEmbedWorkerThread, nodeEmbedSpawner } from "../core/embed-worker-node.ts";
 import { AUTO_MODEL, loadChosenModel, type ModelLoad } from "../core/models.ts";
 import { readBridgeInfo } from "../bridge/forward.ts";
 import {
@@ -42,6 +45,8 @@ export class CliError extends Error {
  * code; a CliError is reported as one line with its code, anything else with its stack (exit 1).
  */
 export function runMain(main: (argv: string[]) => Promise<number>): void {
+  // In an embedder worker (the bundle runs itself in worker_threads), the worker serves; no command.
+  if (isEmbedWorkerThread()) return;
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;
@@ -242,6 +247,7 @@ export async function embedWithProgress(
   vault: VaultSource,
   store: IndexStore | null,
   quiet: boolean,
+  threads = 1,
 ): Promise<EmbedRun> {
   const bar = quiet ? undefined : new EmbedBar("embedding");
   const ctl = new AbortController();
@@ -251,13 +257,36 @@ export async function embedWithProgress(
     process.off("SIGINT", onSigint);
   };
   process.on("SIGINT", onSigint);
+  // Persist this often while embedding (STRATA_EMBED_FLUSH_MS; default 8 s).
+  const flushEveryMs = Number(process.env.STRATA_EMBED_FLUSH_MS) || undefined;
+  const opts = { signal: ctl.signal, flushEveryMs, onProgress: (p: EmbedProgress) => bar?.update(p) };
+  // One thread: the core embeds (no second copy of the model); more: a pool of worker threads.
+  const pool = threads > 1 ? new EmbedPool(nodeEmbedSpawner(), threads) : null;
   try {
-    const sum = await embedAll(core, vault, store, { signal: ctl.signal, onProgress: (p) => bar?.update(p) });
+    const sum = pool
+      ? await pool.run(core, vault, store, {
+          ...opts,
+          onWorkerFailure: (msg, attempt) =>
+            process.stderr.write(`\nstrata: an embedder worker failed (try ${attempt}), restarting it: ${msg}\n`),
+        })
+      : await embedAll(core, vault, store, opts);
     return { ...sum, interrupted: sum.aborted };
   } finally {
+    pool?.close();
     process.off("SIGINT", onSigint);
     bar?.end();
   }
+}
+
+/** `--threads N`: embedder threads for `strata index` (1 to 16; default: Auto, see chooseWorkers). */
+export function parseThreads(value: string | undefined, model: string | null | undefined): number {
+  if (value === undefined || value === "auto") {
+    return chooseWorkers("auto", { cores: availableParallelism(), totalMemoryMB: totalmem() / 2 ** 20, model }).workers;
+  }
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_WORKERS)
+    throw new CliError(`--threads must be auto or 1…${MAX_WORKERS}, not ${JSON.stringify(value)}`, 2);
+  return n;
 }
 
 /** Chunks `search` and `similar` embed before they answer, at most (~1 min with

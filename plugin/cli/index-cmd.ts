@@ -13,16 +13,22 @@ import {
   modelOptions,
   parse,
   parseModelSetting,
+  parseThreads,
   vaultContext,
   vaultOptions,
   type EmbedRun,
 } from "./common.ts";
 import { bytes, seconds } from "./ui.ts";
 
-export const INDEX_USAGE = `strata index <vault> [--no-embed] ${MODEL_USAGE} [--index-dir DIR] [--config-dir .obsidian] [--json]`;
+export const INDEX_USAGE = `strata index <vault> [--no-embed] [--threads auto|N] ${MODEL_USAGE} [--index-dir DIR] [--config-dir .obsidian] [--json]`;
 
 export async function indexCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { ...vaultOptions, ...modelOptions, "no-embed": { type: "boolean" } });
+  const { values, positionals } = parse(args, {
+    ...vaultOptions,
+    ...modelOptions,
+    "no-embed": { type: "boolean" },
+    threads: { type: "string" },
+  });
   const setting = parseModelSetting(values.model);
   const ctx = await vaultContext(positionals[0], values, { access: "write", what: "strata index" });
   const json = Boolean(values.json);
@@ -39,9 +45,11 @@ export async function indexCommand(args: string[]): Promise<number> {
   // lacks. Lexical search is already persisted and usable, whatever happens here.
   let model: ModelLoad | null = null;
   let run: EmbedRun | null = null;
+  let threads = 1;
   if (!values["no-embed"]) {
     model = await loadModel(core, setting, { quiet: false });
-    if (model.loaded) run = await embedWithProgress(core, ctx.vault, ctx.store, quiet);
+    threads = parseThreads(values.threads, model.loaded);
+    if (model.loaded) run = await embedWithProgress(core, ctx.vault, ctx.store, quiet, threads);
   }
   const progress = core.embedProgress();
   const status = core.status();
@@ -57,6 +65,7 @@ export async function indexCommand(args: string[]): Promise<number> {
     modelDir: model?.loaded ? findModelDir(model.loaded) : null,
     modelLoadMs: model ? Math.round(model.loadMs) : null,
     skipped: Boolean(values["no-embed"]),
+    threads,
     embedded: run?.embedded ?? 0,
     done: progress.done,
     total: progress.total,
@@ -105,7 +114,7 @@ export async function indexCommand(args: string[]): Promise<number> {
       out += `  embedding skipped (--no-embed): ${progress.done}/${progress.total} chunks have a vector\n`;
     } else if (run) {
       const rate = embedding.rate != null ? ` (${embedding.rate} chunks/s)` : "";
-      out += `  embedded ${run.embedded} chunks in ${seconds(run.tookMs)}${rate} · ${progress.done}/${progress.total} chunks have a vector · model ${model ? describeModel(model) : "?"} loaded in ${seconds(model?.loadMs ?? 0)}\n`;
+      out += `  embedded ${run.embedded} chunks in ${seconds(run.tookMs)}${rate} with ${threads} thread${threads > 1 ? "s" : ""} · ${progress.done}/${progress.total} chunks have a vector · model ${model ? describeModel(model) : "?"} loaded in ${seconds(model?.loadMs ?? 0)}\n`;
       if (run.interrupted) out += `  embedding interrupted: run \`strata index\` again to resume (the work done so far is saved)\n`;
     } else if (model?.semantic) {
       out += `  not embedded: ${model.choice.model} is missing (see above); semantic search answers from the ${model.switching?.from} vectors\n`;

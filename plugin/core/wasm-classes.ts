@@ -2,6 +2,7 @@
 // strata_embedder.js), and the hook through which the core makes embedders.
 
 import type { CoreConfig, IndexFile, ModelInfo, Outline, StrataCoreApi } from "./api.ts";
+import type { ModelSource } from "./embed-worker.ts";
 
 /** The wasm class's static functions, as `wasm-bindgen` exports them. */
 export interface StrataCoreStatic {
@@ -26,6 +27,17 @@ export interface StrataEmbedderStatic {
 export function installEmbedderHook(embedder: () => StrataEmbedderStatic): void {
   (globalThis as Record<string, unknown>).__strataCreateEmbedder = (model: Uint8Array, tokenizer: Uint8Array, config: unknown) => {
     const Embedder = embedder();
-    return new Embedder(model, tokenizer, config);
+    const made = new Embedder(model, tokenizer, config);
+    const id = (config as { model_id?: unknown } | null)?.model_id;
+    if (typeof id === "string") loaded.set(id, { id, model, tokenizer, config });
+    return made;
   };
+}
+
+/** The models the core made embedders from in this thread, by id: what a pool's workers load. */
+const loaded = new Map<string, ModelSource>();
+
+/** The bytes and config the core's embedder for `id` was made from (null: not loaded here). */
+export function loadedModel(id: string): ModelSource | null {
+  return loaded.get(id) ?? null;
 }

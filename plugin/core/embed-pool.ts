@@ -1,0 +1,243 @@
+// A pool of embedder workers: N workers, each with its own embedder wasm and its own copy of the
+// model (embed-worker.ts), fed from the core's embedding queue. The core's thread hands batches
+// out (embedNeeds → the notes are read → embedTake), a worker embeds them, and the core stores
+// the vectors as they come back (embedPut); the core's own embedder stays free for queries, so a
+// search during indexing never waits behind a batch. The same code runs in every host: the
+// plugin's worker (Web Workers), the CLI and the headless bridge (worker_threads); a host only
+// says how to start a worker (`SpawnEmbedWorker`).
+//
+// Cancel, progress, persistence and resume behave as embedAll's (embedding.ts): the queue is the
+// core's, chunks in flight are pending until their vectors are stored, a cancelled or failed run
+// returns them to the queue (embedRelease), and what was stored is persisted every
+// `flushEveryMs` and at the end. A worker that dies or throws is replaced and its batch redone;
+// a batch that fails `maxAttempts` times ends the run with an error that says why.
+
+import type { EmbedBatch, StrataCoreApi } from "./api.ts";
+import { stepChunks, type EmbedOptions, type EmbedSummary } from "./embedding.ts";
+import type { EmbedWorker, ModelSource } from "./embed-worker.ts";
+import { errorMessage } from "./errors.ts";
+import { persist, type IndexStore } from "./index-store.ts";
+import { readNoteTexts, type VaultSource } from "./note-reads.ts";
+import { loadedModel } from "./wasm-classes.ts";
+
+/** Starts one worker with `model` loaded; rejects when it cannot. */
+export type SpawnEmbedWorker = (model: ModelSource) => Promise<EmbedWorker>;
+
+export interface PoolOptions extends EmbedOptions {
+  /** Tries per batch (a worker that died or threw is replaced before each retry). Default 3. */
+  maxAttempts?: number;
+  /** Called when a worker failed and is being replaced (for a notice or a log line). */
+  onWorkerFailure?: (message: string, attempt: number) => void;
+}
+
+/** Measured memory of one worker, per model (see docs/semantic-search.md): its wasm memory after
+ *  a batch plus the model bytes and the JS engine's own share of a worker. */
+export const WORKER_MEMORY_MB: Record<string, number> = { "all-MiniLM-L6-v2": 250, "multilingual-e5-small": 650 };
+/** What Strata may take for its embedder workers (a quarter of an 8 GB desktop, less the core). */
+export const POOL_MEMORY_BUDGET_MB = 1536;
+export const MAX_WORKERS = 16;
+
+export interface WorkerChoice {
+  workers: number;
+  /** Why that many, for the settings tab and the CLI. */
+  reason: string;
+}
+
+/**
+ * Workers for a setting ("auto" or 1…16): auto is min(cores − 1, what fits the memory budget),
+ * at least 1; always 1 on mobile. `totalMemoryMB` caps the budget at a quarter of the machine.
+ */
+export function chooseWorkers(
+  setting: number | "auto",
+  env: { cores: number; totalMemoryMB?: number; mobile?: boolean; model?: string | null },
+): WorkerChoice {
+  if (env.mobile) return { workers: 1, reason: "1 on mobile" };
+  if (setting !== "auto") {
+    const n = Math.max(1, Math.min(MAX_WORKERS, Math.floor(setting)));
+    return { workers: n, reason: `set to ${n}` };
+  }
+  const perWorker = WORKER_MEMORY_MB[env.model ?? ""] ?? Math.max(...Object.values(WORKER_MEMORY_MB));
+  const budget = Math.min(POOL_MEMORY_BUDGET_MB, env.totalMemoryMB ? env.totalMemoryMB / 4 : Infinity);
+  const byMemory = Math.max(1, Math.floor(budget / perWorker));
+  const byCores = Math.max(1, env.cores - 1);
+  const workers = Math.min(byCores, byMemory, MAX_WORKERS);
+  const model = env.model ?? "the largest model";
+  return {
+    workers,
+    reason:
+      `${workers}: ${env.cores} cores − 1 = ${byCores}; ${Math.round(budget)} MB budget / ~${perWorker} MB per worker ` +
+      `with ${model} = ${byMemory}`,
+  };
+}
+
+/** N embedder workers, started with the first run (and again for another model), kept between
+ *  runs; `close()` ends them. */
+export class EmbedPool {
+  private workers: (EmbedWorker | null)[] = [];
+  private modelId: string | null = null;
+  /** Workers replaced so far (for status and tests). */
+  restarts = 0;
+
+  constructor(
+    private readonly spawn: SpawnEmbedWorker,
+    readonly size: number,
+  ) {}
+
+  /** The workers' wasm memory (bytes), as each last reported it. */
+  wasmBytes(): number[] {
+    return this.workers.map((w) => w?.wasmBytes() ?? 0);
+  }
+
+  close(): void {
+    for (const w of this.workers) w?.terminate();
+    this.workers = [];
+    this.modelId = null;
+  }
+
+  private async worker(i: number, model: ModelSource): Promise<EmbedWorker> {
+    if (this.modelId !== model.id) {
+      this.close();
+      this.modelId = model.id;
+      this.workers = new Array<EmbedWorker | null>(this.size).fill(null);
+    }
+    let w = this.workers[i];
+    if (!w) {
+      w = await this.spawn(model);
+      if (this.modelId !== model.id) {
+        w.terminate();
+        throw new Error("[unavailable] the pool was closed");
+      }
+      this.workers[i] = w;
+    }
+    return w;
+  }
+
+  private replace(i: number): void {
+    this.workers[i]?.terminate();
+    this.workers[i] = null;
+    this.restarts++;
+  }
+
+  /**
+   * Embeds every pending chunk with the pool's workers (see the file's comment), until the queue
+   * is empty, `opts.signal` aborts (batches in flight are finished and stored first) or a batch
+   * fails `maxAttempts` times (thrown, after what was stored is persisted). The model must be
+   * loaded in the core (`core.loadModel`), in this thread: the workers load the same bytes.
+   */
+  async run(core: StrataCoreApi, vault: VaultSource, store: IndexStore | null | undefined, opts: PoolOptions = {}): Promise<EmbedSummary> {
+    const t0 = performance.now();
+    const maxChunks = Math.max(1, opts.maxChunks ?? 16);
+    const flushEvery = opts.flushEveryMs ?? 8000;
+    const maxAttempts = Math.max(1, opts.maxAttempts ?? 3);
+    const report = opts.onProgress ?? (() => {});
+    const exclusive = opts.exclusive ?? (<T>(work: () => Promise<T>) => work());
+    let progress = core.embedProgress();
+    if (!progress.modelLoaded || !progress.model) throw new Error("[unavailable] no embedding model is loaded: call loadModel() first");
+    const model = loadedModel(progress.model);
+    if (!model) throw new Error(`[unavailable] ${progress.model} was not loaded in this thread: the pool's workers need its bytes`);
+    const sum: EmbedSummary = {
+      embedded: 0,
+      done: progress.done,
+      total: progress.total,
+      aborted: false,
+      embedMs: 0,
+      tookMs: 0,
+      bytesWritten: 0,
+    };
+    report(progress);
+    let lastFlush = performance.now();
+    let unflushed = 0;
+    const flush = async () => {
+      if (!store || unflushed === 0) return;
+      const bytes = await exclusive(() => persist(core, store));
+      sum.bytesWritten += bytes;
+      unflushed = 0;
+      lastFlush = performance.now();
+      opts.onPersist?.(bytes);
+    };
+    // Chunks per second of one worker (for the batch size), measured as batches come back.
+    let workerChunks = 0;
+    let workerMs = 0;
+    let exhausted = false;
+    let failure: Error | null = null;
+    // Batches are handed out one at a time (the note reads are async).
+    let taking: Promise<EmbedBatch | null> | null = null;
+    const take = (): Promise<EmbedBatch | null> => {
+      taking ??= (async () => {
+        try {
+          while (!exhausted && !failure && !opts.signal?.aborted) {
+            const n = stepChunks(workerChunks / (workerMs / 1000), opts.stepMs, maxChunks);
+            const batch = await exclusive(async () => {
+              const needs = core.embedNeeds(n);
+              const texts = needs.length ? await readNoteTexts((p) => vault.read(p), needs) : {};
+              return core.embedTake(n, texts);
+            });
+            if (batch.items.length > 0) return batch;
+            if (batch.dropped === 0) exhausted = true; // nothing left to hand out
+          }
+          return null;
+        } finally {
+          taking = null;
+        }
+      })();
+      return taking;
+    };
+    const lane = async (i: number) => {
+      for (;;) {
+        const batch = await take();
+        if (!batch) return;
+        const texts = batch.items.map((it) => it.text);
+        let vectors: Float32Array | null = null;
+        for (let attempt = 1; !vectors; attempt++) {
+          const t = performance.now();
+          try {
+            const w = await this.worker(i, model);
+            vectors = await w.embed(texts);
+            workerMs += performance.now() - t;
+            workerChunks += texts.length;
+          } catch (err) {
+            this.replace(i);
+            const msg = errorMessage(err);
+            if (attempt >= maxAttempts || failure) {
+              failure ??= new Error(
+                `[internal] embedding failed ${attempt} times on a batch of ${texts.length} chunks (${batch.items[0]?.key.slice(0, 12)}…): ${msg}`,
+              );
+              return;
+            }
+            opts.onWorkerFailure?.(msg, attempt);
+          }
+        }
+        const p = await exclusive(async () =>
+          core.embedPut(
+            batch.model,
+            batch.items.map((it) => it.key),
+            vectors,
+          ),
+        );
+        progress = p;
+        sum.embedded += p.embedded;
+        unflushed += p.embedded;
+        report(p);
+        if (performance.now() - lastFlush >= flushEvery) await flush();
+        await opts.pause?.();
+      }
+    };
+    const tEmbed = performance.now();
+    try {
+      const lanes = await Promise.allSettled(Array.from({ length: this.size }, (_, i) => lane(i)));
+      for (const l of lanes) if (l.status === "rejected") failure ??= l.reason instanceof Error ? l.reason : new Error(String(l.reason));
+      sum.embedMs = performance.now() - tEmbed;
+      if (failure) throw failure;
+    } finally {
+      // Chunks handed out and not stored (a failure, an abort between take and put) go back.
+      progress = await exclusive(async () => core.embedRelease()).catch(() => progress);
+      await flush();
+    }
+    sum.aborted = Boolean(opts.signal?.aborted) && progress.done < progress.total;
+    sum.done = progress.done;
+    sum.total = progress.total;
+    sum.tookMs = performance.now() - t0;
+    report(progress);
+    return sum;
+  }
+}
