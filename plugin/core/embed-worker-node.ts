@@ -16,7 +16,6 @@ import {
 } from "./embed-worker.ts";
 import type { SpawnEmbedWorker } from "./embed-pool.ts";
 import { EMBEDDER_WASM_NAME, findWasm } from "./node.ts";
-import type { StrataEmbedderStatic } from "./wasm-classes.ts";
 
 const MARK = "strata-embed-worker";
 

@@ -6,7 +6,6 @@ import { parentPort, workerData } from "node:worker_threads";
 
 import { initSync, StrataEmbedder } from "../../../build/wasm/strata_embedder.js";
 import { serveEmbedWorker, type ToWorker } from "../../../plugin/core/embed-worker.ts";
-import type { StrataEmbedderStatic } from "../../../plugin/core/wasm-classes.ts";
 
 const how = (workerData as { fail: "exit" | "throw" }).fail;
 const port = parentPort!;
