@@ -10,7 +10,8 @@
 //   --dist      build the wasm with the `dist` profile (fat LTO; also STRATA_PROFILE=dist): what the
 //               tagged CI build ships. Slow (over 25 minutes on 2 cores); without it the `release`
 //               profile the tests use.
-//   --models    the models to publish (default: every model the core knows; each must be in models/)
+//   --models    the models to publish, comma separated (default: every model the core knows; each must
+//               be in models/; "" for none)
 //   --out DIR   the folder to fill (default release/<version>)
 // The repository downloads come from is $STRATA_REPOSITORY, else package.json's "repository".
 import { execFileSync } from "node:child_process";
@@ -63,7 +64,14 @@ const out = path.resolve(values.out ?? path.join("release", version));
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 const all = await coreModels(wasmDir);
-const wanted = values.models ? values.models.split(",").map((s) => s.trim()) : all.map((m) => m.id);
+// --models "" publishes none (a release without models: the tests' when models/ is absent).
+const wanted =
+  values.models !== undefined
+    ? values.models
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : all.map((m) => m.id);
 for (const id of wanted) if (!all.some((m) => m.id === id)) fail(`unknown model ${id} (known: ${all.map((m) => m.id).join(", ")})`);
 let table;
 try {

@@ -249,8 +249,15 @@ export async function downloadModel(opts: DownloadOptions): Promise<InstallResul
         resumed++;
       } else {
         const url = `${base}/${encodeURIComponent(part.name)}`;
-        const bytes = await fetchPart(opts.fetch, url, opts.partTimeoutMs ?? 120_000, opts.signal);
         const where = `part ${i + 1} of ${parts.length} (${part.name})`;
+        let bytes: Uint8Array;
+        try {
+          bytes = await fetchPart(opts.fetch, url, opts.partTimeoutMs ?? 120_000, opts.signal);
+        } catch (err) {
+          if (err instanceof ModelDownloadError && err.kind !== "cancelled")
+            throw new ModelDownloadError(err.kind, `${where}: ${err.message}`);
+          throw err;
+        }
         if (bytes.length !== part.size) {
           throw new ModelDownloadError(
             "truncated",

@@ -128,7 +128,8 @@ export class ModelInstaller {
   }
 
   private changed(): void {
-    for (const fn of this.listeners) fn();
+    // A copy: a listener may redraw the settings tab, which subscribes anew.
+    for (const fn of [...this.listeners]) fn();
   }
 
   /** Downloads and installs `id`, then loads it. Resolves with the error message or null. */

@@ -1,0 +1,248 @@
+// Model downloads through the real plugin (fake Obsidian, real worker and wasm) from a release
+// served on 127.0.0.1 by a real HTTP server, with requestUrl over real HTTP. The model files are
+// generated here (random bytes, a table made by scripts/model-table.mjs with small parts), so
+// these tests need no real model: they check the download, the hashes, the faults and resume.
+// tests/node/release.test.ts does the same with the release script's output and the real model.
+
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
+import * as path from "node:path";
+import { after, before, describe, test } from "node:test";
+
+import { sha256Hex } from "../../plugin/core/sha256.ts";
+import { downloadModel, verifyModel, type ModelTable } from "../../plugin/core/model-download.ts";
+import { nodeFetcher, nodeModelFs } from "../../plugin/core/node-models.ts";
+import { modelTable, writeParts } from "../../scripts/model-table.mjs";
+import { cleanupTemps, copyFixture, tempDir } from "./helpers.ts";
+import { eventually, loadPlugin, PLUGIN_DIR, StrataPlugin, unloadPlugin, type AppT, type StrataPluginT } from "./plugin-env.ts";
+import { serveRelease, type Fault, type ReleaseServer } from "./release-server.ts";
+
+const VERSION = "9.8.7";
+const ID = "all-MiniLM-L6-v2";
+const PART = 64 * 1024;
+
+let server: ReleaseServer;
+let table: ModelTable;
+const originalRelease = StrataPlugin.release;
+
+before(async () => {
+  const src = await tempDir("strata-genmodel-");
+  await mkdir(path.join(src, ID));
+  await writeFile(path.join(src, ID, "model.onnx"), randomBytes(5 * PART + 1234));
+  await writeFile(path.join(src, ID, "tokenizer.json"), randomBytes(PART / 2));
+  table = await modelTable({ version: VERSION, models: [{ id: ID, license: "Apache-2.0" }], modelsDir: src, partSize: PART });
+  const dir = await tempDir("strata-genrelease-");
+  await writeParts(table, src, dir);
+  server = await serveRelease(dir, VERSION);
+  StrataPlugin.release = () => ({ version: VERSION, repository: server.url, table });
+});
+
+after(async () => {
+  StrataPlugin.release = originalRelease;
+  await server?.close();
+  await cleanupTemps();
+});
+
+/** The buttons of a settings row, by the row's name (the tab displayed afresh). */
+function rowButtons(app: AppT, name: string): { desc: string; buttons: { text: string; click(): void }[] } {
+  const tab = app.settingTabs[0];
+  tab.display();
+  type El = { children: El[]; tagName: string; getText(): string; dispatch(t: string): void; classList: { contains(c: string): boolean } };
+  const all: El[] = [];
+  const walk = (e: El) => e.children.forEach((c) => (all.push(c), walk(c)));
+  walk(tab.containerEl as unknown as El);
+  const row = all.find((e) => e.classList.contains("setting-item") && walkName(e) === name);
+  if (!row) throw new Error(`no setting named ${name}`);
+  const inRow: El[] = [];
+  const walk2 = (e: El) => e.children.forEach((c) => (inRow.push(c), walk2(c)));
+  walk2(row);
+  return {
+    desc: inRow.find((e) => e.classList.contains("setting-item-description"))?.getText() ?? "",
+    buttons: inRow.filter((e) => e.tagName === "button").map((b) => ({ text: b.getText(), click: () => b.dispatch("click") })),
+  };
+  function walkName(e: El): string | undefined {
+    const stack = [...e.children];
+    while (stack.length) {
+      const c = stack.shift()!;
+      if (c.classList.contains("setting-item-name")) return c.getText();
+      stack.push(...c.children);
+    }
+    return undefined;
+  }
+}
+
+/** Clicks Download (or Download again) and waits for the download to end; its error or null. */
+async function clickDownload(app: AppT, plugin: StrataPluginT): Promise<string | null> {
+  const row = rowButtons(app, "Download the model");
+  const button = row.buttons.find((b) => b.text.startsWith("Download"));
+  assert.ok(button, `a Download button: ${JSON.stringify(row)}`);
+  button.click();
+  assert.equal(plugin.installer.running, ID);
+  await eventually(async () => plugin.installer.running === null, 20000, "the download to end");
+  return plugin.installer.errors.get(ID) ?? null;
+}
+
+const lexical = async (p: StrataPluginT) =>
+  (await p.search({ query: "sourdough starter", mode: "lexical" })).hits.map((h) => [h.path, h.sectionId, h.score]);
+
+/** Files under the plugin's models folder (hidden ones included). */
+async function modelsTree(vault: string): Promise<string[]> {
+  const dir = path.join(vault, PLUGIN_DIR, "models");
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile()) out.push(path.relative(dir, path.join(e.parentPath, e.name)));
+  return out.sort();
+}
+
+describe("model download (generated model, local release server)", () => {
+  test("the table: parts of at most the part size, sizes and hashes add up", () => {
+    const m = table.models[0];
+    const onnx = m.files[0];
+    assert.equal(onnx.parts.length, 6);
+    assert.ok(onnx.parts.every((p) => p.size <= PART));
+    assert.equal(
+      onnx.parts.reduce((s, p) => s + p.size, 0),
+      onnx.size,
+    );
+    assert.equal(m.size, onnx.size + m.files[1].size);
+    assert.match(onnx.sha256, /^[0-9a-f]{64}$/);
+    assert.equal(onnx.parts[0].name, `${ID}--model.onnx.000`);
+  });
+
+  const faults: [string, (t: ModelTable) => Fault, RegExp][] = [
+    [
+      "a missing part (404)",
+      (t) => ({ kind: "404", name: t.models[0].files[0].parts[2].name }),
+      /part 3 of 7 \(all-MiniLM-L6-v2--model\.onnx\.002\): http:\/\/127\.0\.0\.1:\d+\/releases\/download\/9\.8\.7\/all-MiniLM-L6-v2--model\.onnx\.002 answered HTTP 404 \(not found\)/,
+    ],
+    [
+      "a truncated part",
+      (t) => ({ kind: "truncate", name: t.models[0].files[0].parts[1].name }),
+      /part 2 of 7 .* came with 32768 bytes instead of 65536/,
+    ],
+    ["one flipped byte", (t) => ({ kind: "flip", name: t.models[0].files[1].parts[0].name }), /part 7 of 7 .* failed its SHA-256 check/],
+    [
+      "a stalled connection",
+      (t) => ({ kind: "stall", name: t.models[0].files[0].parts[0].name }),
+      /part 1 of 7 \(.*\): no complete answer from .* within 1 s/,
+    ],
+  ];
+  for (const [what, fault, message] of faults) {
+    test(`${what}: a clear message, no model folder, lexical search unchanged`, async () => {
+      const vault = await copyFixture();
+      const { app, plugin } = await loadPlugin(vault, { settings: { embeddingModel: ID } });
+      try {
+        assert.equal(plugin.modelState, "absent");
+        assert.equal(plugin.missingModel, ID);
+        plugin.installer.partTimeoutMs = 1000;
+        const before = await lexical(plugin);
+        server.fault = fault(table);
+        const err = await clickDownload(app, plugin);
+        assert.ok(err, "the download failed");
+        assert.match(err, message);
+        assert.match(
+          err,
+          /^The download of all-MiniLM-L6-v2 failed: .*Nothing was installed; lexical search works as before\. Download again to (retry|resume)/,
+        );
+        assert.ok(!existsSync(path.join(vault, PLUGIN_DIR, "models", ID)), "no model folder");
+        assert.ok(
+          (await modelsTree(vault)).every((f) => f.startsWith(`.${ID}.parts/`)),
+          "only verified parts are kept",
+        );
+        assert.match(rowButtons(app, "Download the model").desc, message);
+        assert.deepEqual(
+          rowButtons(app, "Download the model").buttons.map((b) => b.text),
+          ["Download again"],
+        );
+        assert.deepEqual(await lexical(plugin), before);
+        assert.equal(plugin.modelState, "absent");
+      } finally {
+        server.fault = null;
+        await unloadPlugin(plugin);
+      }
+    });
+  }
+
+  test("the server dies mid-download and comes back: Download again resumes from the first missing part", async () => {
+    const vault = await copyFixture();
+    const { app, plugin } = await loadPlugin(vault, { settings: { embeddingModel: ID } });
+    try {
+      const before = await lexical(plugin);
+      server.served.length = 0;
+      server.fault = { kind: "die", after: 3 };
+      const err = await clickDownload(app, plugin);
+      assert.match(err ?? "", /part 4 of 7 .*: could not fetch .*model\.onnx\.003.* Download again to resume \(3 of 7 parts are kept\)/);
+      assert.ok(!existsSync(path.join(vault, PLUGIN_DIR, "models", ID)));
+      assert.deepEqual(await lexical(plugin), before);
+
+      server.fault = null;
+      server.served.length = 0;
+      assert.equal(await clickDownload(app, plugin), null);
+      // Only the four missing parts were fetched again.
+      assert.deepEqual(server.served, table.models[0].files.flatMap((f) => f.parts.map((p) => p.name)).slice(3));
+      const v = await verifyModel({ table, id: ID, modelsDir: path.join(vault, PLUGIN_DIR, "models"), fs: nodeModelFs });
+      assert.ok(v.ok, v.problems.join("; "));
+      assert.deepEqual(await modelsTree(vault), [`${ID}/model.onnx`, `${ID}/tokenizer.json`]);
+      // The files are random bytes, not a network: loading them fails, and says so; lexical search is as before.
+      await eventually(async () => plugin.modelState === "error", 10000, "the model load");
+      assert.deepEqual(await lexical(plugin), before);
+    } finally {
+      server.fault = null;
+      await unloadPlugin(plugin);
+    }
+  });
+
+  test("cancel stops the download and keeps the parts for a resume", async () => {
+    const vault = await copyFixture();
+    const { app, plugin } = await loadPlugin(vault, { settings: { embeddingModel: ID } });
+    try {
+      plugin.installer.partTimeoutMs = 30000;
+      server.fault = { kind: "stall", name: table.models[0].files[0].parts[1].name };
+      rowButtons(app, "Download the model")
+        .buttons.find((b) => b.text === "Download")!
+        .click();
+      await eventually(async () => (plugin.installer.progress?.partsDone ?? 0) >= 1, 5000, "a part");
+      const row = rowButtons(app, "Download the model");
+      assert.match(row.desc, /^Downloading all-MiniLM-L6-v2: .* \(\d+%, part 1 of 7\)\.$/);
+      row.buttons.find((b) => b.text === "Cancel")!.click();
+      await eventually(async () => plugin.installer.running === null, 5000, "the cancel");
+      assert.match(plugin.installer.errors.get(ID) ?? "", /failed: cancelled\. Nothing was installed/);
+      assert.deepEqual(await modelsTree(vault), [`.${ID}.parts/${ID}--model.onnx.000`]);
+    } finally {
+      server.fault = null;
+      await unloadPlugin(plugin);
+    }
+  });
+
+  test("the shared module from Node (the CLI's fetch and file system): a wrong table entry is never installed", async () => {
+    const dir = await tempDir("strata-dl-");
+    const bad: ModelTable = structuredClone(table);
+    bad.models[0].files[1].sha256 = sha256Hex(new Uint8Array([1, 2, 3]));
+    await assert.rejects(
+      downloadModel({
+        table: bad,
+        id: ID,
+        baseUrl: `${server.url}/releases/download/${VERSION}`,
+        modelsDir: dir,
+        fs: nodeModelFs,
+        fetch: nodeFetcher,
+      }),
+      /tokenizer\.json of all-MiniLM-L6-v2 failed its SHA-256 check once assembled/,
+    );
+    assert.ok(!existsSync(path.join(dir, ID)) && !existsSync(path.join(dir, `.${ID}.staging`)));
+    const ok = await downloadModel({
+      table,
+      id: ID,
+      baseUrl: `${server.url}/releases/download/${VERSION}`,
+      modelsDir: dir,
+      fs: nodeModelFs,
+      fetch: nodeFetcher,
+    });
+    assert.equal(ok.resumedParts, 7);
+    assert.equal(ok.fetchedParts, 0);
+    assert.ok((await verifyModel({ table, id: ID, modelsDir: dir, fs: nodeModelFs })).ok);
+  });
+});
