@@ -65,7 +65,7 @@ export default defineConfig([
         "warn",
         {
           enforceCamelCaseLower: true,
-          brands: ["Strata", "Obsidian", "Claude Desktop", "Claude Code", "Claude"],
+          brands: ["Strata", "Obsidian", "Claude Desktop", "Claude Code", "Claude", "Node.js"],
           acronyms: ["BM25", "MCP", "ETA", "RRF"],
           // Placeholders that show example values, not sentences.
           ignoreRegex: ["^#tag$", "^Archive\\nTemplates$"],

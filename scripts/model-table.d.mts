@@ -1,5 +1,5 @@
 // Types of what scripts/model-table.mjs exports (the tests build model tables with it).
-import type { ModelTable } from "../plugin/core/model-download.ts";
+import type { ModelTable, TableModel } from "../plugin/core/model-download.ts";
 
 export const PART_SIZE: number;
 export function partName(id: string, file: string, i: number): string;
@@ -12,5 +12,7 @@ export function modelTable(opts: {
   cacheFile?: string | null;
   require?: string[];
 }): Promise<ModelTable>;
+export function describeFiles(id: string, dir: string, names: string[], opts: { license: string; partSize?: number }): Promise<TableModel>;
+export function writeEntryParts(entry: TableModel, dir: string, outDir: string): Promise<void>;
 export function writeParts(table: ModelTable, modelsDir: string, outDir: string): Promise<void>;
 export function repositoryUrl(pkg: { repository?: string | { url?: string } }): string;

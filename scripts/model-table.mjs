@@ -78,17 +78,27 @@ export async function modelTable({ version, models, modelsDir = "models", partSi
   return { version, partSize, models: out };
 }
 
+/** The table entry of a set of files in `dir` published under `id` (the MCP bridge for Claude Code). */
+export async function describeFiles(id, dir, names, { license, partSize = PART_SIZE }) {
+  const files = [];
+  for (const name of names) files.push(await describeFile(path.join(dir, name), id, name, partSize));
+  return { id, license, size: files.reduce((s, f) => s + f.size, 0), files };
+}
+
 /** Writes the parts of every model of `table` into `outDir` (the release's assets). */
 export async function writeParts(table, modelsDir, outDir) {
   await mkdir(outDir, { recursive: true });
-  for (const m of table.models) {
-    for (const f of m.files) {
-      const bytes = await readFile(path.join(modelsDir, m.id, f.name));
-      let off = 0;
-      for (const p of f.parts) {
-        await writeFile(path.join(outDir, p.name), bytes.subarray(off, off + p.size));
-        off += p.size;
-      }
+  for (const m of table.models) await writeEntryParts(m, path.join(modelsDir, m.id), outDir);
+}
+
+/** Writes the parts of one table entry whose files are in `dir`. */
+export async function writeEntryParts(m, dir, outDir) {
+  for (const f of m.files) {
+    const bytes = await readFile(path.join(dir, f.name));
+    let off = 0;
+    for (const p of f.parts) {
+      await writeFile(path.join(outDir, p.name), bytes.subarray(off, off + p.size));
+      off += p.size;
     }
   }
 }

@@ -3,8 +3,10 @@
 //   main.js, manifest.json, styles.css   the Obsidian plugin (the community installer takes these three)
 //   strata.mcpb                          the MCP bridge as a Claude Desktop extension (MCP Bundle)
 //   <id>--<file>.NNN                     the embedding models' files in parts of at most 16 MB
-//   models.json                          the model table: per model its license and files, each file's
-//                                        and each part's size and SHA-256 (also compiled into main.js)
+//   bridge--<file>.NNN                   the MCP bridge and its two .wasm, for Claude Code (the plugin
+//                                        installs them into its folder from the settings tab)
+//   models.json                          the table: per model (and for the bridge) its license and files,
+//                                        each file's and part's size and SHA-256 (compiled into main.js)
 //
 // usage: node scripts/release.mjs [--dist] [--models id,id] [--out DIR]
 //   --dist      build the wasm with the `dist` profile (fat LTO; also STRATA_PROFILE=dist): what the
@@ -20,7 +22,7 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
-import { coreModels, modelTable, repositoryUrl, writeParts } from "./model-table.mjs";
+import { coreModels, describeFiles, modelTable, repositoryUrl, writeEntryParts, writeParts } from "./model-table.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 process.chdir(ROOT);
@@ -88,7 +90,7 @@ writeFileSync(path.join(out, "models.json"), `${JSON.stringify(table, null, 2)}\
 await writeParts(table, "models", out);
 log(`models: ${table.models.map((m) => `${m.id} (${m.files.reduce((n, f) => n + f.parts.length, 0)} parts)`).join(", ")}`);
 
-// 4. The bundles, with the table and this version compiled in.
+// 4. The MCP bridge (CommonJS; finds the .wasm beside itself), with the model table compiled in.
 process.env.STRATA_MODEL_TABLE = path.join(out, "models.json");
 process.env.STRATA_WASM_DIR = wasmDir;
 const { build } = await import("esbuild");
@@ -96,21 +98,38 @@ const config = await import("../esbuild.config.mjs");
 const { buildBridge } = await import("../esbuild.bridge.mjs");
 const stage = path.resolve("build/release-stage");
 rmSync(stage, { recursive: true, force: true });
-mkdirSync(stage, { recursive: true });
-await build(await config.pluginBuildOptions({ entry: "plugin/obsidian/main.ts", outfile: path.join(stage, "main.js") }));
+const bundle = path.join(stage, "mcpb");
+const server = path.join(bundle, "server");
+mkdirSync(server, { recursive: true });
+await buildBridge({
+  define: await config.defineRelease(),
+  plugins: [config.wasmDirPlugin()],
+  cjsOutfile: path.join(server, "strata-mcp.cjs"),
+});
+for (const w of ["strata_core_bg.wasm", "strata_embedder_bg.wasm"]) copyFileSync(path.join(wasmDir, w), path.join(server, w));
+
+// 5. The bridge's files for Claude Code, as release assets the plugin installs into its folder
+// (`bridge/`) from the settings tab, checked like a model: they join the table in models.json.
+const bridgeDir = path.join(stage, "bridge");
+mkdirSync(bridgeDir, { recursive: true });
+copyFileSync(path.join(server, "strata-mcp.cjs"), path.join(bridgeDir, "mcp-bridge.js"));
+for (const w of ["strata_core_bg.wasm", "strata_embedder_bg.wasm"]) copyFileSync(path.join(server, w), path.join(bridgeDir, w));
+table.bridge = await describeFiles("bridge", bridgeDir, ["mcp-bridge.js", "strata_core_bg.wasm", "strata_embedder_bg.wasm"], {
+  license: pkg.license ?? "MIT",
+});
+await writeEntryParts(table.bridge, bridgeDir, out);
+writeFileSync(path.join(out, "models.json"), `${JSON.stringify(table, null, 2)}\n`);
+
+// 6. The plugin, with the whole table (models and bridge) and this version compiled in.
+const release = { version, repository: repositoryUrl(pkg), table };
+const opts = await config.pluginBuildOptions({ entry: "plugin/obsidian/main.ts", outfile: path.join(stage, "main.js") });
+await build({ ...opts, define: { ...opts.define, __STRATA_RELEASE__: JSON.stringify(release) } });
 copyFileSync(path.join(stage, "main.js"), path.join(out, "main.js"));
 copyFileSync("manifest.json", path.join(out, "manifest.json"));
 copyFileSync("styles.css", path.join(out, "styles.css"));
 
-// 5. strata.mcpb: the bridge (CommonJS, finds the .wasm beside itself) and its manifest.
-const bundle = path.join(stage, "mcpb");
-mkdirSync(path.join(bundle, "server"), { recursive: true });
-await buildBridge({
-  define: await config.defineRelease(),
-  plugins: [config.wasmDirPlugin()],
-  cjsOutfile: path.join(bundle, "server", "strata-mcp.cjs"),
-});
-for (const w of ["strata_core_bg.wasm", "strata_embedder_bg.wasm"]) copyFileSync(path.join(wasmDir, w), path.join(bundle, "server", w));
+// 7. strata.mcpb: the bridge, the two .wasm and the bundle's manifest, checked and packed by the
+// official CLI.
 copyFileSync("LICENSE", path.join(bundle, "LICENSE"));
 const { mcpbManifest } = await import("./mcpb-manifest.mjs");
 writeFileSync(

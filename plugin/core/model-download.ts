@@ -42,6 +42,9 @@ export interface ModelTable {
   /** Largest part, bytes. */
   partSize: number;
   models: TableModel[];
+  /** The MCP bridge for Claude Code (mcp-bridge.js and the two .wasm), installed like a model
+   *  into the plugin folder's `bridge/`; absent from a development build's table. */
+  bridge?: TableModel;
 }
 
 /** Where a build's downloads come from: its version, its table and the repository it was built for. */

@@ -11,11 +11,15 @@ import {
   type DownloadProgress,
   type Fetcher,
   type ModelFs,
+  type ModelTable,
   type ReleaseInfo,
   type SourceFolder,
   type TableModel,
 } from "../core/model-download.ts";
 import { errorMessage } from "../core/errors.ts";
+
+/** The installer's id of the bridge (its folder in the plugin folder: `bridge/`). */
+export const BRIDGE_ID = "bridge";
 
 const toBuffer = (b: Uint8Array): ArrayBuffer =>
   (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? b.buffer : b.slice().buffer) as ArrayBuffer;
@@ -88,6 +92,8 @@ export interface InstallerHost {
   adapter: DataAdapter;
   release: ReleaseInfo;
   modelsDir: string;
+  /** The plugin's folder (the bridge goes to its `bridge/`). */
+  pluginDir: string;
   /** The settings' download address ("" = the release's). */
   downloadUrl(): string;
   /** A model was installed: load it. */
@@ -134,36 +140,58 @@ export class ModelInstaller {
 
   /** Downloads and installs `id`, then loads it. Resolves with the error message or null. */
   async download(id: string): Promise<string | null> {
+    return this.fetchEntry(id, this.host.release.table, this.host.modelsDir, () => this.host.installed(id));
+  }
+
+  /** The bridge's entry in the table (mcp-bridge.js and the two .wasm), if this build has one. */
+  get bridge(): TableModel | undefined {
+    return this.host.release.table.bridge;
+  }
+
+  /** Downloads the MCP bridge for Claude Code into `<plugin folder>/bridge/`. */
+  async downloadBridge(): Promise<string | null> {
+    const b = this.bridge;
+    if (!b) return this.fail(BRIDGE_ID, "this build carries no bridge: install it from a release");
+    return this.fetchEntry(BRIDGE_ID, { ...this.host.release.table, models: [b] }, this.host.pluginDir, async () => undefined);
+  }
+
+  private async fetchEntry(id: string, table: ModelTable, dir: string, after: () => Promise<void>): Promise<string | null> {
     const base = this.baseUrl();
     if (!base) return this.fail(id, "this build does not say where its release is: set a download address");
-    return this.run(id, (signal) =>
-      downloadModel({
-        table: this.host.release.table,
-        id,
-        baseUrl: base,
-        modelsDir: this.host.modelsDir,
-        fs: adapterModelFs(this.host.adapter),
-        fetch: requestUrlFetcher,
-        signal,
-        partTimeoutMs: this.partTimeoutMs,
-        onProgress: (p) => {
-          this.progress = p;
-          this.changed();
-        },
-      }),
+    return this.run(
+      id,
+      (signal) =>
+        downloadModel({
+          table,
+          id,
+          baseUrl: base,
+          modelsDir: dir,
+          fs: adapterModelFs(this.host.adapter),
+          fetch: requestUrlFetcher,
+          signal,
+          partTimeoutMs: this.partTimeoutMs,
+          onProgress: (p) => {
+            this.progress = p;
+            this.changed();
+          },
+        }),
+      after,
     );
   }
 
   /** Installs `id` from a folder holding its files (same checks as a download), then loads it. */
   async importFrom(id: string, folder: string): Promise<string | null> {
-    return this.run(id, () =>
-      importModel({
-        table: this.host.release.table,
-        id,
-        source: importSource(this.host.adapter, folder),
-        modelsDir: this.host.modelsDir,
-        fs: adapterModelFs(this.host.adapter),
-      }),
+    return this.run(
+      id,
+      () =>
+        importModel({
+          table: this.host.release.table,
+          id,
+          source: importSource(this.host.adapter, folder),
+          modelsDir: this.host.modelsDir,
+          fs: adapterModelFs(this.host.adapter),
+        }),
+      () => this.host.installed(id),
     );
   }
 
@@ -171,7 +199,7 @@ export class ModelInstaller {
     this.ctl?.abort();
   }
 
-  private async run(id: string, work: (signal: AbortSignal) => Promise<unknown>): Promise<string | null> {
+  private async run(id: string, work: (signal: AbortSignal) => Promise<unknown>, after: () => Promise<void>): Promise<string | null> {
     if (this.running) return this.fail(id, `${this.running} is being installed; wait for it or cancel it`);
     this.running = id;
     this.progress = null;
@@ -190,7 +218,7 @@ export class ModelInstaller {
     this.progress = null;
     this.ctl = null;
     this.changed();
-    await this.host.installed(id);
+    await after();
     this.changed();
     return null;
   }

@@ -12,7 +12,7 @@ import type { ReconcileSummary } from "../core/reconcile.ts";
 import { AUTO_MODEL, ModelCatalog, type ModelLoad } from "../core/models.ts";
 import { formatBytes, type ReleaseInfo } from "../core/model-download.ts";
 import { bundledRelease } from "../core/release.ts";
-import { ModelInstaller } from "./model-install.ts";
+import { BRIDGE_ID, ModelInstaller } from "./model-install.ts";
 import { markPresence, startBridge, type BridgeHandle } from "./bridge-endpoint.ts";
 import { ObsidianBackend } from "./tool-backend.ts";
 import { ChangeQueue } from "./events.ts";
@@ -21,7 +21,7 @@ import type { ApplyResult, ChangeSet, WorkerState, HostApi, OpenResult, WorkerAp
 import { Endpoint, type PortLike } from "./rpc.ts";
 import { SearchModal, SimilarModal } from "./search-modal.ts";
 import { StrataSettingTab } from "./settings-tab.ts";
-import { coreConfig, newToken, sanitizeSettings, type StrataSettings } from "./settings.ts";
+import { coreConfig, embedWorkerChoice, newToken, sanitizeSettings, type StrataSettings } from "./settings.ts";
 import { fmt, StatusBar } from "./status.ts";
 import { StrataView, VECTORS_CHANGED, VIEW_TYPE } from "./sidebar.ts";
 
@@ -114,6 +114,7 @@ export default class StrataPlugin extends Plugin {
       adapter: this.app.vault.adapter,
       release: StrataPlugin.release(),
       modelsDir: this.modelsDir,
+      pluginDir: this.pluginDir,
       downloadUrl: () => this.settings.modelDownloadUrl,
       installed: (id) => this.modelInstalled(id),
     });
@@ -123,7 +124,7 @@ export default class StrataPlugin extends Plugin {
         ? null
         : p?.phase === "install"
           ? `Strata: checking ${p.model}…`
-          : `Strata: downloading ${this.installer.running} ${p ? `${formatBytes(p.doneBytes)} / ${formatBytes(p.totalBytes)}` : "…"}`;
+          : `Strata: downloading ${this.installer.running === BRIDGE_ID ? "the MCP bridge" : this.installer.running} ${p ? `${formatBytes(p.doneBytes)} / ${formatBytes(p.totalBytes)}` : "…"}`;
       this.statusBar?.setDownload(text);
     });
     this.registerDomEvent(item, "click", () => void this.showStatus());
@@ -337,7 +338,10 @@ export default class StrataPlugin extends Plugin {
       this.modelError = null;
       if (load.semantic) this.vectorsChanged();
       if (load.notice) this.notify(`Strata: ${load.notice}`);
-      if (load.loaded) await worker.call("setEmbedding", { enabled: true, maxChunks: Platform.isMobile ? 4 : 8 });
+      if (load.loaded) {
+        // Mobile: the search worker's own embedder (no second copy of the model); else the pool.
+        await worker.call("setEmbedding", { enabled: true, maxChunks: Platform.isMobile ? 4 : 8, workers: this.embedWorkers.workers });
+      }
     } catch (err) {
       this.modelState = "error";
       this.modelError = errorMessage(err);
@@ -357,6 +361,22 @@ export default class StrataPlugin extends Plugin {
     this.notify(`Strata: ${id} is installed (every file checked); loading it.`);
     await this.ready;
     await this.loadModel();
+  }
+
+  /** The embedder workers the setting gives on this device for the loaded model, and why. */
+  get embedWorkers(): { workers: number; reason: string } {
+    if (Platform.isMobile) return { workers: 0, reason: "none on mobile: the search worker embeds" };
+    return embedWorkerChoice(this.settings.embedWorkers, this.modelLoad?.loaded ?? null, false);
+  }
+
+  /** The "Embedding workers" setting changed: save it; the next embedding run uses the new count. */
+  async setEmbedWorkers(setting: "auto" | number): Promise<void> {
+    this.settings.embedWorkers = setting;
+    await this.saveSettings();
+    await this.ready;
+    if (this.worker && this.modelLoad?.loaded && this.semanticEnabled) {
+      await this.worker.call("setEmbedding", { enabled: true, workers: this.embedWorkers.workers });
+    }
   }
 
   /** The "Embedding model" setting changed: save it and load the model it chooses (not awaited by the UI). */

@@ -4,12 +4,14 @@
 
 import { Setting } from "obsidian";
 import { formatBytes } from "../core/model-download.ts";
+import { BRIDGE_ID } from "./model-install.ts";
 import type StrataPlugin from "./plugin.ts";
 
 /** Adds the rows to `el`; returns a function that stops following the installer (on hide). */
 export function renderModelInstall(el: HTMLElement, p: StrataPlugin, redisplay: () => void): () => void {
   const inst = p.installer;
-  const id = inst.running ?? p.missingModel;
+  // (A download of the bridge is the Claude rows'.)
+  const id = (inst.running !== BRIDGE_ID ? inst.running : null) ?? p.missingModel;
   const unsubscribe: Array<() => void> = [];
   if (id) {
     const m = inst.model(id);
@@ -43,6 +45,7 @@ export function renderModelInstall(el: HTMLElement, p: StrataPlugin, redisplay: 
     unsubscribe.push(
       inst.onChange(() => {
         // Start, finish and failure change the buttons; progress only the text.
+        if (inst.running === BRIDGE_ID) return;
         if (inst.running !== id || !inst.progress || inst.progress.partsDone === 0) redisplay();
         else row.setDesc(describe());
       }),

@@ -17,8 +17,8 @@ const list = (v: string) =>
 
 export class StrataSettingTab extends PluginSettingTab {
   private reindexTimer: number | null = null;
-  /** Stops the model rows following a download (the tab is redrawn or hidden). */
-  private unfollow: (() => void) | null = null;
+  /** Stop the model and Claude rows following a download (the tab is redrawn or hidden). */
+  private unfollow: (() => void)[] = [];
 
   constructor(
     app: App,
@@ -37,8 +37,7 @@ export class StrataSettingTab extends PluginSettingTab {
   }
 
   override hide(): void {
-    this.unfollow?.();
-    this.unfollow = null;
+    this.unfollow.splice(0).forEach((u) => u());
     super.hide();
   }
 
@@ -46,7 +45,7 @@ export class StrataSettingTab extends PluginSettingTab {
     const { containerEl } = this;
     const p = this.plugin;
     const s = p.settings;
-    this.unfollow?.();
+    this.unfollow.splice(0).forEach((u) => u());
     containerEl.empty();
 
     new Setting(containerEl).setName("Indexing").setHeading();
@@ -156,7 +155,7 @@ export class StrataSettingTab extends PluginSettingTab {
       absent: load?.notice ? `${load.notice[0].toUpperCase()}${load.notice.slice(1)}.` : `No model found in ${p.modelsDir}/.`,
     };
     new Setting(containerEl).setName("Model").setDesc(modelDesc[p.modelState] ?? p.modelState);
-    this.unfollow = renderModelInstall(containerEl, p, () => this.display());
+    this.unfollow.push(renderModelInstall(containerEl, p, () => this.display()));
     new Setting(containerEl)
       .setName("Embed notes")
       .setDesc(`Compute semantic vectors in the background.${Platform.isMobile ? " Off by default on mobile (battery)." : ""}`)
@@ -169,8 +168,22 @@ export class StrataSettingTab extends PluginSettingTab {
         }),
       );
 
+    if (!Platform.isMobile) {
+      // Embedder workers beside the search worker (embed-workers.ts); Auto's choice and why.
+      const auto = s.embedWorkers === "auto" ? ` Auto gives ${p.embedWorkers.reason}.` : "";
+      new Setting(containerEl)
+        .setName("Embedding workers")
+        .setDesc(`Threads that embed notes in the background, each with its own copy of the model; searches never wait for them.${auto}`)
+        .addDropdown((d) =>
+          d
+            .addOptions({ auto: "Auto", ...Object.fromEntries(Array.from({ length: 16 }, (_, i) => [String(i + 1), String(i + 1)])) })
+            .setValue(String(s.embedWorkers))
+            .onChange((v) => void p.setEmbedWorkers(v === "auto" ? "auto" : Number(v)).then(() => this.display())),
+        );
+    }
+
     if (Platform.isDesktopApp) {
-      renderClaudeSetup(containerEl, p);
+      this.unfollow.push(renderClaudeSetup(containerEl, p, () => this.display()));
       new Setting(containerEl).setName("MCP bridge").setHeading();
       new Setting(containerEl)
         .setName("Serve the index to the MCP bridge")

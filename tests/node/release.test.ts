@@ -44,6 +44,8 @@ let version: string;
 let table: ModelTable;
 let server: ReleaseServer;
 let vault: string;
+/** The args of the `claude mcp add` command the settings tab showed (the bridge installed from the release). */
+let bridgeArgs: string[] | null = null;
 const originalRelease = StrataPlugin.release;
 
 before(async () => {
@@ -97,7 +99,13 @@ describe("release", () => {
         }
       }
     }
-    const parts = table.models.flatMap((m) => m.files.flatMap((f) => f.parts.map((p) => p.name)));
+    // The bridge for Claude Code: mcp-bridge.js and the two .wasm, in the table and compiled in too.
+    assert.deepEqual(
+      table.bridge?.files.map((f) => f.name),
+      ["mcp-bridge.js", "strata_core_bg.wasm", "strata_embedder_bg.wasm"],
+    );
+    for (const f of table.bridge!.files) assert.ok(main.includes(f.sha256), `the bridge's ${f.name} SHA-256 is in main.js`);
+    const parts = [...table.models, table.bridge!].flatMap((m) => m.files.flatMap((f) => f.parts.map((p) => p.name)));
     assert.deepEqual(files, [...parts, "main.js", "manifest.json", "models.json", "strata.mcpb", "styles.css"].sort());
   });
 
@@ -157,6 +165,18 @@ describe("release", () => {
       assert.equal(res.hits[0]?.path, "Garden/Drip irrigation.md");
       tab.display();
       assert.doesNotMatch(text(), /is not installed/);
+
+      // Claude Code: install the bridge from the release, then run the command the tab shows.
+      await eventually(async () => text().includes("Install the bridge"), 5000, "the Claude Code row");
+      findButton(tab.containerEl, "Install the bridge").dispatch("click");
+      await eventually(async () => plugin.installer.running === null, 60_000, "the bridge download");
+      assert.equal(plugin.installer.errors.get("bridge"), undefined);
+      tab.display();
+      await eventually(async () => text().includes("claude mcp add strata -- node "), 5000, "the command");
+      const command = /claude mcp add strata -- node (.+?)(?=Copy)/.exec(text())![1];
+      assert.equal(command, `${vault}/${PLUGIN_DIR}/bridge/mcp-bridge.js ${vault} --config-dir .obsidian`);
+      assert.match(text(), /"mcpServers": \{/);
+      bridgeArgs = command.split(" ");
     } finally {
       await unloadPlugin(plugin);
     }
@@ -222,6 +242,23 @@ describe("release", () => {
       await client.close();
     }
   });
+});
+
+test("Claude Code: the command the settings tab shows starts the bridge the plugin installed", NEEDS_MODEL, async () => {
+  assert.ok(bridgeArgs, "the new user test ran");
+  const transport = new StdioClientTransport({ command: process.execPath, args: bridgeArgs, stderr: "pipe" });
+  const client = new Client({ name: "strata-release-test", version: "1.0.0" });
+  await client.connect(transport);
+  try {
+    const tools = (await client.listTools()).tools.map((t) => t.name);
+    assert.ok(tools.includes("search") && tools.includes("read"));
+    const r = await client.callTool({ name: "search", arguments: { queries: ["sourdough starter"], mode: "lexical" } }, undefined, {
+      timeout: 120_000,
+    });
+    assert.match((r.content as { text: string }[])[0].text, /Kitchen\/Sourdough\.md/);
+  } finally {
+    await client.close();
+  }
 });
 
 async function newVault(): Promise<string> {
