@@ -104,8 +104,8 @@ describe("release", () => {
       table.bridge?.files.map((f) => f.name),
       ["mcp-bridge.js", "strata_core_bg.wasm", "strata_embedder_bg.wasm"],
     );
-    for (const f of table.bridge!.files) assert.ok(main.includes(f.sha256), `the bridge's ${f.name} SHA-256 is in main.js`);
-    const parts = [...table.models, table.bridge!].flatMap((m) => m.files.flatMap((f) => f.parts.map((p) => p.name)));
+    for (const f of table.bridge.files) assert.ok(main.includes(f.sha256), `the bridge's ${f.name} SHA-256 is in main.js`);
+    const parts = [...table.models, table.bridge].flatMap((m) => m.files.flatMap((f) => f.parts.map((p) => p.name)));
     assert.deepEqual(files, [...parts, "main.js", "manifest.json", "models.json", "strata.mcpb", "styles.css"].sort());
   });
 
