@@ -244,6 +244,43 @@ describe("release", () => {
   });
 });
 
+test("strata model download|verify (dist/strata.js) from the served release", NEEDS_MODEL, async () => {
+  const cli = path.join(ROOT, "dist", "strata.js");
+  const dir = await tempDir("strata-cli-models-");
+  const from = `${server.url}/releases/download/${version}`;
+  const dl = await run(process.execPath, [cli, "model", "download", "--from", from, "--models-dir", dir]);
+  assert.match(dl.stdout, new RegExp(`^${MODEL} installed in ${dir}/${MODEL}: 23\\.4 MB, every part and file checked \\(SHA-256\\)`));
+  const ok = await run(process.execPath, [cli, "model", "verify", "--model", MODEL, "--models-dir", dir]);
+  assert.match(ok.stdout, new RegExp(`^${MODEL}: ok`));
+  // One flipped byte in the installed tokenizer: verify says which file and exits 1.
+  const tok = path.join(dir, MODEL, "tokenizer.json");
+  const bytes = await readFile(tok);
+  bytes[100] ^= 1;
+  await writeFile(tok, bytes);
+  await assert.rejects(
+    run(process.execPath, [cli, "model", "verify", "--model", MODEL, "--models-dir", dir]),
+    (err: { code: number; stdout: string }) => {
+      assert.equal(err.code, 1);
+      assert.match(err.stdout, /tokenizer\.json differs from the release's \(SHA-256\)/);
+      return true;
+    },
+  );
+  // A release without the model: a 404, exit 1, nothing installed.
+  const other = await tempDir("strata-cli-models-");
+  await assert.rejects(
+    run(process.execPath, [cli, "model", "download", "--model", "multilingual-e5-small", "--from", from, "--models-dir", other]),
+    (err: { code: number; stderr: string }) => {
+      assert.equal(err.code, 1);
+      assert.match(
+        err.stderr,
+        /The download of multilingual-e5-small failed: part 1 of \d+ .*HTTP 404 \(not found\)\. Nothing was installed/,
+      );
+      return true;
+    },
+  );
+  assert.deepEqual(await readdir(other), []);
+});
+
 test("Claude Code: the command the settings tab shows starts the bridge the plugin installed", NEEDS_MODEL, async () => {
   assert.ok(bridgeArgs, "the new user test ran");
   const transport = new StdioClientTransport({ command: process.execPath, args: bridgeArgs, stderr: "pipe" });
