@@ -50,19 +50,37 @@ export async function defineRelease() {
 }
 
 /** esbuild plugin: the virtual modules "strata:wasm" (the core's .wasm, base64), "strata:embedder-wasm" (gzip+base64:
- *  only loaded with a model) and "strata:worker" (the worker bundle's text). See plugin/obsidian/wasm-inline.ts. */
+ *  only loaded with a model), "strata:worker" (the worker bundle's text) and "strata:embed-worker" (an embedder worker's). See plugin/obsidian/wasm-inline.ts. */
 export function inlinePlugin() {
   let workerText = null;
+  let embedWorkerText = null;
   return {
     name: "strata-inline",
     setup(b) {
-      b.onResolve({ filter: /^strata:(wasm|embedder-wasm|worker)$/ }, (args) => ({ path: args.path, namespace: "strata-inline" }));
+      b.onResolve({ filter: /^strata:(wasm|embedder-wasm|worker|embed-worker)$/ }, (args) => ({
+        path: args.path,
+        namespace: "strata-inline",
+      }));
       b.onLoad({ filter: /.*/, namespace: "strata-inline" }, async (args) => {
         const wasmFile = { "strata:wasm": "strata_core_bg.wasm", "strata:embedder-wasm": "strata_embedder_bg.wasm" }[args.path];
         if (wasmFile) {
           const wasm = await readFile(path.join(WASM_DIR, wasmFile));
           const text = args.path === "strata:wasm" ? wasm.toString("base64") : gzipSync(wasm, { level: 6 }).toString("base64");
           return { contents: text, loader: "text" };
+        }
+        if (args.path === "strata:embed-worker") {
+          // An embedder worker of the plugin's pool (embed-worker-web.ts): the embedder's JS glue only (its wasm is posted).
+          embedWorkerText ??= (
+            await build({
+              ...common,
+              entryPoints: ["plugin/obsidian/embed-worker-entry.ts"],
+              platform: "browser",
+              format: "iife",
+              write: false,
+              define: { "import.meta.url": '"about:blank"' },
+            })
+          ).outputFiles[0].text;
+          return { contents: embedWorkerText, loader: "text" };
         }
         if (workerText === null) {
           const out = await build({

@@ -208,8 +208,14 @@ export async function benchCommand(args: string[]): Promise<number> {
           log(`  embedding: onnxruntime-web, batch 1, ${ortThreads} threads…`);
           ortThreaded = (await runWorker(["embed-ort", vaultDir, sampleFile, "1", String(ortThreads)])) as unknown as EmbedEngineResult;
         }
+        const pool: EmbedEngineResult[] = [];
+        for (const workers of [1, 2]) {
+          log(`  embedding: strata pool, ${workers} worker thread(s)…`);
+          pool.push((await runWorker(["embed-pool", vaultDir, sampleFile, String(workers)])) as unknown as EmbedEngineResult);
+        }
         const best = (xs: EmbedEngineResult[]) => Math.max(...xs.map((o) => o.steadyChunksPerSec));
         embedding = {
+          pool,
           vault: vaultDir,
           notes: sample.length,
           tract,

@@ -20,6 +20,8 @@ import * as path from "node:path";
 import type { CoreConfig, NoteInfo, NoteTexts, SectionInfo, StrataCoreApi } from "../core/api.ts";
 import { loadCore, loadModelFiles, modelCatalog, modelReader, NodeVault, wasmMemory } from "../core/node.ts";
 import { CliError, repoRoot } from "../cli/common.ts";
+import { EmbedPool } from "../core/embed-pool.ts";
+import { nodeEmbedSpawner } from "../core/embed-worker-node.ts";
 import { percentile, round } from "../cli/metrics.ts";
 
 const CONFIG: CoreConfig = { configDir: ".obsidian" };
@@ -43,6 +45,8 @@ export interface EmbedEngineResult {
   batch?: number;
   /** Threads the engine ran on (onnxruntime-web; ours always uses one). */
   threads?: number;
+  /** The pool's rows: the largest wasm memory of one worker (MB). */
+  workerWasmMb?: number;
   /** Harness self-check: lowest cosine against the reference vectors (null without the fixture). */
   referenceMinCosine?: number | null;
 }
@@ -150,6 +154,54 @@ export async function embedTractWorker(vaultDir: string, sampleFile: string, bat
   if (p.done !== p.total) throw new Error(`embedding stopped at ${p.done}/${p.total}`);
   core.free();
   return summarize(`tract-onnx (Strata core, wasm, batch ${batch})`, steps, loadMs, { batch });
+}
+
+/**
+ * Worker: the pool of embedder workers (plugin/core/embed-pool.ts) with `workers` worker threads,
+ * through embedTake/embedPut, on the same sample notes and model. The rate is over the wall
+ * time of the whole run (the workers start with it: their model load is in it, as a user sees
+ * it); "steady" leaves out the time to the first stored batch. Peak RSS is the process's, the
+ * workers included (worker_threads share it).
+ */
+export async function embedPoolWorker(vaultDir: string, sampleFile: string, workers: number): Promise<EmbedEngineResult> {
+  const notes = await sampleInputs(vaultDir, sampleFile);
+  const core = loadCore().create(CONFIG);
+  core.update({ upserts: notes.map((n) => ({ path: n.path, bytes: n.bytes, mtime: 0 })) });
+  const files = await modelFiles();
+  let t = performance.now();
+  core.loadModel(files.model, files.tokenizer, null);
+  const loadMs = performance.now() - t;
+  const byPath = new Map(notes.map((n) => [n.path, n.bytes]));
+  const vault = { list: () => Promise.reject(new Error("not listed")), read: (p: string) => Promise.resolve(byPath.get(p)!) };
+  const pool = new EmbedPool(nodeEmbedSpawner(), workers);
+  let first: { at: number; done: number } | null = null;
+  t = performance.now();
+  try {
+    const sum = await pool.run(core, vault, null, {
+      maxChunks: 4,
+      onProgress: (p) => {
+        if (!first && p.done > 0) first = { at: performance.now(), done: p.done };
+      },
+    });
+    const totalMs = performance.now() - t;
+    if (sum.done !== sum.total) throw new Error(`embedding stopped at ${sum.done}/${sum.total}`);
+    const f = first ?? { at: t, done: 0 };
+    const wasm = pool.wasmBytes();
+    return {
+      engine: `Strata pool, ${workers} worker${workers > 1 ? "s" : ""} (tract, wasm, batch 1)`,
+      chunks: sum.embedded,
+      loadMs: round(loadMs, 1),
+      totalMs: round(totalMs, 1),
+      chunksPerSec: round(sum.embedded / (totalMs / 1000), 2),
+      steadyChunksPerSec: round((sum.embedded - f.done) / ((performance.now() - f.at) / 1000), 2),
+      firstStepMs: round(f.at - t, 1),
+      threads: workers,
+      workerWasmMb: round(Math.max(...wasm) / 2 ** 20, 1),
+    };
+  } finally {
+    pool.close();
+    core.free();
+  }
 }
 
 /** Queries timed per model: the kinds of questions semantic search gets, in the three languages. */

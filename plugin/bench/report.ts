@@ -49,6 +49,8 @@ export interface EmbedComparison {
   tract: EmbedEngineResult[];
   /** onnxruntime-web, batch 8 and batch 1. */
   ort: EmbedEngineResult[];
+  /** The pool of embedder workers with 1 and 2 worker threads (the whole run's wall clock). */
+  pool: EmbedEngineResult[];
   /** onnxruntime-web on --ort-threads threads, batch 1 (not part of the ratio). */
   ortThreaded: EmbedEngineResult | null;
   /** Steady-state chunks/s, our faster configuration over onnxruntime-web's faster one. */
@@ -144,6 +146,40 @@ export function render(r: BenchResult): string {
       `Strata / onnxruntime-web (the faster configuration of each), steady: ${e.ratio.toFixed(2)}× (target ≥ ${e.target}× ${check(e.ratio >= e.target)})` +
         (refCos != null ? ` · onnxruntime-web harness vs the Python reference vectors: min cosine ${refCos.toFixed(4)}` : ""),
     );
+    if (e.pool.length > 0) {
+      const ort1 = e.ort.find((o) => o.batch === 1)?.steadyChunksPerSec ?? 0;
+      const rows4 = [
+        [
+          "pool",
+          "chunks",
+          "to first batch",
+          "chunks/s (all)",
+          "chunks/s (steady)",
+          "vs onnxruntime-web 1 thread",
+          "worker wasm",
+          "peak RSS",
+        ],
+      ];
+      for (const x of e.pool) {
+        const rss = (x as unknown as { maxRssMb?: number }).maxRssMb;
+        rows4.push([
+          x.engine,
+          String(x.chunks),
+          ms(x.firstStepMs),
+          x.chunksPerSec.toFixed(1),
+          x.steadyChunksPerSec.toFixed(1),
+          ratio(x.steadyChunksPerSec, ort1),
+          x.workerWasmMb != null ? mb(x.workerWasmMb) : "",
+          rss != null ? mb(rss) : "",
+        ]);
+      }
+      const two = e.pool.find((x) => x.threads === 2)?.steadyChunksPerSec ?? 0;
+      out.push(
+        "",
+        `The pool of embedder workers (worker threads, each its own embedder wasm and model; steps of 4 chunks), same notes: target ≥ 1.8× onnxruntime-web on one thread with 2 workers ${check(two >= 1.8 * ort1)}.`,
+        table(rows4, ["l", "r", "r", "r", "r", "r", "r", "r"]),
+      );
+    }
     if (e.ortThreaded) {
       const one = e.ort.find((o) => o.batch === 1)?.steadyChunksPerSec ?? 0;
       out.push(

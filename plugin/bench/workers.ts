@@ -11,7 +11,7 @@ import { FsIndexStore, loadCore, modelCatalog, NodeVault } from "../core/node.ts
 import { searchWithSnippets } from "../core/note-reads.ts";
 import { reconcile } from "../core/reconcile.ts";
 import { CliError } from "../cli/common.ts";
-import { embedModelWorker, embedOrtWorker, embedTractWorker } from "./embed-bench.ts";
+import { embedModelWorker, embedOrtWorker, embedPoolWorker, embedTractWorker } from "./embed-bench.ts";
 import { buildOmni, loadOmni, omniSearch } from "./omnisearch.ts";
 import { CONFIG } from "./settings.ts";
 import { benchVectors } from "./vector-bench.ts";
@@ -99,6 +99,9 @@ export async function benchWorker(args: string[]): Promise<number> {
       break;
     case "embed-ort":
       res = { ...(await embedOrtWorker(a, b, Number(args[3] ?? 8), Number(args[4] ?? 1))) };
+      break;
+    case "embed-pool":
+      res = { ...(await embedPoolWorker(a, b, Number(args[3] ?? 1))) };
       break;
     case "embed-model": {
       const id = args[3];

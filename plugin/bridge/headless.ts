@@ -28,6 +28,9 @@ import { defaultIndexDir, openIndex, persist } from "../core/index-store.ts";
 import { readNote, searchWithSnippets } from "../core/note-reads.ts";
 import { reconcile } from "../core/reconcile.ts";
 import { embedAll } from "../core/embedding.ts";
+import { chooseWorkers, EmbedPool } from "../core/embed-pool.ts";
+import { nodeEmbedSpawner } from "../core/embed-worker-node.ts";
+import { availableParallelism, totalmem } from "node:os";
 import { AUTO_MODEL, loadChosenModel } from "../core/models.ts";
 import {
   acquireIndexLock,
@@ -69,6 +72,9 @@ export interface HeadlessOptions {
   modelSetting?: string;
   /** Embed pending chunks in the background (default true). */
   embed?: boolean;
+  /** Embedder worker threads (the pool; 0 = the core's own embedder, in steps); default: the
+   *  plugin's "Embedding workers" setting (data.json `embedWorkers`), else Auto. */
+  embedWorkers?: number;
   /** At most one disk check for changed notes per this many ms (default 2000). */
   refreshIntervalMs?: number;
   /** Diagnostics (stderr in the bridge). */
@@ -89,6 +95,12 @@ async function readPluginData(vaultDir: string, configDir: string): Promise<Reco
 export async function readModelSetting(vaultDir: string, configDir: string): Promise<string> {
   const v = (await readPluginData(vaultDir, configDir)).embeddingModel;
   return typeof v === "string" && modelCatalog().isSetting(v) ? v : AUTO_MODEL;
+}
+
+/** The plugin's "Embedding workers" setting (data.json `embedWorkers`: "auto" or 1…16), else auto. */
+async function readWorkersSetting(vaultDir: string, configDir: string): Promise<"auto" | number> {
+  const v = (await readPluginData(vaultDir, configDir)).embedWorkers;
+  return typeof v === "number" && Number.isInteger(v) && v >= 1 ? v : "auto";
 }
 
 /** The plugin's saved settings, the keys the tools use. */
@@ -125,6 +137,8 @@ export class HeadlessBackend implements VaultBackend {
   private lastUpdate: number | null = null;
   private embedding: Promise<void> | null = null;
   private embedAbort: AbortController | null = null;
+  private pool: EmbedPool | null = null;
+  private savedWorkers: "auto" | number = "auto";
   private closed = false;
   /** The plugin owns the index now: this process writes nothing more to it. */
   private abandoned = false;
@@ -163,6 +177,7 @@ export class HeadlessBackend implements VaultBackend {
       const settings = { ...DEFAULT_SETTINGS, ...(await readPluginSettings(vaultDir, configDir)), ...opts.settings };
       b = new HeadlessBackend(vaultDir, configDir, core, store, vault, opts, false, settings);
       b.lock = got.lock;
+      b.savedWorkers = await readWorkersSetting(vaultDir, configDir);
       if (report.rebuilt) b.notices.push(`the index was unusable (${report.reason ?? "unknown reason"}) and was rebuilt`);
     } catch (err) {
       got.lock.release();
@@ -227,15 +242,25 @@ export class HeadlessBackend implements VaultBackend {
     // Short steps: a tool call waits for the step under way (see stepChunks). Each step and
     // persist runs under the mutex, between tool calls' index updates; once the index is
     // abandoned to the plugin, nothing more is written.
-    this.embedding = embedAll(this.core, this.vault, this.store, {
+    const opts = {
       signal: ctl.signal,
       stepMs: EMBED_STEP_MS,
-      exclusive: (work) =>
+      exclusive: <T>(work: () => Promise<T>) =>
         this.mutex.run(() => {
           if (this.abandoned) throw new IndexAbandoned();
           return work();
         }),
-    })
+    };
+    // With the pool, tool calls wait only for the hand-outs and stores, never for a batch.
+    this.pool ??= this.embedWorkers() > 0 ? new EmbedPool(nodeEmbedSpawner(), this.embedWorkers()) : null;
+    this.embedding = (
+      this.pool
+        ? this.pool.run(this.core, this.vault, this.store, {
+            ...opts,
+            onWorkerFailure: (msg) => this.log(`an embedder worker failed and was restarted: ${msg}`),
+          })
+        : embedAll(this.core, this.vault, this.store, opts)
+    )
       .then(() => undefined)
       .catch((err) => {
         if (!(err instanceof IndexAbandoned)) this.log(`embedding stopped: ${errorMessage(err)}`);
@@ -244,6 +269,13 @@ export class HeadlessBackend implements VaultBackend {
         this.embedding = null;
         this.embedAbort = null;
       });
+  }
+
+  /** Embedder worker threads: the option, else the plugin's setting, else Auto (see chooseWorkers). */
+  private embedWorkers(): number {
+    if (this.opts.embedWorkers !== undefined) return Math.max(0, Math.floor(this.opts.embedWorkers));
+    const model = this.core.embedProgress().model;
+    return chooseWorkers(this.savedWorkers, { cores: availableParallelism(), totalMemoryMB: totalmem() / 2 ** 20, model }).workers;
   }
 
   /** Resolves when the background embedding (if any) has finished. */
@@ -257,6 +289,7 @@ export class HeadlessBackend implements VaultBackend {
     this.closed = true;
     this.embedAbort?.abort();
     await this.embedding;
+    this.pool?.close();
     await this.mutex.run(() => persist(this.core, this.store)).catch((err) => this.log(`persist on close failed: ${errorMessage(err)}`));
     this.core.free();
     this.lock?.release();
@@ -269,6 +302,7 @@ export class HeadlessBackend implements VaultBackend {
     this.abandoned = true;
     this.embedAbort?.abort();
     await this.embedding;
+    this.pool?.close();
     this.lock?.release();
   }
 

@@ -6,6 +6,7 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { errorMessage } from "../core/errors.ts";
+import { isEmbedWorkerThread } from "../core/embed-worker-node.ts";
 import { BridgeUsageError, MCP_HELP, parseBridgeArgs } from "./args-cli.ts";
 import { serveStdio } from "./stdio-server.ts";
 
@@ -24,12 +25,14 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    process.stderr.write(`strata-mcp: ${errorMessage(err)}\n`);
-    process.exitCode = 1;
-  },
-);
+// In an embedder worker (the bundle runs itself in worker_threads: embed-worker-node.ts) the worker serves.
+if (!isEmbedWorkerThread())
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`strata-mcp: ${errorMessage(err)}\n`);
+      process.exitCode = 1;
+    },
+  );

@@ -4,6 +4,7 @@
 import type { CoreConfig, SearchMode } from "../core/api.ts";
 import type { ToolSettings } from "../core/vault-backend.ts";
 import { AUTO_MODEL, type ModelCatalog } from "../core/models.ts";
+import { chooseWorkers, MAX_WORKERS, type WorkerChoice } from "../core/embed-pool.ts";
 
 export interface StrataSettings extends ToolSettings {
   /** Vault folders not indexed (prefix on whole segments). */
@@ -30,6 +31,9 @@ export interface StrataSettings extends ToolSettings {
   bridgeToken: string;
   /** Results shown in the modal and the sidebar. */
   resultCount: number;
+  /** Embedder workers beside the search worker: "auto" (cores − 1, within the memory budget;
+   *  none on mobile, where the search worker's own embedder embeds) or 1…16. */
+  embedWorkers: "auto" | number;
   /** Where model downloads come from: a folder URL holding the release's assets (a mirror, a
    *  company server); "" = this version's release on the repository the plugin was built for. */
   modelDownloadUrl: string;
@@ -48,6 +52,7 @@ export const DEFAULT_SETTINGS: StrataSettings = {
   bridgeToken: "",
   resultCount: 30,
   modelDownloadUrl: "",
+  embedWorkers: "auto",
   writeToolsEnabled: false,
   sessionsFolder: "Strata/Sessions",
   memoryFolder: "Strata/Memory",
@@ -79,6 +84,7 @@ export function sanitizeSettings(raw: unknown): StrataSettings {
   s.resultCount = int(r.resultCount, s.resultCount, 5, 200);
   s.modelDownloadUrl =
     typeof r.modelDownloadUrl === "string" && /^https?:\/\/\S+$/.test(r.modelDownloadUrl.trim()) ? r.modelDownloadUrl.trim() : "";
+  s.embedWorkers = r.embedWorkers === "auto" ? "auto" : int(r.embedWorkers, 0, 1, MAX_WORKERS) || "auto";
   s.writeToolsEnabled = bool(r.writeToolsEnabled, false);
   s.sessionsFolder = str(r.sessionsFolder, s.sessionsFolder).trim() || DEFAULT_SETTINGS.sessionsFolder;
   s.memoryFolder = str(r.memoryFolder, s.memoryFolder).trim() || DEFAULT_SETTINGS.memoryFolder;
@@ -101,4 +107,14 @@ export function newToken(): string {
   const b = new Uint8Array(32);
   crypto.getRandomValues(b);
   return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+/** The embedder workers the setting gives on this device (navigator's cores and memory; Chromium
+ *  reports at most 8 GB), for a model id (null: the largest's memory). On mobile: none, the
+ *  search worker's own embedder embeds. */
+export function embedWorkerChoice(setting: "auto" | number, model: string | null, mobile: boolean): WorkerChoice {
+  const nav = typeof navigator === "undefined" ? undefined : (navigator as Navigator & { deviceMemory?: number });
+  const cores = nav?.hardwareConcurrency || 2;
+  const totalMemoryMB = nav?.deviceMemory ? nav.deviceMemory * 1024 : undefined;
+  return chooseWorkers(setting, { cores, totalMemoryMB, mobile, model });
 }

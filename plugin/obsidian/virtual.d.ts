@@ -17,3 +17,9 @@ declare module "strata:embedder-wasm" {
   const base64Gzip: string;
   export default base64Gzip;
 }
+
+/** An embedder worker's bundle (embed-worker-entry.ts, IIFE) as source text. */
+declare module "strata:embed-worker" {
+  const source: string;
+  export default source;
+}

@@ -7,5 +7,6 @@
 
 import { serveWorker } from "./worker-server.ts";
 import type { PortLike } from "./rpc.ts";
+import { webEmbedSpawner } from "./embed-worker-web.ts";
 
-serveWorker(self as unknown as PortLike, null);
+serveWorker(self as unknown as PortLike, null, webEmbedSpawner);

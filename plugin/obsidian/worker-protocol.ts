@@ -65,6 +65,8 @@ export interface WorkerState {
   reconcile: ReconcileProgress | null;
   embedding: EmbedProgress | null;
   embeddingActive: boolean;
+  /** Embedder workers of the last embedding run (0: the core's own embedder) and restarts. */
+  embedWorkers: { workers: number; restarts: number; fallback: string | null };
   pendingNotes: number;
   lastUpdate: number | null;
   counters: WorkerCounters;
@@ -90,7 +92,8 @@ export type WorkerApi = {
    *  (read through the host), and during a switch the model switched from too. */
   loadModel(arg: { setting: string; modelsDir: string }): ModelLoad;
   /** Turns background embedding on (runs whenever chunks lack vectors) or off. */
-  setEmbedding(arg: { enabled: boolean; maxChunks?: number }): EmbedProgress | null;
+  /** `workers`: embedder workers (0: the core's own embedder); see embed-workers.ts. */
+  setEmbedding(arg: { enabled: boolean; maxChunks?: number; workers?: number }): EmbedProgress | null;
   /** Resolves when the embedding queue is empty or embedding is off (for tests, the bench). */
   embedIdle(arg: Record<string, never>): EmbedProgress | null;
   search(arg: SearchRequest): SearchResponse;

@@ -20,7 +20,7 @@ import { installEmbedderHook, type StrataCoreStatic } from "../core/wasm-classes
 import { openIndex, persist, type IndexStore } from "../core/index-store.ts";
 import { readNote, searchWithSnippets, type VaultSource } from "../core/note-reads.ts";
 import { reconcile, type ReconcileProgress, type ReconcileSummary } from "../core/reconcile.ts";
-import { embedAll } from "../core/embedding.ts";
+import { Embedding, type EmbedSpawnerFactory } from "./embed-workers.ts";
 import { loadChosenModel, ModelCatalog, type ModelLoad, type ReadModel } from "../core/models.ts";
 import { CancelledError, Endpoint, type Handlers, type PortLike } from "./rpc.ts";
 import { pluginModelHowTo } from "./settings.ts";
@@ -67,6 +67,8 @@ export class WorkerServer implements Handlers<WorkerApi> {
   private embedRun: Promise<void> | null = null;
   private embedAbort: AbortController | null = null;
   private embedStalled = false;
+  private embedderWasm: Uint8Array | ArrayBuffer | null = null;
+  private readonly embedding: Embedding;
   private idleWaiters: (() => void)[] = [];
   /** Searches and reads in flight, and the background work waiting for them to finish. */
   private reads = 0;
@@ -78,6 +80,7 @@ export class WorkerServer implements Handlers<WorkerApi> {
     reconcile: null,
     embedding: null,
     embeddingActive: false,
+    embedWorkers: { workers: 0, restarts: 0, fallback: null },
     pendingNotes: 0,
     lastUpdate: null,
     counters: { embedded: 0, notesRead: 0, renamesRead: 0, reindexed: 0, persists: 0, bytesWritten: 0 },
@@ -88,7 +91,9 @@ export class WorkerServer implements Handlers<WorkerApi> {
   constructor(
     port: PortLike,
     private readonly loaders: WasmLoaders | null,
+    spawner?: EmbedSpawnerFactory,
   ) {
+    this.embedding = new Embedding(spawner?.(() => this.embedderWasm) ?? null);
     this.opened = new Promise((resolve) => (this.markOpened = resolve));
     this.host = new Endpoint<HostApi, WorkerApi>(port, this);
     const host = this.host;
@@ -144,6 +149,7 @@ export class WorkerServer implements Handlers<WorkerApi> {
         ? await this.loaders.embedder()
         : await decodeInlineWasm(await this.host.call("embedderWasm", {}));
       await initEmbedder({ module_or_path: bytes });
+      this.embedderWasm = bytes; // for the pool's workers
       installEmbedderHook(() => StrataEmbedder);
     })();
     return this.embedderReady.catch((err) => {
@@ -355,9 +361,10 @@ export class WorkerServer implements Handlers<WorkerApi> {
     });
   }
 
-  setEmbedding(arg: { enabled: boolean; maxChunks?: number }): Promise<EmbedProgress | null> | EmbedProgress | null {
+  setEmbedding(arg: { enabled: boolean; maxChunks?: number; workers?: number }): Promise<EmbedProgress | null> | EmbedProgress | null {
     this.embedEnabled = arg.enabled;
     if (arg.maxChunks) this.embedChunks = Math.max(1, arg.maxChunks);
+    if (arg.workers !== undefined) this.embedding.setWorkers(arg.workers);
     if (!arg.enabled) return this.pauseEmbedding().then(() => this.core?.embedProgress() ?? null);
     this.embedStalled = false;
     this.kickEmbedding();
@@ -380,6 +387,7 @@ export class WorkerServer implements Handlers<WorkerApi> {
       this.core?.free();
       this.core = null;
     });
+    this.embedding.close();
     this.st.phase = "closed";
     this.wakeIdle();
     // After this call's answer is posted.
@@ -463,6 +471,7 @@ export class WorkerServer implements Handlers<WorkerApi> {
       ...this.st,
       embedding: this.core ? this.core.embedProgress() : this.st.embedding,
       embeddingActive: this.embedRun !== null,
+      embedWorkers: this.embedding.info(),
       counters: { ...this.st.counters },
     };
   }
@@ -513,20 +522,23 @@ export class WorkerServer implements Handlers<WorkerApi> {
     const core = this.core;
     const ctl = new AbortController();
     this.embedAbort = ctl;
-    this.embedRun = embedAll(core, this.vault, this.store, {
-      signal: ctl.signal,
-      maxChunks: this.embedChunks,
-      stepMs: EMBED_STEP_MS,
-      pause: () => this.readsFirst(),
-      onProgress: (p) => {
-        this.st.embedding = p;
-        this.host.emit("embed", p);
-      },
-      onPersist: (bytes) => {
-        this.st.counters.persists++;
-        this.st.counters.bytesWritten += bytes;
-      },
-    })
+    this.embedRun = this.embedding
+      .run(core, this.vault, this.store, {
+        signal: ctl.signal,
+        maxChunks: this.embedChunks,
+        stepMs: EMBED_STEP_MS,
+        pause: () => this.readsFirst(),
+        onProgress: (p) => {
+          this.st.embedding = p;
+          this.host.emit("embed", p);
+        },
+        onPersist: (bytes) => {
+          this.st.counters.persists++;
+          this.st.counters.bytesWritten += bytes;
+        },
+        onWorkerFailure: (message) =>
+          this.host.emit("error", { message: `an embedder worker failed and was restarted: ${message}`, where: "embedding" }),
+      })
       .then((sum) => {
         this.st.counters.embedded += sum.embedded;
         if (!sum.aborted && sum.done < sum.total) this.embedStalled = true;
@@ -580,6 +592,6 @@ function macrotask(): Promise<void> {
 }
 
 /** Serves WorkerApi on `port` (a worker's global scope, or a MessagePort in tests). */
-export function serveWorker(port: PortLike, loaders: WasmLoaders | null): WorkerServer {
-  return new WorkerServer(port, loaders);
+export function serveWorker(port: PortLike, loaders: WasmLoaders | null, spawner?: EmbedSpawnerFactory): WorkerServer {
+  return new WorkerServer(port, loaders, spawner);
 }

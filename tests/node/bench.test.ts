@@ -166,6 +166,15 @@ describe("strata-bench with the embedding model", NEEDS_MODEL, () => {
       assert.ok(o.referenceMinCosine >= 0.999, `onnxruntime-web harness vs reference: ${o.referenceMinCosine}`);
     }
     assert.ok(e.ratio > 0);
+    // The pool of embedder workers, with 1 and 2 worker threads, on the same chunks.
+    assert.deepEqual(
+      e.pool.map((x: { threads: number }) => x.threads),
+      [1, 2],
+    );
+    for (const x of e.pool) {
+      assert.equal(x.chunks, chunks, "the pool embeds the same chunks");
+      assert.ok(x.chunksPerSec > 0 && x.workerWasmMb > 0, JSON.stringify(x));
+    }
   });
 });
 

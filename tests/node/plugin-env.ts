@@ -10,6 +10,7 @@ import * as path from "node:path";
 import { serveWorker } from "../../plugin/obsidian/worker-server.ts";
 import type { WorkerState } from "../../plugin/obsidian/worker-protocol.ts";
 import { EMBEDDER_WASM_NAME, findModelDir, findWasm, modelPresent } from "../../plugin/core/node.ts";
+import { nodeEmbedSpawner } from "../../plugin/core/embed-worker-node.ts";
 import { ROOT } from "./helpers.ts";
 
 register("../obsidian-fake/loader.mjs", import.meta.url);
@@ -29,7 +30,8 @@ export const manifest = JSON.parse(readFileSync(path.join(ROOT, "manifest.json")
 /** Engines started by the in-process transport (tests read their counters through the plugin). */
 StrataPlugin.spawn = () => {
   const ch = new MessageChannel();
-  serveWorker(ch.port2, { core: () => WASM, embedder: () => EMBEDDER_WASM });
+  // The pool's embedder workers as worker_threads (the plugin starts Web Workers: Node has none).
+  serveWorker(ch.port2, { core: () => WASM, embedder: () => EMBEDDER_WASM }, () => nodeEmbedSpawner());
   return {
     port: ch.port1,
     terminate: () => {

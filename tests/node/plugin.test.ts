@@ -176,6 +176,9 @@ describe("plugin", () => {
       const done = await plugin.worker!.call("embedIdle", {});
       assert.ok(done && done.done === done.total && done.total > 0, JSON.stringify(done));
       const embeddedBefore = (await workerState(plugin)).counters.embedded;
+      // Embedded by the pool: Auto gives at least one embedder worker on a desktop.
+      assert.deepEqual((await workerState(plugin)).embedWorkers, { workers: plugin.embedWorkers.workers, restarts: 0, fallback: null });
+      assert.ok(plugin.embedWorkers.workers >= 1, plugin.embedWorkers.reason);
       const note = await plugin.worker!.call("note", { path: "Cooking/Sourdough starter.md" });
       assert.ok(note && note.sections.length > 2, "the note has several sections");
       await app.vault.rename(app.vault.getFileByPath("Cooking/Sourdough starter.md")!, "Baking/Sourdough starter.md");

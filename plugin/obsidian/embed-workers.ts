@@ -1,0 +1,61 @@
+// The search worker's embedding: the pool of embedder workers (plugin/core/embed-pool.ts) when
+// the host can start workers (embed-worker-web.ts: nested Web Workers) and the setting asks for
+// them, else the core's own embedder in steps, as before (embedAll).
+
+import type { StrataCoreApi } from "../core/api.ts";
+import { embedAll, type EmbedOptions, type EmbedSummary } from "../core/embedding.ts";
+import { EmbedPool, type SpawnEmbedWorker } from "../core/embed-pool.ts";
+import type { IndexStore } from "../core/index-store.ts";
+import type { VaultSource } from "../core/note-reads.ts";
+
+/** How the search worker starts embedder workers (given the embedder wasm once it is loaded), if it can. */
+export type EmbedSpawnerFactory = (wasm: () => Uint8Array | ArrayBuffer | null) => SpawnEmbedWorker | null;
+
+/**
+ * The search worker's embedding: the pool when it has `workers` ≥ 1 and a way to start them,
+ * else the core's own embedder (embedAll). The pool is kept between runs (its workers keep
+ * their model) and ended by `close()`.
+ */
+export class Embedding {
+  private pool: EmbedPool | null = null;
+  private workers = 0;
+  /** Why the last run did not use the pool (null: it did). */
+  fallback: string | null = null;
+
+  constructor(private readonly spawn: SpawnEmbedWorker | null) {}
+
+  /** Embedder workers for the next runs (0: the core's own embedder, as on mobile). */
+  setWorkers(n: number): void {
+    const next = this.spawn ? Math.max(0, Math.floor(n)) : 0;
+    if (next !== this.workers) {
+      this.pool?.close();
+      this.pool = null;
+      this.workers = next;
+    }
+  }
+
+  /** Worker threads in use (0: the core embeds) and how often one was replaced. */
+  info(): { workers: number; restarts: number; fallback: string | null } {
+    return { workers: this.pool ? this.workers : 0, restarts: this.pool?.restarts ?? 0, fallback: this.fallback };
+  }
+
+  run(
+    core: StrataCoreApi,
+    vault: VaultSource,
+    store: IndexStore,
+    opts: EmbedOptions & { onWorkerFailure?: (msg: string) => void },
+  ): Promise<EmbedSummary> {
+    if (!this.spawn || this.workers < 1) {
+      this.fallback = this.spawn ? "set to the core's embedder" : "this host cannot start workers";
+      return embedAll(core, vault, store, opts);
+    }
+    this.fallback = null;
+    this.pool ??= new EmbedPool(this.spawn, this.workers);
+    return this.pool.run(core, vault, store, opts);
+  }
+
+  close(): void {
+    this.pool?.close();
+    this.pool = null;
+  }
+}
