@@ -6,6 +6,7 @@ import { App, Modal, Notice } from "../obsidian-fake/index.ts";
 import StrataPlugin from "../../plugin/obsidian/main.ts";
 import { VIEW_TYPE } from "../../plugin/obsidian/sidebar.ts";
 import { HttpAdapter } from "../obsidian-fake/http-adapter.ts";
+import type { ReleaseInfo } from "../../plugin/core/model-download.ts";
 
 const PLUGIN_DIR = ".obsidian/plugins/strata-search";
 
@@ -30,8 +31,10 @@ function need(): { app: FakeApp; plugin: StrataPlugin } {
 
 const harness = {
   /** Opens the vault in a fake app and loads the plugin (layout ready at once). Returns ms spent in onload. */
-  async load(opts: { settings?: object; wait?: boolean } = {}): Promise<{ onloadMs: number; t0: number }> {
+  async load(opts: { settings?: object; wait?: boolean; release?: ReleaseInfo } = {}): Promise<{ onloadMs: number; t0: number }> {
     const adapter = new HttpAdapter(location.origin, "vault");
+    // The release Download fetches from (the test server's), instead of the one compiled in.
+    if (opts.release) StrataPlugin.release = () => opts.release!;
     if (opts.settings) {
       if (!(await adapter.exists(PLUGIN_DIR))) await adapter.mkdir(PLUGIN_DIR);
       await adapter.write(`${PLUGIN_DIR}/data.json`, JSON.stringify(opts.settings));
@@ -98,6 +101,32 @@ const harness = {
   },
 
   modelState: () => need().plugin.modelState,
+  downloading: () => need().plugin.installer.running,
+  downloadError: (id: string) => need().plugin.installer.errors.get(id) ?? null,
+
+  /** Shows the plugin's settings tab over the page (with a few of Obsidian's settings styles). */
+  openSettings(): void {
+    const { app } = need();
+    let host = document.getElementById("settings");
+    if (!host) {
+      host = document.body.createDiv({ attr: { id: "settings" } });
+      document.head.createEl("style", {
+        text:
+          "#settings{position:fixed;inset:0;overflow:auto;background:var(--background-primary);padding:16px 32px;z-index:50;font-size:14px}" +
+          ".setting-item{display:flex;gap:16px;justify-content:space-between;align-items:center;padding:10px 0;border-top:1px solid var(--background-modifier-border)}" +
+          ".setting-item-heading .setting-item-name{font-weight:600;font-size:16px;padding-top:12px}" +
+          ".setting-item-description{color:var(--text-muted);font-size:13px;padding-top:4px}" +
+          ".setting-item-control{display:flex;gap:8px;flex-shrink:0}" +
+          "button{padding:4px 12px;border-radius:4px;border:1px solid var(--background-modifier-border);background:#fff}" +
+          "button.mod-cta{background:var(--interactive-accent);color:#fff;border:none}" +
+          ".strata-copy-text{white-space:pre-wrap;font-size:12px}",
+      });
+    }
+    const tab = app.settingTabs[0];
+    host.empty();
+    host.appendChild(tab.containerEl);
+    tab.display();
+  },
   embedProgress: () => need().plugin.embedProgress,
 
   async openSidebar(): Promise<void> {

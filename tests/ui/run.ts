@@ -1,8 +1,10 @@
 // The UI test and bench in headless Chromium (playwright-core, /usr/bin/chromium).
 //
 //   node --import tsx tests/ui/run.ts           the UI test: fixture vault, the real sidebar and
-//                                               modal, typed queries, keyboard navigation,
-//                                               screenshots in build/artifacts/ui/ (exit 1 on failure)
+//                                               modal, typed queries, keyboard navigation, then
+//                                               Download in the settings tab (a release served on
+//                                               127.0.0.1), screenshots in build/artifacts/ui/
+//                                               (exit 1 on failure)
 //   node --import tsx tests/ui/run.ts --bench   [--vault DIR] main-thread long tasks during a full
 //                                               index of ../shared/vaults/obsidian-help, and plugin
 //                                               load → first search with its persisted index
@@ -21,6 +23,7 @@ import { build } from "esbuild";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 
 import { pluginBuildOptions } from "../../esbuild.config.mjs";
+import { modelTable, writeParts } from "../../scripts/model-table.mjs";
 import { startServer } from "./server.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -200,11 +203,73 @@ async function uiTest(page: Page, withModel: boolean): Promise<void> {
   if (withModel) assert.deepEqual(notices, [], "no notice on a healthy start");
   else
     assert.ok(
-      notices.length === 1 && /all-MiniLM-L6-v2 is missing: put model\.onnx/.test(notices[0]),
+      notices.length === 1 && /all-MiniLM-L6-v2 is missing: download it in Settings → Strata → Semantic search/.test(notices[0]),
       `the missing model's notice: ${notices}`,
     );
   await page.evaluate(() => (window as any).harness.unload());
   console.log(`ui: PASS — screenshots in ${path.relative(ROOT, ARTIFACTS)}/`);
+}
+
+// ---- the model download --------------------------------------------------------------------
+
+/**
+ * A new user's Download, in the settings tab: a vault without the model, a release made from
+ * models/ (parts of 4 MB, scripts/model-table.mjs) served by the harness server with a delay per
+ * part; clicks Download, screenshots the progress and the finished state.
+ */
+async function downloadTest(page: Page, src: string, js: string): Promise<void> {
+  const version = "0.0.0-ui";
+  const relDir = await mkdtemp(path.join(os.tmpdir(), "strata-ui-release-"));
+  const { vault, tmp } = await copyVault(src, false);
+  const table = await modelTable({
+    version,
+    models: [{ id: "all-MiniLM-L6-v2", license: "Apache-2.0" }],
+    modelsDir: path.dirname(MODEL_DIR),
+    partSize: 4_000_000,
+  });
+  await writeParts(table, path.dirname(MODEL_DIR), relDir);
+  const server = await startServer(ROOT, vault, js, { dir: relDir, version, delayMs: 400 });
+  try {
+    await page.goto(server.url + "/");
+    await page.waitForFunction(() => document.body.dataset.ready === "1");
+    const release = { version, repository: server.url, table };
+    await page.evaluate(
+      (release) => (window as any).harness.load({ settings: { semantic: true, embeddingModel: "all-MiniLM-L6-v2" }, release }),
+      release,
+    );
+    assert.equal(await page.evaluate(() => (window as any).harness.modelState()), "absent");
+    await page.evaluate(() => (window as any).harness.openSettings());
+    await page.waitForSelector("#settings button.mod-cta:text-is('Download')");
+    assert.match((await page.textContent("#settings")) ?? "", /all-MiniLM-L6-v2 is not installed: 23\.4 MB, license Apache-2\.0/);
+    await page.screenshot({ path: path.join(ARTIFACTS, "settings-model-missing.png") });
+    await page.click("#settings button.mod-cta:text-is('Download')");
+    await page.waitForFunction(
+      () => /Downloading all-MiniLM-L6-v2: .* \(\d+%, part [2-5] of 7\)/.test(document.getElementById("settings")?.textContent ?? ""),
+      null,
+      {
+        timeout: 20_000,
+      },
+    );
+    assert.match(
+      await page.evaluate(() => (window as any).harness.statusText()),
+      /^Strata: downloading all-MiniLM-L6-v2 [\d.]+ MB \/ 23\.4 MB$/,
+    );
+    await page.screenshot({ path: path.join(ARTIFACTS, "settings-download-progress.png") });
+    await page.waitForFunction(() => (window as any).harness.downloading() === null, null, { timeout: 60_000 });
+    assert.equal(await page.evaluate(() => (window as any).harness.downloadError("all-MiniLM-L6-v2")), null);
+    await page.waitForFunction(() => (window as any).harness.modelState() === "loaded", null, { timeout: 60_000 });
+    await page.evaluate(() => (window as any).harness.openSettings());
+    const text = (await page.textContent("#settings")) ?? "";
+    assert.match(text, /Model all-MiniLM-L6-v2 loaded\./);
+    assert.doesNotMatch(text, /is not installed/);
+    await page.screenshot({ path: path.join(ARTIFACTS, "settings-download-done.png") });
+    await page.evaluate(() => (window as any).harness.unload());
+    console.log("ui: Download in the settings tab: progress, checked, loaded (settings-download-*.png)");
+  } finally {
+    await server.close();
+    await rm(tmp, { recursive: true, force: true });
+    await rm(relDir, { recursive: true, force: true });
+  }
 }
 
 // ---- the bench ---------------------------------------------------------------------------
@@ -309,7 +374,10 @@ async function main(): Promise<number> {
     await page.goto(server.url + "/");
     await page.waitForFunction(() => document.body.dataset.ready === "1");
     if (BENCH) await bench(page, path.basename(src), vault);
-    else await uiTest(page, withModel);
+    else {
+      await uiTest(page, withModel);
+      if (withModel) await downloadTest(page, src, js);
+    }
     return 0;
   } catch (err) {
     console.error(`ui: FAIL — ${(err as Error).stack ?? err}`);

@@ -1,5 +1,7 @@
 // The harness's HTTP server (127.0.0.1, random port): the page, its bundle, styles.css,
-// manifest.json, and the fake adapter's calls on a real vault folder (POST /fs?op=…&args=…).
+// manifest.json, and the fake adapter's calls on a real vault folder (POST /fs?op=…&args=…);
+// with `release`, a release folder's files at /releases/download/<version>/<name> (GitHub's
+// layout, where the plugin's Download fetches them), each answered after `delayMs`.
 
 import { readFile } from "node:fs/promises";
 import * as http from "node:http";
@@ -14,7 +16,13 @@ export interface HarnessServer {
   close(): Promise<void>;
 }
 
-export async function startServer(root: string, vault: string, bundle: string): Promise<HarnessServer> {
+export interface ServedRelease {
+  dir: string;
+  version: string;
+  delayMs?: number;
+}
+
+export async function startServer(root: string, vault: string, bundle: string, release?: ServedRelease): Promise<HarnessServer> {
   const adapter = new FsAdapter(vault);
   const statics: Record<string, [string, string]> = {
     "/": [path.join(root, "tests/ui/harness.html"), "text/html; charset=utf-8"],
@@ -33,6 +41,19 @@ export async function startServer(root: string, vault: string, bundle: string): 
       if (st) {
         res.writeHead(200, { "content-type": st[1] });
         res.end(await readFile(st[0]));
+        return;
+      }
+      const prefix = release ? `/releases/download/${release.version}/` : null;
+      if (release && prefix && url.pathname.startsWith(prefix)) {
+        const name = decodeURIComponent(url.pathname.slice(prefix.length));
+        if (name.includes("/") || name.startsWith(".")) {
+          res.writeHead(404).end("not found");
+          return;
+        }
+        const bytes = await readFile(path.join(release.dir, name)).catch(() => null);
+        await new Promise((r) => setTimeout(r, release.delayMs ?? 0));
+        if (!bytes) res.writeHead(404).end("not found");
+        else res.writeHead(200, { "content-type": "application/octet-stream", "content-length": bytes.length }).end(bytes);
         return;
       }
       if (url.pathname === "/fs" && req.method === "POST") {
