@@ -30,11 +30,16 @@ export interface PoolOptions extends EmbedOptions {
   onWorkerFailure?: (message: string, attempt: number) => void;
 }
 
-/** Measured memory of one worker, per model (see docs/semantic-search.md): its wasm memory after
- *  a batch plus the model bytes and the JS engine's own share of a worker. */
-export const WORKER_MEMORY_MB: Record<string, number> = { "all-MiniLM-L6-v2": 250, "multilingual-e5-small": 650 };
-/** What Strata may take for its embedder workers (a quarter of an 8 GB desktop, less the core). */
-export const POOL_MEMORY_BUDGET_MB = 1536;
+/** Process memory (MB) per model, measured in Node 20 on the fixture vault (docs/benchmarks.md):
+ *  `core`, the core's thread with the model loaded (its embedder answers queries); `worker`, the
+ *  peak that each embedder worker adds (its wasm memory: 156 MB with all-MiniLM-L6-v2, 446 MB
+ *  with multilingual-e5-small, plus the model's bytes and the JS engine's share). */
+export const MODEL_MEMORY_MB: Record<string, { core: number; worker: number }> = {
+  "all-MiniLM-L6-v2": { core: 350, worker: 280 },
+  "multilingual-e5-small": { core: 800, worker: 720 },
+};
+/** What Strata may take in all: a quarter of the machine's memory, at most 2 GB (8 GB desktop). */
+export const MEMORY_BUDGET_MB = 2048;
 export const MAX_WORKERS = 16;
 
 export interface WorkerChoice {
@@ -44,8 +49,9 @@ export interface WorkerChoice {
 }
 
 /**
- * Workers for a setting ("auto" or 1…16): auto is min(cores − 1, what fits the memory budget),
- * at least 1; always 1 on mobile. `totalMemoryMB` caps the budget at a quarter of the machine.
+ * Workers for a setting ("auto" or 1…16): auto is min(cores − 1, what fits the memory budget
+ * beside the core), at least 1; always 1 on mobile. The budget is MEMORY_BUDGET_MB, or a quarter
+ * of `totalMemoryMB` when that is less.
  */
 export function chooseWorkers(
   setting: number | "auto",
@@ -56,17 +62,17 @@ export function chooseWorkers(
     const n = Math.max(1, Math.min(MAX_WORKERS, Math.floor(setting)));
     return { workers: n, reason: `set to ${n}` };
   }
-  const perWorker = WORKER_MEMORY_MB[env.model ?? ""] ?? Math.max(...Object.values(WORKER_MEMORY_MB));
-  const budget = Math.min(POOL_MEMORY_BUDGET_MB, env.totalMemoryMB ? env.totalMemoryMB / 4 : Infinity);
-  const byMemory = Math.max(1, Math.floor(budget / perWorker));
+  const mem = MODEL_MEMORY_MB[env.model ?? ""] ?? MODEL_MEMORY_MB["multilingual-e5-small"];
+  const budget = Math.min(MEMORY_BUDGET_MB, env.totalMemoryMB ? env.totalMemoryMB / 4 : Infinity);
+  const byMemory = Math.max(1, Math.floor((budget - mem.core) / mem.worker));
   const byCores = Math.max(1, env.cores - 1);
   const workers = Math.min(byCores, byMemory, MAX_WORKERS);
-  const model = env.model ?? "the largest model";
+  const model = env.model ?? "the larger model";
   return {
     workers,
     reason:
-      `${workers}: ${env.cores} cores − 1 = ${byCores}; ${Math.round(budget)} MB budget / ~${perWorker} MB per worker ` +
-      `with ${model} = ${byMemory}`,
+      `${workers}: ${env.cores} cores − 1 = ${byCores}; (${Math.round(budget)} MB budget − ${mem.core} MB for the search core) / ` +
+      `${mem.worker} MB per worker with ${model} = ${byMemory}`,
   };
 }
 
@@ -160,27 +166,25 @@ export class EmbedPool {
     let workerMs = 0;
     let exhausted = false;
     let failure: Error | null = null;
-    // Batches are handed out one at a time (the note reads are async).
-    let taking: Promise<EmbedBatch | null> | null = null;
+    // Batches are handed out one at a time (the note reads are async), each to one lane.
+    let chain: Promise<unknown> = Promise.resolve();
+    const takeOne = async (): Promise<EmbedBatch | null> => {
+      while (!exhausted && !failure && !opts.signal?.aborted) {
+        const n = stepChunks(workerChunks / (workerMs / 1000), opts.stepMs, maxChunks);
+        const batch = await exclusive(async () => {
+          const needs = core.embedNeeds(n);
+          const texts = needs.length ? await readNoteTexts((p) => vault.read(p), needs) : {};
+          return core.embedTake(n, texts);
+        });
+        if (batch.items.length > 0) return batch;
+        if (batch.dropped === 0) exhausted = true; // nothing left to hand out
+      }
+      return null;
+    };
     const take = (): Promise<EmbedBatch | null> => {
-      taking ??= (async () => {
-        try {
-          while (!exhausted && !failure && !opts.signal?.aborted) {
-            const n = stepChunks(workerChunks / (workerMs / 1000), opts.stepMs, maxChunks);
-            const batch = await exclusive(async () => {
-              const needs = core.embedNeeds(n);
-              const texts = needs.length ? await readNoteTexts((p) => vault.read(p), needs) : {};
-              return core.embedTake(n, texts);
-            });
-            if (batch.items.length > 0) return batch;
-            if (batch.dropped === 0) exhausted = true; // nothing left to hand out
-          }
-          return null;
-        } finally {
-          taking = null;
-        }
-      })();
-      return taking;
+      const next = chain.then(takeOne);
+      chain = next.catch(() => undefined);
+      return next;
     };
     const lane = async (i: number) => {
       for (;;) {

@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readdir } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 
@@ -27,12 +27,13 @@ after(cleanupTemps);
 const FAILING = new URL("./workers/failing-embed-worker.ts", import.meta.url);
 
 /** A spawner that records every batch's texts and vectors (what the pool stored, by text). */
-function recording(inner: SpawnEmbedWorker, seen: Map<string, Float32Array>): SpawnEmbedWorker {
+function recording(inner: SpawnEmbedWorker, seen: Map<string, Float32Array>, sent: string[] = []): SpawnEmbedWorker {
   return async (model) => {
     const w = await inner(model);
     return {
       ...w,
       embed: async (texts) => {
+        sent.push(...texts);
         const v = await w.embed(texts);
         const dim = v.length / texts.length;
         texts.forEach((t, i) => seen.set(t, v.slice(i * dim, (i + 1) * dim)));
@@ -71,11 +72,13 @@ describe("the pool of embedder workers", NEEDS_MODEL, () => {
     for (const n of [1, 2]) {
       const r = await modelVault();
       const seen = new Map<string, Float32Array>();
-      const pool = new EmbedPool(recording(nodeEmbedSpawner(), seen), n);
+      const sent: string[] = [];
+      const pool = new EmbedPool(recording(nodeEmbedSpawner(), seen, sent), n);
       try {
         const sum = await pool.run(r.core, new NodeVault(r.vault), r.store, { maxChunks: 4 });
         assert.deepEqual([sum.done, sum.embedded, sum.aborted], [sum.total, sum.total, false], `${n} worker(s)`);
         assert.equal(sum.total, sum0.total);
+        assert.equal(sent.length, sum.total, "every chunk is sent to one worker, once");
         assert.ok(pool.wasmBytes().every((b) => b > 0));
       } finally {
         pool.close();
@@ -181,11 +184,11 @@ describe("the pool of embedder workers", NEEDS_MODEL, () => {
         env,
         stdio: "ignore",
       });
-      // Kill once vectors were persisted (a vec/ segment exists) while embedding goes on.
+      // Kill once a manifest names vectors (a persist with vectors is complete) while embedding goes on.
+      const dir = indexDirOf(vault);
       const poll = setInterval(() => {
-        void readdir(path.join(indexDirOf(vault), "vec")).then(
-          (f) => f.length > 0 && child.kill("SIGKILL"),
-          () => undefined,
+        void Promise.all(["manifest-a.json", "manifest-b.json"].map((m) => readFile(path.join(dir, m), "utf8").catch(() => ""))).then(
+          (ms) => ms.some((m) => m.includes('"vec/')) && child.kill("SIGKILL"),
         );
       }, 20);
       child.on("exit", () => clearInterval(poll));
@@ -208,13 +211,16 @@ describe("the pool of embedder workers", NEEDS_MODEL, () => {
   });
 });
 
-test("Auto workers: cores − 1, capped by the memory budget; 1 on mobile", () => {
+test("Auto workers: cores − 1, capped by the memory budget beside the core; 1 on mobile", () => {
   assert.equal(chooseWorkers("auto", { cores: 2, model: "all-MiniLM-L6-v2" }).workers, 1);
-  assert.equal(chooseWorkers("auto", { cores: 8, totalMemoryMB: 8192, model: "all-MiniLM-L6-v2" }).workers, 7);
+  // 8 GB, 8 cores: (2048 − 350) / 280 = 6 with MiniLM, (2048 − 800) / 720 = 1 with e5.
+  assert.equal(chooseWorkers("auto", { cores: 8, totalMemoryMB: 8192, model: "all-MiniLM-L6-v2" }).workers, 6);
   const e5 = chooseWorkers("auto", { cores: 8, totalMemoryMB: 8192, model: "multilingual-e5-small" });
-  assert.equal(e5.workers, 3);
-  assert.match(e5.reason, /2048 MB budget/);
-  assert.equal(chooseWorkers("auto", { cores: 16, totalMemoryMB: 65536, model: "all-MiniLM-L6-v2" }).workers, 6);
+  assert.equal(e5.workers, 1);
+  assert.match(e5.reason, /2048 MB budget − 800 MB for the search core\) \/ 720 MB per worker/);
+  assert.equal(chooseWorkers("auto", { cores: 4, totalMemoryMB: 32768, model: "all-MiniLM-L6-v2" }).workers, 3);
+  // 4 GB: a quarter is 1 GB.
+  assert.equal(chooseWorkers("auto", { cores: 8, totalMemoryMB: 4096, model: "all-MiniLM-L6-v2" }).workers, 2);
   assert.equal(chooseWorkers(4, { cores: 2, mobile: true }).workers, 1);
   assert.equal(chooseWorkers(40, { cores: 2 }).workers, 16);
 });
