@@ -104,23 +104,12 @@ const harness = {
   downloading: () => need().plugin.installer.running,
   downloadError: (id: string) => need().plugin.installer.errors.get(id) ?? null,
 
-  /** Shows the plugin's settings tab over the page (with a few of Obsidian's settings styles). */
+  /** Shows the plugin's settings tab over the page (harness.html has a few of Obsidian's settings styles). */
   openSettings(): void {
     const { app } = need();
     let host = document.getElementById("settings");
     if (!host) {
       host = document.body.createDiv({ attr: { id: "settings" } });
-      document.head.createEl("style", {
-        text:
-          "#settings{position:fixed;inset:0;overflow:auto;background:var(--background-primary);padding:16px 32px;z-index:50;font-size:14px}" +
-          ".setting-item{display:flex;gap:16px;justify-content:space-between;align-items:center;padding:10px 0;border-top:1px solid var(--background-modifier-border)}" +
-          ".setting-item-heading .setting-item-name{font-weight:600;font-size:16px;padding-top:12px}" +
-          ".setting-item-description{color:var(--text-muted);font-size:13px;padding-top:4px}" +
-          ".setting-item-control{display:flex;gap:8px;flex-shrink:0}" +
-          "button{padding:4px 12px;border-radius:4px;border:1px solid var(--background-modifier-border);background:#fff}" +
-          "button.mod-cta{background:var(--interactive-accent);color:#fff;border:none}" +
-          ".strata-copy-text{white-space:pre-wrap;font-size:12px}",
-      });
     }
     const tab = app.settingTabs[0];
     host.empty();
