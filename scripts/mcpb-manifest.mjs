@@ -42,7 +42,7 @@ export function mcpbManifest({ version, repository }) {
     },
     tools: TOOLS.map(([name, description]) => ({ name, description })),
     keywords: ["obsidian", "notes", "search", "semantic search", "markdown"],
-    compatibility: { platforms: ["darwin", "win32", "linux"], runtimes: { node: ">=18.0.0" } },
+    compatibility: { platforms: ["darwin", "win32", "linux"], runtimes: { node: ">=20.0.0" } },
     user_config: {
       vault: {
         type: "directory",
