@@ -101,6 +101,10 @@ const harness = {
   },
 
   modelState: () => need().plugin.modelState,
+  /** The search worker's embedder workers (nested Web Workers) of the last embedding run. */
+  async embedWorkers() {
+    return (await need().plugin.worker!.call("state", {})).embedWorkers;
+  },
   downloading: () => need().plugin.installer.running,
   downloadError: (id: string) => need().plugin.installer.errors.get(id) ?? null,
 

@@ -108,7 +108,10 @@ async function uiTest(page: Page, withModel: boolean): Promise<void> {
     assert.ok(early && early.done < early.total, `the sidebar opened before embedding was done: ${JSON.stringify(early)}`);
     const p = await page.evaluate(() => (window as any).harness.embedIdle());
     assert.ok(p && p.done === p.total && p.total > 0, `embedded: ${JSON.stringify(p)}`);
-    step(`embedded ${p.total} chunks in the worker`);
+    // By the pool: nested Web Workers started from the search worker (Auto: at least one).
+    const pool = await page.evaluate(() => (window as any).harness.embedWorkers());
+    assert.ok(pool.workers >= 1 && pool.fallback === null, `the pool embedded: ${JSON.stringify(pool)}`);
+    step(`embedded ${p.total} chunks in the worker, with ${pool.workers} embedder worker(s)`);
     await page.waitForSelector(".strata-similar-list .strata-hit-name", { timeout: 10_000 });
     step("the similar-notes panel filled in when embedding caught up");
   }
