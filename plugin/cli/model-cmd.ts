@@ -107,6 +107,10 @@ export async function modelCommand(args: string[]): Promise<number> {
             2,
           );
         const dir = modelsDir(one);
+        if ((await verifyModel({ table, id: one, modelsDir: dir, fs: nodeModelFs })).ok) {
+          process.stdout.write(`${one} is already installed in ${path.join(dir, one)} (checked: SHA-256)\n`);
+          return 0;
+        }
         const bar = progressLine();
         const res = await downloadModel({
           table,

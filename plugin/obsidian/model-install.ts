@@ -44,7 +44,12 @@ export function adapterModelFs(adapter: DataAdapter): ModelFs {
       await adapter.writeBinary(p, all.buffer);
     },
     mkdir: async (p) => {
-      if (!(await adapter.exists(p))) await adapter.mkdir(p);
+      // Each missing folder on the way (an adapter's mkdir need not make parents).
+      const parts = p.split("/");
+      for (let i = 1; i <= parts.length; i++) {
+        const dir = parts.slice(0, i).join("/");
+        if (dir && !(await adapter.exists(dir))) await adapter.mkdir(dir);
+      }
     },
     removeDir: async (p) => {
       if (await adapter.exists(p)) await adapter.rmdir(p, true);

@@ -165,6 +165,7 @@ export default class StrataPlugin extends Plugin {
 
   private async stop(): Promise<void> {
     this.stopped = true;
+    this.installer?.cancel();
     this.queue?.close();
     this.statusBar?.destroy();
     const bridge = this.bridge;

@@ -252,6 +252,8 @@ test("strata model download|verify (dist/strata.js) from the served release", NE
   assert.match(dl.stdout, new RegExp(`^${MODEL} installed in ${dir}/${MODEL}: 23\\.4 MB, every part and file checked \\(SHA-256\\)`));
   const ok = await run(process.execPath, [cli, "model", "verify", "--model", MODEL, "--models-dir", dir]);
   assert.match(ok.stdout, new RegExp(`^${MODEL}: ok`));
+  const again = await run(process.execPath, [cli, "model", "download", "--from", from, "--models-dir", dir]);
+  assert.match(again.stdout, /is already installed in .* \(checked: SHA-256\)/);
   // One flipped byte in the installed tokenizer: verify says which file and exits 1.
   const tok = path.join(dir, MODEL, "tokenizer.json");
   const bytes = await readFile(tok);
