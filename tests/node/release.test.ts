@@ -122,6 +122,10 @@ describe("release", () => {
     try {
       assert.equal(plugin.modelState, "absent");
       assert.equal(plugin.missingModel, MODEL);
+      // One notice offers the download.
+      assert.deepEqual(plugin.notices, [
+        "Strata: semantic search needs the embedding model all-MiniLM-L6-v2 (23.4 MB, license Apache-2.0). Download it in Settings → Strata → Semantic search; lexical search works meanwhile.",
+      ]);
       const lexical = await plugin.search({ query: "sourdough starter", mode: "hybrid" });
       assert.equal(lexical.mode, "lexical");
       assert.equal(lexical.hits[0]?.path, "Kitchen/Sourdough.md");
