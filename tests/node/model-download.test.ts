@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import { sha256Hex } from "../../plugin/core/sha256.ts";
-import { downloadModel, verifyModel, type ModelTable } from "../../plugin/core/model-download.ts";
+import { downloadModel, ModelDownloadError, verifyModel, type ModelFs, type ModelTable } from "../../plugin/core/model-download.ts";
 import { nodeFetcher, nodeModelFs } from "../../plugin/core/node-models.ts";
 import { modelTable, writeParts } from "../../scripts/model-table.mjs";
 import { cleanupTemps, copyFixture, tempDir } from "./helpers.ts";
@@ -215,6 +215,40 @@ describe("model download (generated model, local release server)", () => {
       server.fault = null;
       await unloadPlugin(plugin);
     }
+  });
+
+  test("a full disk: the message says so, the parts are removed to free the space, nothing is installed", async () => {
+    const dir = await tempDir("strata-dl-");
+    // Node's file system with a quota: writes past 150 kB fail as a full disk does (ENOSPC).
+    let written = 0;
+    const quota: ModelFs = {
+      ...nodeModelFs,
+      write: async (p, bytes) => {
+        if (written + bytes.length > 150_000)
+          throw Object.assign(new Error(`ENOSPC: no space left on device, write '${p}'`), { code: "ENOSPC" });
+        written += bytes.length;
+        await nodeModelFs.write(p, bytes);
+      },
+    };
+    await assert.rejects(
+      downloadModel({
+        table,
+        id: ID,
+        baseUrl: `${server.url}/releases/download/${VERSION}`,
+        modelsDir: dir,
+        fs: quota,
+        fetch: nodeFetcher,
+      }),
+      (err: ModelDownloadError) => {
+        assert.equal(err.kind, "disk");
+        assert.match(
+          err.message,
+          /^The download of all-MiniLM-L6-v2 failed: the disk is full \(writing all-MiniLM-L6-v2--model\.onnx\.002\); the downloaded parts were removed\. Nothing was installed; lexical search works as before\.$/,
+        );
+        return true;
+      },
+    );
+    assert.deepEqual(await readdir(dir), []);
   });
 
   test("the shared module from Node (the CLI's fetch and file system): a wrong table entry is never installed", async () => {
