@@ -90,6 +90,9 @@ writeFileSync(path.join(out, "models.json"), `${JSON.stringify(table, null, 2)}\
 await writeParts(table, "models", out);
 log(`models: ${table.models.map((m) => `${m.id} (${m.files.reduce((n, f) => n + f.parts.length, 0)} parts)`).join(", ")}`);
 
+if (!repositoryUrl(pkg))
+  log("warning: no repository URL ($STRATA_REPOSITORY or package.json's repository): this build's plugin asks for a download address");
+
 // 4. The MCP bridge (CommonJS; finds the .wasm beside itself), with the model table compiled in.
 process.env.STRATA_MODEL_TABLE = path.join(out, "models.json");
 process.env.STRATA_WASM_DIR = wasmDir;

@@ -416,8 +416,3 @@ export async function verifyModel(opts: { table: ModelTable; id: string; modelsD
   }
   return { model: m.id, dir, ok: problems.length === 0, problems };
 }
-
-/** Whether a download of `id` was interrupted (parts are waiting to be resumed). */
-export async function hasPartialDownload(fs: ModelFs, modelsDir: string, id: string): Promise<boolean> {
-  return fs.exists(partsDir(modelsDir, id));
-}
