@@ -28,7 +28,11 @@ export function renderModelInstall(el: HTMLElement, p: StrataPlugin, redisplay: 
       const err = inst.errors.get(id);
       if (!m) return `${id} is not in this build's model table: import its files from a folder, or install a release of Strata.`;
       const from = inst.baseUrl();
-      const what = `${id} is not installed: ${formatBytes(m.size)}, license ${m.license}${from ? `, from ${from}` : ""}. Semantic search starts once it is in; lexical search works meanwhile.`;
+      const what =
+        `${id} is not installed: ${formatBytes(m.size)}, license ${m.license}${from ? `, from ${from}` : ""}. ` +
+        (from
+          ? "Semantic search starts once it is in; lexical search works meanwhile."
+          : "This build does not know where its release is: set a download address below, or import the files from a folder.");
       return err ? `${err}` : what;
     };
     row.setDesc(describe());
