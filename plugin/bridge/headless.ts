@@ -30,6 +30,7 @@ import { reconcile } from "../core/reconcile.ts";
 import { embedAll } from "../core/embedding.ts";
 import { chooseWorkers, EmbedPool } from "../core/embed-pool.ts";
 import { nodeEmbedSpawner } from "../core/embed-worker-node.ts";
+import { forgetLoadedModels } from "../core/wasm-classes.ts";
 import { availableParallelism, totalmem } from "node:os";
 import { AUTO_MODEL, loadChosenModel } from "../core/models.ts";
 import {
@@ -253,6 +254,7 @@ export class HeadlessBackend implements VaultBackend {
     };
     // With the pool, tool calls wait only for the hand-outs and stores, never for a batch.
     this.pool ??= this.embedWorkers() > 0 ? new EmbedPool(nodeEmbedSpawner(), this.embedWorkers()) : null;
+    if (!this.pool) forgetLoadedModels();
     this.embedding = (
       this.pool
         ? this.pool.run(this.core, this.vault, this.store, {

@@ -15,6 +15,7 @@ import { reconcile, type ReconcileProgress, type ReconcileSummary } from "../cor
 import { embedAll, type EmbedSummary } from "../core/embedding.ts";
 import { chooseWorkers, EmbedPool, MAX_WORKERS } from "../core/embed-pool.ts";
 import { isEmbedWorkerThread, nodeEmbedSpawner } from "../core/embed-worker-node.ts";
+import { forgetLoadedModels } from "../core/wasm-classes.ts";
 import { AUTO_MODEL, loadChosenModel, type ModelLoad } from "../core/models.ts";
 import { readBridgeInfo } from "../bridge/forward.ts";
 import {
@@ -262,6 +263,7 @@ export async function embedWithProgress(
   const opts = { signal: ctl.signal, flushEveryMs, onProgress: (p: EmbedProgress) => bar?.update(p) };
   // One thread: the core embeds (no second copy of the model); more: a pool of worker threads.
   const pool = threads > 1 ? new EmbedPool(nodeEmbedSpawner(), threads) : null;
+  if (!pool) forgetLoadedModels();
   try {
     const sum = pool
       ? await pool.run(core, vault, store, {

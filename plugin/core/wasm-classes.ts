@@ -37,6 +37,12 @@ export function installEmbedderHook(embedder: () => StrataEmbedderStatic): void 
 /** The models the core made embedders from in this thread, by id: what a pool's workers load. */
 const loaded = new Map<string, ModelSource>();
 
+/** Lets go of the recorded models' bytes (a host that runs no pool: mobile, one thread), so
+ *  that the model is not kept twice (~190 MB for multilingual-e5-small). */
+export function forgetLoadedModels(): void {
+  loaded.clear();
+}
+
 /** The bytes and config the core's embedder for `id` was made from (null: not loaded here). */
 export function loadedModel(id: string): ModelSource | null {
   return loaded.get(id) ?? null;

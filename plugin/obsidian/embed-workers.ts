@@ -7,6 +7,7 @@ import { embedAll, type EmbedOptions, type EmbedSummary } from "../core/embeddin
 import { EmbedPool, type SpawnEmbedWorker } from "../core/embed-pool.ts";
 import type { IndexStore } from "../core/index-store.ts";
 import type { VaultSource } from "../core/note-reads.ts";
+import { forgetLoadedModels } from "../core/wasm-classes.ts";
 
 /** How the search worker starts embedder workers (given the embedder wasm once it is loaded), if it can. */
 export type EmbedSpawnerFactory = (wasm: () => Uint8Array | ArrayBuffer | null) => SpawnEmbedWorker | null;
@@ -32,6 +33,7 @@ export class Embedding {
       this.pool = null;
       this.workers = next;
     }
+    if (next === 0) forgetLoadedModels();
   }
 
   /** Worker threads in use (0: the core embeds) and how often one was replaced. */
