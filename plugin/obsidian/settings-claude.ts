@@ -71,7 +71,7 @@ export function renderClaudeSetup(el: HTMLElement, p: StrataPlugin, redisplay: (
       bridgeRow = new Setting(box).setName("Claude Code");
       if (inst.running === BRIDGE_ID) {
         bridgeRow.setDesc(progressText()).addButton((btn) => btn.setButtonText("Cancel").onClick(() => inst.cancel()));
-      } else if (b && inst.baseUrl()) {
+      } else if (b) {
         const err = inst.errors.get(BRIDGE_ID);
         bridgeRow
           .setDesc(

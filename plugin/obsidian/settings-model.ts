@@ -38,7 +38,7 @@ export function renderModelInstall(el: HTMLElement, p: StrataPlugin, redisplay: 
     row.setDesc(describe());
     if (inst.running === id) {
       row.addButton((b) => b.setButtonText("Cancel").onClick(() => inst.cancel()));
-    } else if (m && inst.baseUrl()) {
+    } else if (m) {
       row.addButton((b) =>
         b
           .setButtonText(inst.errors.has(id) ? "Download again" : "Download")
