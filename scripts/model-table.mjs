@@ -4,7 +4,7 @@
 // (plugin/core/release.ts) so every host checks a download against it.
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, open, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, open, readFile, rename, stat, writeFile } from "node:fs/promises";
 import * as path from "node:path";
 
 /** Largest part of a model file (bytes): progress, retry and resume work per part. */
@@ -49,7 +49,12 @@ async function describeFile(file, id, name, partSize) {
  * `cacheFile` keeps the hashes by path, size and mtime (a build does not hash 200 MB again).
  */
 export async function modelTable({ version, models, modelsDir = "models", partSize = PART_SIZE, cacheFile = null, require = [] }) {
-  const cache = cacheFile && existsSync(cacheFile) ? JSON.parse(readFileSync(cacheFile, "utf8")) : {};
+  let cache = {};
+  try {
+    if (cacheFile && existsSync(cacheFile)) cache = JSON.parse(readFileSync(cacheFile, "utf8"));
+  } catch {
+    // a damaged cache: hash again
+  }
   const fresh = {};
   const out = [];
   for (const m of models) {
@@ -73,7 +78,9 @@ export async function modelTable({ version, models, modelsDir = "models", partSi
   }
   if (cacheFile) {
     await mkdir(path.dirname(cacheFile), { recursive: true });
-    await writeFile(cacheFile, JSON.stringify(fresh));
+    const tmp = `${cacheFile}.${process.pid}.tmp`;
+    await writeFile(tmp, JSON.stringify(fresh));
+    await rename(tmp, cacheFile);
   }
   return { version, partSize, models: out };
 }

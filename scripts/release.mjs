@@ -17,7 +17,8 @@
 //   --out DIR   the folder to fill (default release/<version>)
 // The repository downloads come from is $STRATA_REPOSITORY, else package.json's "repository".
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -99,8 +100,8 @@ process.env.STRATA_WASM_DIR = wasmDir;
 const { build } = await import("esbuild");
 const config = await import("../esbuild.config.mjs");
 const { buildBridge } = await import("../esbuild.bridge.mjs");
-const stage = path.resolve("build/release-stage");
-rmSync(stage, { recursive: true, force: true });
+// A staging folder of this run's own (tests and a developer may run the script at once).
+const stage = mkdtempSync(path.join(tmpdir(), "strata-release-stage-"));
 const bundle = path.join(stage, "mcpb");
 const server = path.join(bundle, "server");
 mkdirSync(server, { recursive: true });
@@ -144,5 +145,6 @@ if (!existsSync(mcpb)) fail("node_modules/.bin/mcpb is missing: npm install (it 
 execFileSync(mcpb, ["validate", path.join(bundle, "manifest.json")], { stdio: ["ignore", "ignore", "inherit"] });
 execFileSync(mcpb, ["pack", bundle, path.join(out, "strata.mcpb")], { stdio: ["ignore", "ignore", "inherit"] });
 
+rmSync(stage, { recursive: true, force: true });
 const size = (f) => `${(statSync(path.join(out, f)).size / 1048576).toFixed(1)} MB`;
 log(`${out}: main.js ${size("main.js")}, strata.mcpb ${size("strata.mcpb")}, ${table.models.length} models (wasm: ${profile} profile)`);
