@@ -78,6 +78,8 @@ export function inlinePlugin() {
               format: "iife",
               write: false,
               define: { "import.meta.url": '"about:blank"' },
+              // The glue of the wasm build being bundled (the release's `dist` one in build/wasm-dist).
+              plugins: [wasmDirPlugin()],
             })
           ).outputFiles[0].text;
           return { contents: embedWorkerText, loader: "text" };
