@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 
@@ -24,6 +24,7 @@ const ID = "all-MiniLM-L6-v2";
 const PART = 64 * 1024;
 
 let server: ReleaseServer;
+let releaseDir: string;
 let table: ModelTable;
 const originalRelease = StrataPlugin.release;
 
@@ -33,9 +34,9 @@ before(async () => {
   await writeFile(path.join(src, ID, "model.onnx"), randomBytes(5 * PART + 1234));
   await writeFile(path.join(src, ID, "tokenizer.json"), randomBytes(PART / 2));
   table = await modelTable({ version: VERSION, models: [{ id: ID, license: "Apache-2.0" }], modelsDir: src, partSize: PART });
-  const dir = await tempDir("strata-genrelease-");
-  await writeParts(table, src, dir);
-  server = await serveRelease(dir, VERSION);
+  releaseDir = await tempDir("strata-genrelease-");
+  await writeParts(table, src, releaseDir);
+  server = await serveRelease(releaseDir, VERSION);
   StrataPlugin.release = () => ({ version: VERSION, repository: server.url, table });
 });
 
@@ -71,6 +72,23 @@ function rowButtons(app: AppT, name: string): { desc: string; buttons: { text: s
     }
     return undefined;
   }
+}
+
+/** A settings row's text input and buttons. */
+function rowInputs(app: AppT, name: string) {
+  const row = rowButtons(app, name);
+  type El = { children: El[]; tagName: string; value: string; dispatch(t: string): void };
+  const tab = app.settingTabs[0];
+  const all: El[] = [];
+  const walk = (e: El) => e.children.forEach((c) => (all.push(c), walk(c)));
+  walk(tab.containerEl as unknown as El);
+  // The import row's text input (its placeholder names the model).
+  const inputs = all.filter((e) => e.tagName === "input");
+  const input = inputs.find(
+    (e) => (e as unknown as { getAttribute(k: string): string | null }).getAttribute("placeholder") === `Models/${ID}`,
+  );
+  if (!input) throw new Error(`no input in ${name}`);
+  return { ...row, input };
 }
 
 /** Clicks Download (or Download again) and waits for the download to end; its error or null. */
@@ -213,6 +231,49 @@ describe("model download (generated model, local release server)", () => {
       assert.deepEqual(await modelsTree(vault), [`.${ID}.parts/${ID}--model.onnx.000`]);
     } finally {
       server.fault = null;
+      await unloadPlugin(plugin);
+    }
+  });
+
+  test("Import from folder: files that are not the release's are refused, the right ones installed (a folder in the vault)", async () => {
+    const vault = await copyFixture();
+    const { app, plugin } = await loadPlugin(vault, { settings: { embeddingModel: ID } });
+    try {
+      const before = await lexical(plugin);
+      // The release's files, assembled from its parts, in a vault folder; and a copy with one byte changed.
+      const good = path.join(vault, "Downloads", "model");
+      const bad = path.join(vault, "Downloads", "bad");
+      await mkdir(good, { recursive: true });
+      await mkdir(bad, { recursive: true });
+      for (const f of table.models[0].files) {
+        const parts = await Promise.all(f.parts.map((p) => readFile(path.join(releaseDir, p.name))));
+        const whole = Buffer.concat(parts);
+        await writeFile(path.join(good, f.name), whole);
+        if (f.name === "model.onnx") whole[7] ^= 1;
+        await writeFile(path.join(bad, f.name), whole);
+      }
+      const importFrom = async (folder: string) => {
+        const row = rowInputs(app, "Import from folder");
+        row.input.value = folder;
+        row.input.dispatch("input");
+        row.buttons.find((b) => b.text === "Import")!.click();
+        await eventually(async () => plugin.installer.running === null, 10000, "the import");
+        return plugin.installer.errors.get(ID) ?? null;
+      };
+      assert.match(
+        (await importFrom("Downloads/bad")) ?? "",
+        /^Importing all-MiniLM-L6-v2 failed: model\.onnx in Downloads\/bad is not the all-MiniLM-L6-v2 of this release \(size or SHA-256 differs\)\. Nothing was installed\.$/,
+      );
+      assert.deepEqual(await modelsTree(vault), []);
+      assert.equal(
+        await importFrom("Downloads/missing"),
+        "Importing all-MiniLM-L6-v2 failed: Downloads/missing has no model.onnx. Nothing was installed.",
+      );
+      assert.equal(await importFrom("Downloads/model"), null);
+      assert.deepEqual(await modelsTree(vault), [`${ID}/model.onnx`, `${ID}/tokenizer.json`]);
+      await eventually(async () => plugin.modelState === "error", 10000, "the model load (random bytes)");
+      assert.deepEqual(await lexical(plugin), before);
+    } finally {
       await unloadPlugin(plugin);
     }
   });
