@@ -120,7 +120,7 @@ export interface DownloadOptions {
   fetch: Fetcher;
   onProgress?: (p: DownloadProgress) => void;
   signal?: AbortSignal;
-  /** A part that takes longer fails as "timeout" (default 120 s). */
+  /** A part that takes longer fails as "timeout" (default: partTimeout, by its size). */
   partTimeoutMs?: number;
 }
 
@@ -201,6 +201,12 @@ async function fetchPart(fetch: Fetcher, url: string, timeoutMs: number, signal?
   }
 }
 
+/** How long a part may take: 30 s, plus its size at 50 kB/s (a slow mobile connection); a stalled
+ *  connection fails then (requestUrl reports no progress to tell slow from stalled). */
+export function partTimeout(size: number): number {
+  return 30_000 + size / 50;
+}
+
 /** Writes through `fs`, turning a full disk into a "disk" error. */
 async function writing<T>(what: string, op: () => Promise<T>): Promise<T> {
   try {
@@ -255,7 +261,7 @@ export async function downloadModel(opts: DownloadOptions): Promise<InstallResul
         const where = `part ${i + 1} of ${parts.length} (${part.name})`;
         let bytes: Uint8Array;
         try {
-          bytes = await fetchPart(opts.fetch, url, opts.partTimeoutMs ?? 120_000, opts.signal);
+          bytes = await fetchPart(opts.fetch, url, opts.partTimeoutMs ?? partTimeout(part.size), opts.signal);
         } catch (err) {
           if (err instanceof ModelDownloadError && err.kind !== "cancelled")
             throw new ModelDownloadError(err.kind, `${where}: ${err.message}`);

@@ -112,8 +112,8 @@ export class ModelInstaller {
   progress: DownloadProgress | null = null;
   /** The last failure's message (per model), until the next attempt. */
   readonly errors = new Map<string, string>();
-  /** A part taking longer fails (tests shorten it). */
-  partTimeoutMs = 120_000;
+  /** A part taking longer fails; undefined: by its size (model-download.ts partTimeout). Tests shorten it. */
+  partTimeoutMs: number | undefined = undefined;
   private ctl: AbortController | null = null;
   private readonly listeners = new Set<() => void>();
 
