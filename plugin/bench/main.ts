@@ -5,13 +5,15 @@
 
 import { runMain } from "../cli/common.ts";
 import { benchCommand, BENCH_USAGE } from "./bench.ts";
+import { tokensCommand, TOKENS_USAGE } from "./tokens.ts";
 import { benchWorker } from "./workers.ts";
 
 async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
   if (first === "__bench-worker") return benchWorker(rest);
+  if (first === "tokens") return tokensCommand(rest);
   if (first === "help" || first === "-h" || first === "--help") {
-    process.stdout.write(`usage: ${BENCH_USAGE}\n`);
+    process.stdout.write(`usage: ${BENCH_USAGE}\n       ${TOKENS_USAGE}\n`);
     return 0;
   }
   return benchCommand(argv);

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { cp, readFile } from "node:fs/promises";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 
@@ -175,6 +175,22 @@ describe("strata-bench with the embedding model", NEEDS_MODEL, () => {
       assert.equal(x.chunks, chunks, "the pool embeds the same chunks");
       assert.ok(x.chunksPerSec > 0 && x.workerWasmMb > 0, JSON.stringify(x));
     }
+  });
+});
+
+describe("strata-bench tokens", NEEDS_MODEL, () => {
+  test("counts the embedded tokens of leads and leaves, and texts shared by notes once", async () => {
+    const vault = await copyFixture();
+    // One text in two notes: one key, embedded once.
+    await cp(path.join(vault, "Welcome.md"), path.join(vault, "Inbox", "Welcome copy.md"));
+    const r = benchModel("tokens", vault, "--json");
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    assert.equal(j.notes, FIXTURE_NOTES.length + 1);
+    assert.equal(j.leads.count, j.notes, "a lead per note (the copy's differs: its path)");
+    assert.equal(j.distinct, j.coreTotal, "the core embeds each distinct text once");
+    assert.ok(j.sharedTexts >= 1 && j.chunks > j.distinct, JSON.stringify(j));
+    assert.ok(j.leaves.tokens > 0 && j.leaves.max <= j.maxTokens);
   });
 });
 
