@@ -103,6 +103,8 @@ export interface InstallerHost {
   downloadUrl(): string;
   /** A model was installed: load it. */
   installed(id: string): Promise<void>;
+  /** A download or import failed (not cancelled): tell the user, wherever they are. */
+  failed(message: string): void;
 }
 
 /** One download (or import) at a time; the settings tab and the status bar follow `onChange`. */
@@ -217,6 +219,7 @@ export class ModelInstaller {
       this.running = null;
       this.progress = null;
       this.ctl = null;
+      if (!(err instanceof ModelDownloadError && err.kind === "cancelled")) this.host.failed(errorMessage(err));
       return this.fail(id, errorMessage(err));
     }
     this.running = null;

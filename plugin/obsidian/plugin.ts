@@ -117,6 +117,7 @@ export default class StrataPlugin extends Plugin {
       pluginDir: this.pluginDir,
       downloadUrl: () => this.settings.modelDownloadUrl,
       installed: (id) => this.modelInstalled(id),
+      failed: (message) => this.notify(`Strata: ${message}`),
     });
     this.installer.onChange(() => {
       const p = this.installer.progress;

@@ -165,6 +165,7 @@ describe("model download (generated model, local release server)", () => {
           err,
           /^The download of all-MiniLM-L6-v2 failed: .*Nothing was installed; lexical search works as before\. Download again to (retry|resume)/,
         );
+        assert.equal(plugin.notices.at(-1), `Strata: ${err}`, "a notice says so too (the settings tab may be closed)");
         assert.ok(!existsSync(path.join(vault, PLUGIN_DIR, "models", ID)), "no model folder");
         assert.ok(
           (await modelsTree(vault)).every((f) => f.startsWith(`.${ID}.parts/`)),
@@ -228,6 +229,7 @@ describe("model download (generated model, local release server)", () => {
       row.buttons.find((b) => b.text === "Cancel")!.click();
       await eventually(async () => plugin.installer.running === null, 5000, "the cancel");
       assert.match(plugin.installer.errors.get(ID) ?? "", /failed: cancelled\. Nothing was installed/);
+      assert.ok(!plugin.notices.some((n) => n.includes("cancelled")), "no notice for a cancel");
       assert.deepEqual(await modelsTree(vault), [`.${ID}.parts/${ID}--model.onnx.000`]);
     } finally {
       server.fault = null;
