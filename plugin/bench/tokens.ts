@@ -57,7 +57,7 @@ export async function tokensCommand(args: string[]): Promise<number> {
     const seen = new Map<string, { lead: boolean; tokens: number; notes: number }>();
     let chunks = 0;
     for (const p of core.paths()) {
-      const texts = core.embedTexts(p, await vault.read(p)) as string[];
+      const texts = core.embedTexts(p, await vault.read(p));
       texts.forEach((t, i) => {
         chunks++;
         const key = createHash("sha256").update(t).digest("hex");
