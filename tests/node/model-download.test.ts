@@ -185,19 +185,25 @@ describe("model download (generated model, local release server)", () => {
     });
   }
 
-  test("the server dies mid-download and comes back: Download again resumes from the first missing part", async () => {
+  test("the server dies mid-download and comes back: after Obsidian restarts, Download resumes from the first missing part", async () => {
     const vault = await copyFixture();
-    const { app, plugin } = await loadPlugin(vault, { settings: { embeddingModel: ID } });
+    const first = await loadPlugin(vault, { settings: { embeddingModel: ID } });
+    const before = await lexical(first.plugin);
     try {
-      const before = await lexical(plugin);
       server.served.length = 0;
       server.fault = { kind: "die", after: 3 };
-      const err = await clickDownload(app, plugin);
+      const err = await clickDownload(first.app, first.plugin);
       assert.match(err ?? "", /part 4 of 7 .*: could not fetch .*model\.onnx\.003.* Download again to resume \(3 of 7 parts are kept\)/);
       assert.ok(!existsSync(path.join(vault, PLUGIN_DIR, "models", ID)));
-      assert.deepEqual(await lexical(plugin), before);
-
+      assert.deepEqual(await lexical(first.plugin), before);
+    } finally {
       server.fault = null;
+      await unloadPlugin(first.plugin);
+    }
+    // The server is back; Obsidian starts again.
+    const { app, plugin } = await loadPlugin(vault, { settings: { embeddingModel: ID } });
+    try {
+      assert.equal(plugin.modelState, "absent");
       server.served.length = 0;
       assert.equal(await clickDownload(app, plugin), null);
       // Only the four missing parts were fetched again.
