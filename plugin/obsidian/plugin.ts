@@ -339,7 +339,16 @@ export default class StrataPlugin extends Plugin {
       this.modelState = load.semantic ? "loaded" : "absent";
       this.modelError = null;
       if (load.semantic) this.vectorsChanged();
-      if (load.notice) this.notify(this.downloadOffer(load) ?? `Strata: ${load.notice}`);
+      if (load.notice) {
+        const offer = this.downloadOffer(load);
+        if (!offer) this.notify(`Strata: ${load.notice}`);
+        else if (!this.settings.offeredModels.includes(offer.id)) {
+          // Offered once per model; the settings tab keeps the Download button.
+          this.settings.offeredModels.push(offer.id);
+          await this.saveSettings();
+          this.notify(offer.text);
+        }
+      }
       if (load.loaded) {
         // Mobile: the search worker's own embedder (no second copy of the model); else the pool.
         await worker.call("setEmbedding", { enabled: true, maxChunks: Platform.isMobile ? 4 : 8, workers: this.embedWorkers.workers });
@@ -359,11 +368,14 @@ export default class StrataPlugin extends Plugin {
   }
 
   /** The notice of a start without the chosen model (search lexical) when this build can download it. */
-  private downloadOffer(load: ModelLoad): string | null {
+  private downloadOffer(load: ModelLoad): { id: string; text: string } | null {
     const id = load.missing.find((m) => m.model === load.choice.model)?.model;
     const m = id && !load.semantic ? this.installer.model(id) : undefined;
     if (!m || !this.installer.baseUrl()) return null;
-    return `Strata: semantic search needs the embedding model ${m.id} (${formatBytes(m.size)}, license ${m.license}). Download it in Settings → Strata → Semantic search; lexical search works meanwhile.`;
+    return {
+      id: m.id,
+      text: `Strata: semantic search needs the embedding model ${m.id} (${formatBytes(m.size)}, license ${m.license}). Download it in Settings → Strata → Semantic search; lexical search works meanwhile.`,
+    };
   }
 
   /** A model was downloaded or imported (and checked): load it. */

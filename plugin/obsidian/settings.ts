@@ -37,6 +37,8 @@ export interface StrataSettings extends ToolSettings {
   /** Where model downloads come from: a folder URL holding the release's assets (a mirror, a
    *  company server); "" = this version's release on the repository the plugin was built for. */
   modelDownloadUrl: string;
+  /** Models whose download a notice has offered (once each: the settings tab keeps offering it). */
+  offeredModels: string[];
 }
 
 export const DEFAULT_SETTINGS: StrataSettings = {
@@ -52,6 +54,7 @@ export const DEFAULT_SETTINGS: StrataSettings = {
   bridgeToken: "",
   resultCount: 30,
   modelDownloadUrl: "",
+  offeredModels: [],
   embedWorkers: "auto",
   writeToolsEnabled: false,
   sessionsFolder: "Strata/Sessions",
@@ -61,7 +64,7 @@ export const DEFAULT_SETTINGS: StrataSettings = {
 
 /** Settings from data.json, with bad or missing values replaced by the defaults. */
 export function sanitizeSettings(raw: unknown): StrataSettings {
-  const s: StrataSettings = { ...DEFAULT_SETTINGS, excludeFolders: [], extensions: [...DEFAULT_SETTINGS.extensions] };
+  const s: StrataSettings = { ...DEFAULT_SETTINGS, excludeFolders: [], extensions: [...DEFAULT_SETTINGS.extensions], offeredModels: [] };
   if (!raw || typeof raw !== "object") return s;
   const r = raw as Record<string, unknown>;
   const strList = (v: unknown) =>
@@ -82,6 +85,7 @@ export function sanitizeSettings(raw: unknown): StrataSettings {
   s.bridgePort = int(r.bridgePort, 0, 0, 65535);
   s.bridgeToken = str(r.bridgeToken, "");
   s.resultCount = int(r.resultCount, s.resultCount, 5, 200);
+  s.offeredModels = (strList(r.offeredModels) ?? []).filter((id) => /^[\w.-]{1,100}$/.test(id));
   s.modelDownloadUrl =
     typeof r.modelDownloadUrl === "string" && /^https?:\/\/\S+$/.test(r.modelDownloadUrl.trim()) ? r.modelDownloadUrl.trim() : "";
   s.embedWorkers = r.embedWorkers === "auto" ? "auto" : int(r.embedWorkers, 0, 1, MAX_WORKERS) || "auto";

@@ -12,7 +12,14 @@ import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import { sha256Hex } from "../../plugin/core/sha256.ts";
-import { downloadModel, ModelDownloadError, verifyModel, type ModelFs, type ModelTable } from "../../plugin/core/model-download.ts";
+import {
+  downloadModel,
+  formatBytes,
+  ModelDownloadError,
+  verifyModel,
+  type ModelFs,
+  type ModelTable,
+} from "../../plugin/core/model-download.ts";
 import { nodeFetcher, nodeModelFs } from "../../plugin/core/node-models.ts";
 import { modelTable, writeParts } from "../../scripts/model-table.mjs";
 import { cleanupTemps, copyFixture, tempDir } from "./helpers.ts";
@@ -128,6 +135,30 @@ describe("model download (generated model, local release server)", () => {
     assert.equal(m.size, onnx.size + m.files[1].size);
     assert.match(onnx.sha256, /^[0-9a-f]{64}$/);
     assert.equal(onnx.parts[0].name, `${ID}--model.onnx.000`);
+  });
+
+  test("the first start without the model offers the download in one notice; the next start does not repeat it", async () => {
+    const vault = await copyFixture();
+    const size = formatBytes(table.models[0].size);
+    const offer = `Strata: semantic search needs the embedding model all-MiniLM-L6-v2 (${size}, license Apache-2.0). Download it in Settings → Strata → Semantic search; lexical search works meanwhile.`;
+    const first = await loadPlugin(vault, { settings: { embeddingModel: ID } });
+    try {
+      assert.deepEqual(first.plugin.notices, [offer]);
+    } finally {
+      await unloadPlugin(first.plugin);
+    }
+    const second = await loadPlugin(vault);
+    try {
+      assert.equal(second.plugin.modelState, "absent");
+      assert.deepEqual(second.plugin.notices, []);
+      assert.deepEqual(second.plugin.settings.offeredModels, [ID]);
+      assert.deepEqual(
+        rowButtons(second.app, "Download the model").buttons.map((b) => b.text),
+        ["Download"],
+      );
+    } finally {
+      await unloadPlugin(second.plugin);
+    }
   });
 
   const faults: [string, (t: ModelTable) => Fault, RegExp][] = [
