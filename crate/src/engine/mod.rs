@@ -365,6 +365,8 @@ fn sorted(set: impl IntoIterator<Item = String>) -> Vec<String> {
 }
 
 #[cfg(test)]
+mod persist_tests;
+#[cfg(test)]
 mod tests;
 
 /// With the real model, through the native embedder (`cargo test --workspace`); CI's
