@@ -34,11 +34,16 @@ export function wasmDirPlugin() {
 export async function releaseInfo() {
   const pkg = JSON.parse(readFileSync("package.json", "utf8"));
   const { version } = JSON.parse(readFileSync("manifest.json", "utf8"));
-  let table;
+  let table = { version, partSize: 0, models: [] };
   if (process.env.STRATA_MODEL_TABLE) table = JSON.parse(readFileSync(process.env.STRATA_MODEL_TABLE, "utf8"));
-  else if (existsSync(path.join(WASM_DIR, "strata_core_bg.wasm")))
-    table = await modelTable({ version, models: await coreModels(WASM_DIR), cacheFile: "build/model-table-cache.json" });
-  else table = { version, partSize: 0, models: [] };
+  else if (existsSync(path.join(WASM_DIR, "strata_core_bg.wasm"))) {
+    try {
+      table = await modelTable({ version, models: await coreModels(WASM_DIR), cacheFile: "build/model-table-cache.json" });
+    } catch (err) {
+      // A wasm being rebuilt, an unreadable model: this development build carries no table.
+      console.warn(`esbuild: no model table (${err.message})`);
+    }
+  }
   return { version, repository: repositoryUrl(pkg), table };
 }
 
