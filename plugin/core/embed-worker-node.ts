@@ -3,6 +3,8 @@
 // instantiating the embedder wasm from the bytes it is sent.
 
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 
 import { initSync, StrataEmbedder } from "../../build/wasm/strata_embedder.js";
@@ -37,6 +39,15 @@ if (isEmbedWorkerThread() && parentPort) {
 
 let wasmBytes: Uint8Array | null = null;
 
+/** tsx's ESM API (from source only): its `import` export, beside the `require` one resolved here. */
+function tsxApi(): string {
+  return pathToFileURL(
+    createRequire(import.meta.url)
+      .resolve("tsx/esm/api")
+      .replace(/\.cjs$/, ".mjs"),
+  ).href;
+}
+
 /**
  * Starts workers with worker_threads. `script`: the file a worker runs, by default this module
  * (from source: this .ts file, run with the parent's --import tsx; bundled: the bundle).
@@ -47,10 +58,10 @@ export function nodeEmbedSpawner(script: URL | string = new URL(import.meta.url)
     const w = String(script).endsWith(".ts")
       ? // From source: Node 20 does not apply --import tsx to a worker's own entry, so the worker
         // registers tsx itself before it imports the script.
-        new Worker(
-          `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((t) => { t.register(); return import(${JSON.stringify(String(script))}); })`,
-          { eval: true, workerData: { ...data, role: MARK } },
-        )
+        new Worker(`import(${JSON.stringify(tsxApi())}).then((t) => { t.register(); return import(${JSON.stringify(String(script))}); })`, {
+          eval: true,
+          workerData: { ...data, role: MARK },
+        })
       : new Worker(script, { workerData: { ...data, role: MARK } });
     return connectEmbedWorker(
       {
