@@ -139,7 +139,7 @@ describe("strata-bench with the embedding model", NEEDS_MODEL, () => {
       "2",
       "--no-eval",
       "--embed-chunks",
-      "1000",
+      "24",
       "--vector-sizes",
       "0",
       "--model-chunks",
@@ -150,12 +150,12 @@ describe("strata-bench with the embedding model", NEEDS_MODEL, () => {
     const j = JSON.parse(r.out);
     const e = j.embedding;
     assert.ok(e, `embedding comparison missing: ${j.embedSkipped}`);
-    // The whole fixture vault (fewer leaves than asked for): every leaf section, once.
-    assert.equal(e.notes, FIXTURE_NOTES.length);
+    // A sample of the fixture vault's notes: at least the chunks asked for, from several notes.
+    assert.ok(e.notes > 1 && e.notes <= FIXTURE_NOTES.length, `notes ${e.notes}`);
     assert.equal(e.tract.length, 2);
     assert.equal(e.ort.length, 2);
     const chunks = e.tract[0].chunks;
-    assert.ok(chunks > FIXTURE_NOTES.length, `chunks ${chunks}`);
+    assert.ok(chunks >= 24, `chunks ${chunks}`);
     for (const t of e.tract) {
       assert.equal(t.chunks, chunks);
       assert.ok(t.steadyChunksPerSec > 0);
@@ -207,7 +207,7 @@ describe("strata-bench with both models", NEEDS_BOTH, () => {
       "--vector-sizes",
       "0",
       "--model-chunks",
-      "24",
+      "16",
       "--json",
     );
     assert.equal(r.code, 0, r.err);
@@ -222,10 +222,10 @@ describe("strata-bench with both models", NEEDS_BOTH, () => {
     const [mini, e5] = m.results;
     assert.equal(mini.chunks, e5.chunks, "the same sample");
     for (const x of m.results) {
-      assert.ok(x.chunks >= 24 && x.steadyChunksPerSec > 0 && x.queryP95Ms >= x.queryP50Ms && x.queryP50Ms > 0, JSON.stringify(x));
+      assert.ok(x.chunks >= 16 && x.steadyChunksPerSec > 0 && x.queryP95Ms >= x.queryP50Ms && x.queryP50Ms > 0, JSON.stringify(x));
       assert.ok(x.embedderMemMb > 0 && x.peakEmbedderMemMb >= x.embedderMemMb && x.coreMemMb > 0, JSON.stringify(x));
     }
-    const human = benchModels(vault, "--edits", "2", "--no-eval", "--embed-chunks", "0", "--vector-sizes", "0", "--model-chunks", "16");
+    const human = benchModels(vault, "--edits", "2", "--no-eval", "--embed-chunks", "0", "--vector-sizes", "0", "--model-chunks", "4");
     assert.equal(human.code, 0, human.err);
     assert.match(human.out, /Embedding models on the same \d+ notes/);
     assert.match(human.out, /\n\s*multilingual-e5-small\s+\d+/);
