@@ -13,10 +13,10 @@
 // a batch that fails `maxAttempts` times ends the run with an error that says why.
 
 import type { EmbedBatch, StrataCoreApi } from "./api.ts";
-import { stepChunks, type EmbedOptions, type EmbedSummary } from "./embedding.ts";
+import { EmbedRun, exclusiveOf, stepChunks, type EmbedOptions, type EmbedSummary } from "./embedding.ts";
 import type { EmbedWorker, ModelSource } from "./embed-worker.ts";
 import { errorMessage } from "./errors.ts";
-import { persist, type IndexStore } from "./index-store.ts";
+import type { IndexStore } from "./index-store.ts";
 import { readNoteTexts, type VaultSource } from "./note-reads.ts";
 import { loadedModel } from "./wasm-classes.ts";
 
@@ -131,36 +131,17 @@ export class EmbedPool {
    * loaded in the core (`core.loadModel`), in this thread: the workers load the same bytes.
    */
   async run(core: StrataCoreApi, vault: VaultSource, store: IndexStore | null | undefined, opts: PoolOptions = {}): Promise<EmbedSummary> {
-    const t0 = performance.now();
     const maxChunks = Math.max(1, opts.maxChunks ?? 16);
-    const flushEvery = opts.flushEveryMs ?? 8000;
     const maxAttempts = Math.max(1, opts.maxAttempts ?? 3);
     const report = opts.onProgress ?? (() => {});
-    const exclusive = opts.exclusive ?? (<T>(work: () => Promise<T>) => work());
+    const exclusive = exclusiveOf(opts);
     let progress = core.embedProgress();
     if (!progress.modelLoaded || !progress.model) throw new Error("[unavailable] no embedding model is loaded: call loadModel() first");
     const model = loadedModel(progress.model);
     if (!model) throw new Error(`[unavailable] ${progress.model} was not loaded in this thread: the pool's workers need its bytes`);
-    const sum: EmbedSummary = {
-      embedded: 0,
-      done: progress.done,
-      total: progress.total,
-      aborted: false,
-      embedMs: 0,
-      tookMs: 0,
-      bytesWritten: 0,
-    };
+    const run = new EmbedRun(core, store, opts, progress);
+    const sum = run.sum;
     report(progress);
-    let lastFlush = performance.now();
-    let unflushed = 0;
-    const flush = async () => {
-      if (!store || unflushed === 0) return;
-      const bytes = await exclusive(() => persist(core, store));
-      sum.bytesWritten += bytes;
-      unflushed = 0;
-      lastFlush = performance.now();
-      opts.onPersist?.(bytes);
-    };
     // Chunks per second of one worker (for the batch size), measured as batches come back.
     let workerChunks = 0;
     let workerMs = 0;
@@ -219,10 +200,9 @@ export class EmbedPool {
           ),
         );
         progress = p;
-        sum.embedded += p.embedded;
-        unflushed += p.embedded;
+        run.stored(p.embedded);
         report(p);
-        if (performance.now() - lastFlush >= flushEvery) await flush();
+        await run.flushIfDue();
         await opts.pause?.();
       }
     };
@@ -235,13 +215,10 @@ export class EmbedPool {
     } finally {
       // Chunks handed out and not stored (a failure, an abort between take and put) go back.
       progress = await exclusive(async () => core.embedRelease()).catch(() => progress);
-      await flush();
+      await run.flush();
     }
     sum.aborted = Boolean(opts.signal?.aborted) && progress.done < progress.total;
-    sum.done = progress.done;
-    sum.total = progress.total;
-    sum.tookMs = performance.now() - t0;
     report(progress);
-    return sum;
+    return run.finish(progress);
   }
 }

@@ -73,33 +73,14 @@ export async function embedAll(
   store: IndexStore | null | undefined,
   opts: EmbedOptions = {},
 ): Promise<EmbedSummary> {
-  const t0 = performance.now();
   const maxChunks = Math.max(1, opts.maxChunks ?? 16);
-  const flushEvery = opts.flushEveryMs ?? 8000;
   const report = opts.onProgress ?? (() => {});
-  const exclusive = opts.exclusive ?? (<T>(work: () => Promise<T>) => work());
+  const exclusive = exclusiveOf(opts);
   let progress = core.embedProgress();
   if (!progress.modelLoaded) throw new Error("[unavailable] no embedding model is loaded: call loadModel() first");
-  const sum: EmbedSummary = {
-    embedded: 0,
-    done: progress.done,
-    total: progress.total,
-    aborted: false,
-    embedMs: 0,
-    tookMs: 0,
-    bytesWritten: 0,
-  };
+  const run = new EmbedRun(core, store, opts, progress);
+  const sum = run.sum;
   report(progress);
-  let lastFlush = performance.now();
-  let unflushed = 0;
-  const flush = async () => {
-    if (!store || unflushed === 0) return;
-    const bytes = await exclusive(() => persist(core, store));
-    sum.bytesWritten += bytes;
-    unflushed = 0;
-    lastFlush = performance.now();
-    opts.onPersist?.(bytes);
-  };
   try {
     while (progress.done < progress.total) {
       if (opts.signal?.aborted) {
@@ -110,22 +91,73 @@ export async function embedAll(
       const step = await exclusive(() => timedStep(core, vault, n));
       progress = step.progress;
       sum.embedMs += step.embedMs;
-      sum.embedded += progress.embedded;
-      unflushed += progress.embedded;
+      run.stored(progress.embedded);
       report(progress);
       // A step that neither embedded nor dropped a chunk took none: the queue is empty.
       if (progress.embedded === 0 && !progress.dropped) break;
-      if (performance.now() - lastFlush >= flushEvery) await flush();
+      await run.flushIfDue();
       await (opts.pause ?? yieldToEvents)();
     }
   } finally {
     // Persist what was embedded even when a step threw: it is valid work.
-    await flush();
+    await run.flush();
   }
-  sum.done = progress.done;
-  sum.total = progress.total;
-  sum.tookMs = performance.now() - t0;
-  return sum;
+  return run.finish(progress);
+}
+
+/** The `exclusive` of `opts`, or one that just runs the work. */
+export function exclusiveOf(opts: EmbedOptions): <T>(work: () => Promise<T>) => Promise<T> {
+  return opts.exclusive ?? (<T>(work: () => Promise<T>) => work());
+}
+
+/**
+ * What an embedding run keeps between its steps, for embedAll and the pool alike: the summary,
+ * the chunks stored since the last persist, and persisting every `flushEveryMs` and at the end.
+ */
+export class EmbedRun {
+  readonly sum: EmbedSummary;
+  private readonly t0 = performance.now();
+  private lastFlush = performance.now();
+  private unflushed = 0;
+
+  constructor(
+    private readonly core: StrataCoreApi,
+    private readonly store: IndexStore | null | undefined,
+    private readonly opts: EmbedOptions,
+    start: EmbedProgress,
+  ) {
+    this.sum = { embedded: 0, done: start.done, total: start.total, aborted: false, embedMs: 0, tookMs: 0, bytesWritten: 0 };
+  }
+
+  /** Counts `n` chunks stored by a step. */
+  stored(n: number): void {
+    this.sum.embedded += n;
+    this.unflushed += n;
+  }
+
+  /** Persists when `flushEveryMs` (default 8000) have passed since the last persist. */
+  async flushIfDue(): Promise<void> {
+    if (performance.now() - this.lastFlush >= (this.opts.flushEveryMs ?? 8000)) await this.flush();
+  }
+
+  /** Persists what was stored since the last persist (nothing without a store). */
+  async flush(): Promise<void> {
+    const store = this.store;
+    if (!store || this.unflushed === 0) return;
+    const bytes = await exclusiveOf(this.opts)(() => persist(this.core, store));
+    this.sum.bytesWritten += bytes;
+    this.unflushed = 0;
+    this.lastFlush = performance.now();
+    this.opts.onPersist?.(bytes);
+  }
+
+  /** The summary, with the queue's state at the end. */
+  finish(progress: EmbedProgress): EmbedSummary {
+    this.sum.done = progress.done;
+    this.sum.total = progress.total;
+    this.sum.tookMs = performance.now() - this.t0;
+    return this.sum;
+  }
 }
 
 /**
