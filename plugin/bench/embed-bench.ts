@@ -47,6 +47,8 @@ export interface EmbedEngineResult {
   threads?: number;
   /** The pool's rows: the largest wasm memory of one worker (MB). */
   workerWasmMb?: number;
+  /** The worker process's peak RSS (MB), added by the bench worker. */
+  maxRssMb?: number;
   /** Harness self-check: lowest cosine against the reference vectors (null without the fixture). */
   referenceMinCosine?: number | null;
 }

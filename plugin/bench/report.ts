@@ -161,7 +161,6 @@ export function render(r: BenchResult): string {
         ],
       ];
       for (const x of e.pool) {
-        const rss = (x as unknown as { maxRssMb?: number }).maxRssMb;
         rows4.push([
           x.engine,
           String(x.chunks),
@@ -170,7 +169,7 @@ export function render(r: BenchResult): string {
           x.steadyChunksPerSec.toFixed(1),
           ratio(x.steadyChunksPerSec, ort1),
           x.workerWasmMb != null ? mb(x.workerWasmMb) : "",
-          rss != null ? mb(rss) : "",
+          x.maxRssMb != null ? mb(x.maxRssMb) : "",
         ]);
       }
       const two = e.pool.find((x) => x.threads === 2)?.steadyChunksPerSec ?? 0;
