@@ -106,7 +106,6 @@ export default class StrataPlugin extends Plugin {
     });
 
     this.registerView(VIEW_TYPE, (leaf: WorkspaceLeaf) => new StrataView(leaf, this));
-    this.addSettingTab(new StrataSettingTab(this.app, this));
     const item = this.addStatusBarItem();
     this.statusBar = new StatusBar(item);
     this.statusBar.setIdle("Strata: starting…");
@@ -129,6 +128,8 @@ export default class StrataPlugin extends Plugin {
       this.statusBar?.setDownload(text);
     });
     this.registerDomEvent(item, "click", () => void this.showStatus());
+    // After the installer: Obsidian 1.13 reads the tab's settings (for its search) when it is added.
+    this.addSettingTab(new StrataSettingTab(this.app, this));
 
     this.addCommand({ id: "search-vault", name: "Search vault", callback: () => new SearchModal(this.app, this).open() });
     this.addCommand({ id: "open-search-sidebar", name: "Open search sidebar", callback: () => void this.activateView() });

@@ -4,7 +4,7 @@
 // plugin folder: a release install gets it there with *Install* (the release's bridge files,
 // checked like a model).
 
-import { Notice, Setting } from "obsidian";
+import { Notice, Platform, type Setting, type SettingDefinitionItem } from "obsidian";
 import { formatBytes, releaseAssetUrl } from "../core/model-download.ts";
 import { BRIDGE_ID } from "./model-install.ts";
 import type StrataPlugin from "./plugin.ts";
@@ -38,69 +38,98 @@ function copyButton(row: Setting, text: string): void {
   );
 }
 
-/** Adds the rows; returns a function that stops following a bridge download. */
-export function renderClaudeSetup(el: HTMLElement, p: StrataPlugin, redisplay: () => void): () => void {
-  new Setting(el).setName("Claude").setHeading();
+/** Where the bridge was found, checked again each time the rows are defined (it is installed
+ *  from the tab): undefined until the first check answers. */
+export interface BridgeLookup {
+  found?: string | null;
+}
+
+/** The rows; `refresh` redraws the tab (the bridge found, a bridge download started or ended). */
+export function claudeDefinitions(p: StrataPlugin, lookup: BridgeLookup, refresh: () => void): SettingDefinitionItem[] {
   const inst = p.installer;
   const release = inst.release;
   const mcpb = releaseAssetUrl(release, "strata.mcpb");
-  const desktop = new Setting(el).setName("Claude Desktop extension");
-  if (mcpb) {
-    desktop.setDesc(
-      `Download strata.mcpb of Strata ${release.version} and open it: Claude Desktop installs it and asks for the vault folder. `,
-    );
-    desktop.descEl.createEl("a", { text: "strata.mcpb", href: mcpb });
-  } else desktop.setDesc(`Install strata.mcpb from the release of Strata ${release.version} (this build does not know its address).`);
-
-  if (!claudeSetup(p, "")) return () => undefined;
-  const box = el.createDiv();
-  const unsubscribe = inst.onChange(() => {
-    if (inst.running !== BRIDGE_ID || !inst.progress || inst.progress.partsDone === 0) redisplay();
-    else bridgeRow?.setDesc(progressText());
-  });
-  let bridgeRow: Setting | null = null;
+  const setup = claudeSetup(p, lookup.found ?? "");
+  void (async () => {
+    let found: string | null = null;
+    for (const c of bridgeCandidates(p)) if (!found && (await p.app.vault.adapter.exists(c))) found = c;
+    // (Not yet looked up draws as not found: no redraw when it is not there.)
+    if (found !== (lookup.found ?? null)) {
+      lookup.found = found;
+      refresh();
+    }
+  })();
   const progressText = () => {
     const pr = inst.progress;
     return pr ? `Downloading the bridge: ${formatBytes(pr.doneBytes)} of ${formatBytes(pr.totalBytes)}.` : "Downloading the bridge…";
   };
-  void (async () => {
-    let found: string | null = null;
-    for (const c of bridgeCandidates(p)) if (!found && (await p.app.vault.adapter.exists(c))) found = c;
-    if (!found) {
-      const b = inst.bridge;
-      bridgeRow = new Setting(box).setName("Claude Code");
-      if (inst.running === BRIDGE_ID) {
-        bridgeRow.setDesc(progressText()).addButton((btn) => btn.setButtonText("Cancel").onClick(() => inst.cancel()));
-      } else if (b) {
-        const err = inst.errors.get(BRIDGE_ID);
-        bridgeRow
-          .setDesc(
-            err ??
-              `Claude Code starts Strata's MCP bridge with Node.js from the plugin folder: install it first (${formatBytes(b.size)}, from this version's release, checked like the model).`,
-          )
-          .addButton((btn) =>
-            btn
-              .setButtonText(err ? "Install again" : "Install the bridge")
-              .setCta()
-              .onClick(() => void inst.downloadBridge()),
-          );
-      } else
-        bridgeRow.setDesc(
-          "This build carries no MCP bridge to install: install Strata from a release, or use the Claude Desktop extension.",
+  /** The Claude Code row before the bridge is in the plugin folder: install it. */
+  const installRow = (row: Setting): (() => void) => {
+    const b = inst.bridge;
+    if (inst.running === BRIDGE_ID) {
+      row.setDesc(progressText()).addButton((btn) => btn.setButtonText("Cancel").onClick(() => inst.cancel()));
+    } else if (b) {
+      const err = inst.errors.get(BRIDGE_ID);
+      row
+        .setDesc(
+          err ??
+            `Claude Code starts Strata's MCP bridge with Node.js from the plugin folder: install it first (${formatBytes(b.size)}, from this version's release, checked like the model).`,
+        )
+        .addButton((btn) =>
+          btn
+            .setButtonText(err ? "Install again" : "Install the bridge")
+            .setCta()
+            .onClick(() => void inst.downloadBridge()),
         );
-      return;
-    }
-    const setup = claudeSetup(p, found)!;
-    const cmd = new Setting(box)
-      .setName("Claude Code")
-      .setDesc("Run in a terminal (it needs Node.js; add --scope user for every project):");
-    cmd.descEl.createEl("pre", { text: setup.command, cls: "strata-copy-text" });
-    copyButton(cmd, setup.command);
-    const cfg = new Setting(box)
-      .setName("claude_desktop_config.json")
-      .setDesc("Or add this to Claude Desktop's configuration file instead of installing the extension:");
-    cfg.descEl.createEl("pre", { text: setup.config, cls: "strata-copy-text" });
-    copyButton(cfg, setup.config);
-  })();
-  return unsubscribe;
+    } else row.setDesc("This build carries no MCP bridge to install: install Strata from a release, or use the Claude Desktop extension.");
+    return inst.onChange(() => {
+      if (inst.running !== BRIDGE_ID || !inst.progress || inst.progress.partsDone === 0) refresh();
+      else row.setDesc(progressText());
+    });
+  };
+  return [
+    {
+      type: "group",
+      heading: "Claude",
+      visible: Platform.isDesktopApp,
+      items: [
+        {
+          name: "Claude Desktop extension",
+          desc: mcpb
+            ? `Download strata.mcpb of Strata ${release.version} and open it: Claude Desktop installs it and asks for the vault folder.`
+            : `Install strata.mcpb from the release of Strata ${release.version} (this build does not know its address).`,
+          aliases: ["mcpb", "mcp"],
+          render: (row) => {
+            if (mcpb) row.descEl.createEl("a", { text: " strata.mcpb", href: mcpb });
+          },
+        },
+        {
+          name: "Claude Code",
+          desc:
+            lookup.found && setup
+              ? "Run in a terminal (it needs Node.js; add --scope user for every project):"
+              : "Install the MCP bridge for Claude Code.",
+          aliases: ["claude mcp add", "mcp"],
+          // Only where the vault is a folder on disk (desktop), whose path the command names.
+          visible: !!setup,
+          render: (row) => {
+            if (!lookup.found || !setup) return installRow(row);
+            row.descEl.createEl("pre", { text: setup.command, cls: "strata-copy-text" });
+            copyButton(row, setup.command);
+          },
+        },
+        {
+          name: "claude_desktop_config.json",
+          desc: "Or add this to Claude Desktop's configuration file instead of installing the extension:",
+          aliases: ["claude desktop", "mcp"],
+          visible: !!(lookup.found && setup),
+          render: (row) => {
+            if (!setup) return;
+            row.descEl.createEl("pre", { text: setup.config, cls: "strata-copy-text" });
+            copyButton(row, setup.config);
+          },
+        },
+      ],
+    },
+  ];
 }

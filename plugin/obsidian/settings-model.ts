@@ -2,89 +2,106 @@
 // license with a Download button (progress and cancel while it runs), the download address,
 // and Import from folder for offline devices.
 
-import { Setting } from "obsidian";
+import type { SettingDefinition } from "obsidian";
 import { formatBytes } from "../core/model-download.ts";
 import { BRIDGE_ID } from "./model-install.ts";
 import type StrataPlugin from "./plugin.ts";
 
-/** Adds the rows to `el`; returns a function that stops following the installer (on hide). */
-export function renderModelInstall(el: HTMLElement, p: StrataPlugin, redisplay: () => void): () => void {
-  const inst = p.installer;
+const URL_RE = /^https?:\/\/\S+$/;
+
+/** The model the Download row is about: the one downloading, else the chosen model that is missing. */
+function rowModel(p: StrataPlugin): string | null {
   // (A download of the bridge is the Claude rows'.)
-  const id = (inst.running !== BRIDGE_ID ? inst.running : null) ?? p.missingModel;
-  const unsubscribe: Array<() => void> = [];
-  if (id) {
+  const running = p.installer.running;
+  return (running && running !== BRIDGE_ID ? running : null) ?? p.missingModel;
+}
+
+/** The rows; `refresh` redraws the tab (a download started, finished or failed). The Download
+ *  row follows the installer's progress while it is shown. */
+export function modelInstallDefinitions(p: StrataPlugin, refresh: () => void): SettingDefinition[] {
+  const id = rowModel(p);
+  const describe = (id: string): string => {
+    const inst = p.installer;
     const m = inst.model(id);
-    const row = new Setting(el).setName("Download the model");
-    const describe = () => {
-      const pr = inst.progress;
-      if (inst.running === id) {
-        if (pr?.phase === "install") return `Checking and installing ${id}…`;
-        const pct = pr && pr.totalBytes ? Math.floor((pr.doneBytes / pr.totalBytes) * 100) : 0;
-        return pr
-          ? `Downloading ${id}: ${formatBytes(pr.doneBytes)} of ${formatBytes(pr.totalBytes)} (${pct}%, part ${pr.partsDone} of ${pr.parts}).`
-          : `Downloading ${id}…`;
-      }
-      const err = inst.errors.get(id);
-      if (!m) return `${id} is not in this build's model table: import its files from a folder, or install a release of Strata.`;
-      const from = inst.baseUrl();
-      const what =
-        `${id} is not installed: ${formatBytes(m.size)}, license ${m.license}${from ? `, from ${from}` : ""}. ` +
-        (from
-          ? "Semantic search starts once it is in; lexical search works meanwhile."
-          : "This build does not know where its release is: set a download address below, or import the files from a folder.");
-      return err ? `${err}` : what;
-    };
-    row.setDesc(describe());
+    const pr = inst.progress;
     if (inst.running === id) {
-      row.addButton((b) => b.setButtonText("Cancel").onClick(() => inst.cancel()));
-    } else if (m) {
-      row.addButton((b) =>
-        b
-          .setButtonText(inst.errors.has(id) ? "Download again" : "Download")
-          .setCta()
-          .onClick(() => void inst.download(id)),
-      );
+      if (pr?.phase === "install") return `Checking and installing ${id}…`;
+      const pct = pr && pr.totalBytes ? Math.floor((pr.doneBytes / pr.totalBytes) * 100) : 0;
+      return pr
+        ? `Downloading ${id}: ${formatBytes(pr.doneBytes)} of ${formatBytes(pr.totalBytes)} (${pct}%, part ${pr.partsDone} of ${pr.parts}).`
+        : `Downloading ${id}…`;
     }
-    unsubscribe.push(
-      inst.onChange(() => {
-        // Start, finish and failure change the buttons; progress only the text.
-        if (inst.running === BRIDGE_ID) return;
-        if (inst.running !== id || !inst.progress || inst.progress.partsDone === 0) redisplay();
-        else row.setDesc(describe());
-      }),
-    );
-  }
-  new Setting(el)
-    .setName("Download address")
-    .setDesc(
-      "Where models are downloaded from: a folder holding the release's files (a mirror or a company server). Empty: this version's release.",
-    )
-    .addText((t) =>
-      t
-        .setPlaceholder(inst.baseUrl() ?? "https://…")
-        .setValue(p.settings.modelDownloadUrl)
-        .onChange(async (v) => {
-          const url = v.trim();
-          if (url && !/^https?:\/\/\S+$/.test(url)) return;
-          p.settings.modelDownloadUrl = url;
-          await p.saveSettings();
-        }),
-    );
+    const err = inst.errors.get(id);
+    if (!m) return `${id} is not in this build's model table: import its files from a folder, or install a release of Strata.`;
+    const from = inst.baseUrl();
+    const what =
+      `${id} is not installed: ${formatBytes(m.size)}, license ${m.license}${from ? `, from ${from}` : ""}. ` +
+      (from
+        ? "Semantic search starts once it is in; lexical search works meanwhile."
+        : "This build does not know where its release is: set a download address below, or import the files from a folder.");
+    return err ?? what;
+  };
   let folder = "";
-  const importId = id ?? p.missingModel;
-  if (importId) {
-    new Setting(el)
-      .setName("Import from folder")
-      .setDesc(
-        `For a device without internet: a folder holding model.onnx and tokenizer.json of ${importId} (a path in the vault, or on desktop an absolute path). The files are checked as a download is.`,
-      )
-      .addText((t) => t.setPlaceholder("Models/" + importId).onChange((v) => (folder = v)))
-      .addButton((b) =>
-        b.setButtonText("Import").onClick(() => {
-          if (folder.trim()) void inst.importFrom(importId, folder);
-        }),
-      );
-  }
-  return () => unsubscribe.forEach((u) => u());
+  return [
+    {
+      name: "Download the model",
+      desc: id ? describe(id) : "",
+      aliases: ["install model", "embedding model download"],
+      visible: !!id,
+      render: (row) => {
+        const inst = p.installer;
+        if (!id) return;
+        row.setDesc(describe(id));
+        if (inst.running === id) {
+          row.addButton((b) => b.setButtonText("Cancel").onClick(() => inst.cancel()));
+        } else if (inst.model(id)) {
+          row.addButton((b) =>
+            b
+              .setButtonText(inst.errors.has(id) ? "Download again" : "Download")
+              .setCta()
+              .onClick(() => void inst.download(id)),
+          );
+        }
+        return inst.onChange(() => {
+          // Start, finish and failure change the buttons; progress only the text.
+          if (inst.running === BRIDGE_ID) return;
+          if (inst.running !== id || !inst.progress || inst.progress.partsDone === 0) refresh();
+          else row.setDesc(describe(id));
+        });
+      },
+    },
+    {
+      name: "Download address",
+      desc: "Where models are downloaded from: a folder holding the release's files (a mirror or a company server). Empty: this version's release.",
+      aliases: ["mirror", "model url"],
+      control: {
+        type: "text",
+        key: "modelDownloadUrl",
+        placeholder: p.installer.baseUrl() ?? "https://…",
+        validate: (v) => (v.trim() && !URL_RE.test(v.trim()) ? "An address starting with http:// or https://, or empty." : undefined),
+      },
+    },
+    {
+      name: "Import from folder",
+      desc: `For a device without internet: a folder holding model.onnx and tokenizer.json of ${id ?? "the model"} (a path in the vault, or on desktop an absolute path). The files are checked as a download is.`,
+      aliases: ["offline model"],
+      visible: !!id,
+      render: (row) => {
+        if (!id) return;
+        row
+          .addText((t) => t.setPlaceholder("Models/" + id).onChange((v) => (folder = v)))
+          .addButton((b) =>
+            b.setButtonText("Import").onClick(() => {
+              if (folder.trim()) void p.installer.importFrom(id, folder);
+            }),
+          );
+      },
+    },
+  ];
+}
+
+/** The download address as stored: trimmed, and only an http(s) URL or empty. */
+export function downloadUrlValue(v: unknown): string | null {
+  const url = typeof v === "string" ? v.trim() : "";
+  return url === "" || URL_RE.test(url) ? url : null;
 }

@@ -1,13 +1,17 @@
 // The settings tab: what is indexed, how results are fused, the embedding model (which one,
-// why, its status and how to install it), the MCP bridge, and the index itself (size,
-// location, rebuild, clear).
+// why, its status and how to install it), Claude and the MCP bridge, and the index itself
+// (size, location, rebuild, clear). One list of setting definitions describes every row:
+// Obsidian 1.13+ draws it and finds each row in its settings search; before 1.13, display()
+// draws the same list (settings-fallback.ts).
 
-import { Platform, PluginSettingTab, Setting, type App } from "obsidian";
+import { Platform, PluginSettingTab, requireApiVersion, type App, type SettingDefinitionItem } from "obsidian";
 import { AUTO_MODEL } from "../core/models.ts";
 import type StrataPlugin from "./plugin.ts";
 import { fmt } from "./status.ts";
-import { renderModelInstall } from "./settings-model.ts";
-import { renderClaudeSetup } from "./settings-claude.ts";
+import { downloadUrlValue, modelInstallDefinitions } from "./settings-model.ts";
+import { claudeDefinitions, type BridgeLookup } from "./settings-claude.ts";
+import { destructive, renderDefinitions } from "./settings-fallback.ts";
+import type { StrataSettings } from "./settings.ts";
 
 const list = (v: string) =>
   v
@@ -15,16 +19,29 @@ const list = (v: string) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
+const trimSlashes = (f: string) => f.replace(/^\/+|\/+$/g, "");
+
+/** The folder settings of the write tools (text, never empty). */
+const FOLDERS = ["sessionsFolder", "memoryFolder", "changelogFolder"] as const;
+
 export class StrataSettingTab extends PluginSettingTab {
   private reindexTimer: number | null = null;
-  /** Stop the model and Claude rows following a download (the tab is redrawn or hidden). */
-  private unfollow: (() => void)[] = [];
+  /** Undoes the fallback's rows (their subscriptions to the installer) before 1.13. */
+  private fallbackUndraw: (() => void) | null = null;
+  private readonly bridgeLookup: BridgeLookup = {};
 
   constructor(
     app: App,
     private readonly plugin: StrataPlugin,
   ) {
     super(app, plugin);
+  }
+
+  /** Redraws the tab after a change of state its rows show (a model loaded, a download ended):
+   *  update() from 1.13 (the declarative API), the fallback's own drawing before. */
+  refresh(): void {
+    if (requireApiVersion("1.13.0")) this.update();
+    else if (this.fallbackUndraw) this.drawFallback();
   }
 
   /** Settings that change what is indexed take effect once the user stops typing. */
@@ -36,116 +53,117 @@ export class StrataSettingTab extends PluginSettingTab {
     }, 1500);
   }
 
+  /** The fallback for Obsidian before 1.13 (1.13 draws the definitions itself and skips it). */
+  override display(): void {
+    this.drawFallback();
+  }
+
+  private drawFallback(): void {
+    this.fallbackUndraw?.();
+    this.containerEl.empty();
+    this.fallbackUndraw = renderDefinitions(this.containerEl, this.getSettingDefinitions(), this);
+  }
+
   override hide(): void {
-    this.unfollow.splice(0).forEach((u) => u());
+    this.fallbackUndraw?.();
+    this.fallbackUndraw = null;
     super.hide();
   }
 
-  override display(): void {
-    const { containerEl } = this;
+  /** A control's value as its control shows it (lists as text, the embed toggle's effective state). */
+  override getControlValue(key: string): unknown {
     const p = this.plugin;
     const s = p.settings;
-    this.unfollow.splice(0).forEach((u) => u());
-    containerEl.empty();
+    switch (key) {
+      case "excludeFolders":
+        return s.excludeFolders.join("\n");
+      case "extensions":
+        return s.extensions.join(", ");
+      case "semantic":
+        return p.semanticEnabled;
+      case "embedWorkers":
+        return String(s.embedWorkers);
+      default:
+        return s[key as keyof StrataSettings];
+    }
+  }
 
-    new Setting(containerEl).setName("Indexing").setHeading();
-    new Setting(containerEl)
-      .setName("Excluded folders")
-      .setDesc("One folder per line (or comma separated). Notes inside are not indexed.")
-      .addTextArea((t) =>
-        t
-          .setPlaceholder("Archive\nTemplates")
-          .setValue(s.excludeFolders.join("\n"))
-          .onChange(async (v) => {
-            s.excludeFolders = list(v).map((f) => f.replace(/^\/+|\/+$/g, ""));
-            await p.saveSettings();
-            this.reindexSoon();
-          }),
-      );
-    new Setting(containerEl)
-      .setName("Indexed extensions")
-      .setDesc("File extensions to index, without the dot.")
-      .addText((t) =>
-        t.setValue(s.extensions.join(", ")).onChange(async (v) => {
-          const exts = list(v)
-            .map((e) => e.replace(/^\./, "").toLowerCase())
-            .filter((e) => /^[a-z0-9]+$/.test(e));
-          s.extensions = exts.length ? exts : ["md"];
-          await p.saveSettings();
-          this.reindexSoon();
-        }),
-      );
-    new Setting(containerEl)
-      .setName("Chunk budget")
-      .setDesc("Longest section, in estimated tokens, before it is split (64–4096). Changing it re-indexes the vault.")
-      .addText((t) =>
-        t.setValue(String(s.chunkBudget)).onChange(async (v) => {
-          const n = Number.parseInt(v, 10);
-          if (!Number.isFinite(n) || n < 64 || n > 4096) return;
-          s.chunkBudget = n;
-          await p.saveSettings();
-          this.reindexSoon();
-        }),
-      );
+  /** Stores a control's value (already validated), saves, and does what the change needs. */
+  override async setControlValue(key: string, value: unknown): Promise<void> {
+    const p = this.plugin;
+    const s = p.settings;
+    const text = typeof value === "string" ? value : "";
+    switch (key) {
+      case "excludeFolders":
+        s.excludeFolders = list(text).map(trimSlashes).filter(Boolean);
+        break;
+      case "extensions": {
+        const exts = list(text)
+          .map((e) => e.replace(/^\./, "").toLowerCase())
+          .filter((e) => /^[a-z0-9]+$/.test(e));
+        s.extensions = exts.length ? exts : ["md"];
+        break;
+      }
+      case "chunkBudget":
+        s.chunkBudget = Number(value);
+        break;
+      case "mode":
+        s.mode = value === "lexical" || value === "semantic" ? value : "hybrid";
+        break;
+      case "fusion":
+        s.fusion = value === "linear" ? "linear" : "rrf";
+        break;
+      case "resultCount":
+        s.resultCount = Number(value);
+        break;
+      case "embeddingModel":
+        // Loads in the worker; the old vectors answer until the new model has re-embedded.
+        await p.setEmbeddingModel(text);
+        this.refresh();
+        return;
+      case "semantic":
+        s.semantic = value === true;
+        await p.saveSettings();
+        await p.loadModel();
+        this.refresh();
+        return;
+      case "embedWorkers":
+        await p.setEmbedWorkers(text === "auto" ? "auto" : Number(text));
+        this.refresh();
+        return;
+      case "modelDownloadUrl":
+        s.modelDownloadUrl = downloadUrlValue(value) ?? s.modelDownloadUrl;
+        break;
+      case "bridgeEnabled":
+        s.bridgeEnabled = value === true;
+        await p.saveSettings();
+        await p.restartBridge();
+        this.refresh();
+        return;
+      case "bridgePort":
+        s.bridgePort = Number(value);
+        break;
+      case "writeToolsEnabled":
+        s.writeToolsEnabled = value === true;
+        break;
+      case "sessionsFolder":
+      case "memoryFolder":
+      case "changelogFolder":
+        s[key] = trimSlashes(text.trim());
+        break;
+      default:
+        throw new Error(`no setting ${key}`);
+    }
+    await p.saveSettings();
+    if (key === "excludeFolders" || key === "extensions" || key === "chunkBudget") this.reindexSoon();
+  }
 
-    new Setting(containerEl).setName("Search").setHeading();
-    new Setting(containerEl)
-      .setName("Default mode")
-      .setDesc("Hybrid fuses keyword (BM25) and semantic results; it answers lexically while no model is loaded.")
-      .addDropdown((d) =>
-        d
-          .addOptions({ hybrid: "Hybrid", lexical: "Lexical", semantic: "Semantic" })
-          .setValue(s.mode)
-          .onChange(async (v) => {
-            s.mode = v as typeof s.mode;
-            await p.saveSettings();
-          }),
-      );
-    new Setting(containerEl)
-      .setName("Fusion")
-      .setDesc(
-        "Reciprocal rank fusion, with weights chosen per query (questions lean semantic, exact terms lean lexical), or a linear blend of the two scores, each max-normalised, with the same weights.",
-      )
-      .addDropdown((d) =>
-        d
-          .addOptions({ rrf: "Reciprocal rank fusion", linear: "Linear" })
-          .setValue(s.fusion)
-          .onChange(async (v) => {
-            s.fusion = v === "linear" ? "linear" : "rrf";
-            await p.saveSettings();
-          }),
-      );
-    new Setting(containerEl)
-      .setName("Results")
-      .setDesc("Results shown in the search modal and the sidebar.")
-      .addSlider((sl) =>
-        sl
-          .setLimits(5, 100, 5)
-          .setValue(s.resultCount)
-          .setDynamicTooltip()
-          .onChange(async (v) => {
-            s.resultCount = v;
-            await p.saveSettings();
-          }),
-      );
-
-    new Setting(containerEl).setName("Semantic search").setHeading();
-    const choice = new Setting(containerEl)
-      .setName("Embedding model")
-      .setDesc(modelChoiceDesc(p))
-      .addDropdown((d) =>
-        d
-          .addOptions({
-            [AUTO_MODEL]: "Auto (recommended)",
-            ...Object.fromEntries((p.models?.ids ?? [s.embeddingModel]).filter((id) => id !== AUTO_MODEL).map((id) => [id, id])),
-          })
-          .setValue(s.embeddingModel)
-          .onChange((v) => {
-            // Loads in the worker without blocking; the old vectors answer until the new model has re-embedded.
-            choice.setDesc("Loading the model…");
-            void p.setEmbeddingModel(v).then(() => this.display());
-          }),
-      );
+  override getSettingDefinitions(): SettingDefinitionItem[] {
+    const p = this.plugin;
+    const s = p.settings;
+    const refresh = () => this.refresh();
+    const wholeIn = (lo: number, hi: number) => (v: number) =>
+      Number.isInteger(v) && v >= lo && v <= hi ? undefined : `A whole number from ${lo} to ${hi}.`;
     const load = p.modelLoad;
     const modelDesc: Record<string, string> = {
       loaded: `Model ${load?.loaded ?? load?.switching?.from ?? "?"} loaded.${load?.notice ? ` Note: ${load.notice}.` : ""}`,
@@ -154,119 +172,187 @@ export class StrataSettingTab extends PluginSettingTab {
       error: `The model failed to load: ${p.modelError ?? ""}`,
       absent: load?.notice ? `${load.notice[0].toUpperCase()}${load.notice.slice(1)}.` : `No model found in ${p.modelsDir}/.`,
     };
-    new Setting(containerEl).setName("Model").setDesc(modelDesc[p.modelState] ?? p.modelState);
-    this.unfollow.push(renderModelInstall(containerEl, p, () => this.display()));
-    new Setting(containerEl)
-      .setName("Embed notes")
-      .setDesc(`Compute semantic vectors in the background.${Platform.isMobile ? " Off by default on mobile (battery)." : ""}`)
-      .addToggle((t) =>
-        t.setValue(p.semanticEnabled).onChange(async (v) => {
-          s.semantic = v;
-          await p.saveSettings();
-          await p.loadModel();
-          this.display();
-        }),
-      );
-
-    if (!Platform.isMobile) {
-      // Embedder workers beside the search worker (embed-workers.ts); Auto's choice and why.
-      const auto = s.embedWorkers === "auto" ? ` Auto gives ${p.embedWorkers.reason}.` : "";
-      new Setting(containerEl)
-        .setName("Embedding workers")
-        .setDesc(`Threads that embed notes in the background, each with its own copy of the model; searches never wait for them.${auto}`)
-        .addDropdown((d) =>
-          d
-            .addOptions({ auto: "Auto", ...Object.fromEntries(Array.from({ length: 16 }, (_, i) => [String(i + 1), String(i + 1)])) })
-            .setValue(String(s.embedWorkers))
-            .onChange((v) => void p.setEmbedWorkers(v === "auto" ? "auto" : Number(v)).then(() => this.display())),
-        );
-    }
-
-    if (Platform.isDesktopApp) {
-      this.unfollow.push(renderClaudeSetup(containerEl, p, () => this.display()));
-      new Setting(containerEl).setName("MCP bridge").setHeading();
-      new Setting(containerEl)
-        .setName("Serve the index to the MCP bridge")
-        .setDesc(
-          p.bridge
-            ? `Listening on 127.0.0.1:${p.bridge.port}.`
-            : p.bridgeError
-              ? `Not running: ${p.bridgeError}`
-              : "Lets Claude search this vault through the Strata MCP bridge while Obsidian runs (127.0.0.1 only, token protected).",
-        )
-        .addToggle((t) =>
-          t.setValue(s.bridgeEnabled).onChange(async (v) => {
-            s.bridgeEnabled = v;
-            await p.saveSettings();
-            await p.restartBridge();
-            this.display();
-          }),
-        );
-      new Setting(containerEl)
-        .setName("Port")
-        .setDesc("0 picks a free port (written to bridge.json in the plugin folder).")
-        .addText((t) =>
-          t.setValue(String(s.bridgePort)).onChange(async (v) => {
-            const n = Number.parseInt(v, 10);
-            if (!Number.isInteger(n) || n < 0 || n > 65535) return;
-            s.bridgePort = n;
-            await p.saveSettings();
-          }),
-        );
-      new Setting(containerEl)
-        .setName("Token")
-        .setDesc("A new token disconnects bridges that use the old one.")
-        .addButton((b) =>
-          b.setButtonText("Regenerate token").onClick(async () => {
-            await p.regenerateToken();
-            this.display();
-          }),
-        );
-      new Setting(containerEl)
-        .setName("Allow write tools")
-        .setDesc("Lets the bridge's write tools (patches, sessions, memory) change notes. Off by default.")
-        .addToggle((t) =>
-          t.setValue(s.writeToolsEnabled).onChange(async (v) => {
-            s.writeToolsEnabled = v;
-            await p.saveSettings();
-          }),
-        );
-      for (const [key, name] of [
-        ["sessionsFolder", "Sessions folder"],
-        ["memoryFolder", "Memory folder"],
-        ["changelogFolder", "Changelog folder"],
-      ] as const) {
-        new Setting(containerEl).setName(name).addText((t) =>
-          t.setValue(s[key]).onChange(async (v) => {
-            if (!v.trim()) return;
-            s[key] = v.trim().replace(/^\/+|\/+$/g, "");
-            await p.saveSettings();
-          }),
-        );
-      }
-    }
-
-    new Setting(containerEl).setName("Index").setHeading();
-    const info = new Setting(containerEl).setName("Index").setDesc(`Location: ${p.indexDir}`);
-    void p.indexStatus().then((st) => {
-      if (st)
-        info.setDesc(
-          `${fmt(st.notes)} notes, ${fmt(st.sections)} sections, ${fmt(st.vectors)} vectors, ${(st.indexBytes / 1048576).toFixed(1)} MB — ${p.indexDir}`,
-        );
-    });
-    new Setting(containerEl)
-      .setName("Rebuild index")
-      .setDesc("Deletes the index, semantic vectors included, and indexes the vault again.")
-      .addButton((b) => b.setButtonText("Rebuild").onClick(() => void p.rebuild()));
-    new Setting(containerEl)
-      .setName("Clear index")
-      .setDesc("Deletes the index files. Search is empty until the next rebuild or restart.")
-      .addButton((b) =>
-        b
-          .setButtonText("Clear")
-          .setWarning()
-          .onClick(() => void p.clearIndex()),
-      );
+    const auto = s.embedWorkers === "auto" ? ` Auto gives ${p.embedWorkers.reason}.` : "";
+    return [
+      {
+        type: "group",
+        heading: "Indexing",
+        items: [
+          {
+            name: "Excluded folders",
+            desc: "One folder per line (or comma separated). Notes inside are not indexed.",
+            aliases: ["ignore", "exclude"],
+            control: { type: "textarea", key: "excludeFolders", placeholder: "Archive\nTemplates" },
+          },
+          {
+            name: "Indexed extensions",
+            desc: "File extensions to index, without the dot.",
+            aliases: ["file types"],
+            control: { type: "text", key: "extensions", placeholder: "md" },
+          },
+          {
+            name: "Chunk budget",
+            desc: "Longest section, in estimated tokens, before it is split (64–4096). Changing it re-indexes the vault.",
+            aliases: ["section size", "tokens"],
+            control: { type: "number", key: "chunkBudget", min: 64, max: 4096, step: 1, validate: wholeIn(64, 4096) },
+          },
+        ],
+      },
+      {
+        type: "group",
+        heading: "Search",
+        items: [
+          {
+            name: "Default mode",
+            desc: "Hybrid fuses keyword (BM25) and semantic results; it answers lexically while no model is loaded.",
+            aliases: ["hybrid", "lexical", "semantic"],
+            control: { type: "dropdown", key: "mode", options: { hybrid: "Hybrid", lexical: "Lexical", semantic: "Semantic" } },
+          },
+          {
+            name: "Fusion",
+            desc: "Reciprocal rank fusion, with weights chosen per query (questions lean semantic, exact terms lean lexical), or a linear blend of the two scores, each max-normalised, with the same weights.",
+            aliases: ["rrf", "ranking"],
+            control: { type: "dropdown", key: "fusion", options: { rrf: "Reciprocal rank fusion", linear: "Linear" } },
+          },
+          {
+            name: "Results",
+            desc: "Results shown in the search modal and the sidebar.",
+            aliases: ["result count", "number of results"],
+            control: { type: "slider", key: "resultCount", min: 5, max: 100, step: 5 },
+          },
+        ],
+      },
+      {
+        type: "group",
+        heading: "Semantic search",
+        items: [
+          {
+            name: "Embedding model",
+            desc: modelChoiceDesc(p),
+            aliases: ["model", "multilingual", "minilm", "e5"],
+            control: {
+              type: "dropdown",
+              key: "embeddingModel",
+              options: {
+                [AUTO_MODEL]: "Auto (recommended)",
+                ...Object.fromEntries((p.models?.ids ?? [s.embeddingModel]).filter((id) => id !== AUTO_MODEL).map((id) => [id, id])),
+              },
+            },
+          },
+          { name: "Model", desc: modelDesc[p.modelState] ?? p.modelState, aliases: ["model status"] },
+          ...modelInstallDefinitions(p, refresh),
+          {
+            name: "Embed notes",
+            desc: `Compute semantic vectors in the background.${Platform.isMobile ? " Off by default on mobile (battery)." : ""}`,
+            aliases: ["semantic search", "vectors", "embeddings"],
+            control: { type: "toggle", key: "semantic" },
+          },
+          {
+            // Embedder workers beside the search worker (embed-workers.ts); Auto's choice and why.
+            name: "Embedding workers",
+            desc: `Threads that embed notes in the background, each with its own copy of the model; searches never wait for them.${auto}`,
+            aliases: ["threads", "workers", "cores"],
+            visible: !Platform.isMobile,
+            control: {
+              type: "dropdown",
+              key: "embedWorkers",
+              options: { auto: "Auto", ...Object.fromEntries(Array.from({ length: 16 }, (_, i) => [String(i + 1), String(i + 1)])) },
+            },
+          },
+        ],
+      },
+      ...claudeDefinitions(p, this.bridgeLookup, refresh),
+      {
+        type: "group",
+        heading: "MCP bridge",
+        visible: Platform.isDesktopApp,
+        items: [
+          {
+            name: "Serve the index to the MCP bridge",
+            desc: p.bridge
+              ? `Listening on 127.0.0.1:${p.bridge.port}.`
+              : p.bridgeError
+                ? `Not running: ${p.bridgeError}`
+                : "Lets Claude search this vault through the Strata MCP bridge while Obsidian runs (127.0.0.1 only, token protected).",
+            aliases: ["mcp", "claude", "loopback"],
+            control: { type: "toggle", key: "bridgeEnabled" },
+          },
+          {
+            name: "Port",
+            desc: "0 picks a free port (written to bridge.json in the plugin folder).",
+            aliases: ["mcp port"],
+            control: { type: "number", key: "bridgePort", min: 0, max: 65535, step: 1, validate: wholeIn(0, 65535) },
+          },
+          {
+            name: "Token",
+            desc: "A new token disconnects bridges that use the old one.",
+            aliases: ["regenerate token", "mcp token"],
+            render: (row) => {
+              row.addButton((b) =>
+                b.setButtonText("Regenerate token").onClick(async () => {
+                  await p.regenerateToken();
+                  this.refresh();
+                }),
+              );
+            },
+          },
+          {
+            name: "Allow write tools",
+            desc: "Lets the bridge's write tools (patches, sessions, memory) change notes. Off by default.",
+            aliases: ["mcp write", "patches"],
+            control: { type: "toggle", key: "writeToolsEnabled" },
+          },
+          ...FOLDERS.map((key) => ({
+            name: { sessionsFolder: "Sessions folder", memoryFolder: "Memory folder", changelogFolder: "Changelog folder" }[key],
+            desc: {
+              sessionsFolder: "Where the bridge's write tools keep session notes.",
+              memoryFolder: "Where the bridge's write tools keep memory notes.",
+              changelogFolder: "Where the bridge's write tools log the changes they make.",
+            }[key],
+            control: {
+              type: "text" as const,
+              key,
+              validate: (v: string) => (v.trim() && trimSlashes(v.trim()) ? undefined : "A folder in the vault (not empty)."),
+            },
+          })),
+        ],
+      },
+      {
+        type: "group",
+        heading: "Index",
+        items: [
+          {
+            name: "Index",
+            desc: `Location: ${p.indexDir}`,
+            aliases: ["index size", "index location"],
+            render: (row) => {
+              void p.indexStatus().then((st) => {
+                if (st)
+                  row.setDesc(
+                    `${fmt(st.notes)} notes, ${fmt(st.sections)} sections, ${fmt(st.vectors)} vectors, ${(st.indexBytes / 1048576).toFixed(1)} MB — ${p.indexDir}`,
+                  );
+              });
+            },
+          },
+          {
+            name: "Rebuild index",
+            desc: "Deletes the index, semantic vectors included, and indexes the vault again.",
+            aliases: ["reindex"],
+            render: (row) => {
+              row.addButton((b) => b.setButtonText("Rebuild").onClick(() => void p.rebuild()));
+            },
+          },
+          {
+            name: "Clear index",
+            desc: "Deletes the index files. Search is empty until the next rebuild or restart.",
+            aliases: ["delete index"],
+            render: (row) => {
+              row.addButton((b) => destructive(b.setButtonText("Clear")).onClick(() => void p.clearIndex()));
+            },
+          },
+        ],
+      },
+    ];
   }
 }
 

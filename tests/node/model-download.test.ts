@@ -56,7 +56,7 @@ after(async () => {
 /** The buttons of a settings row, by the row's name (the tab displayed afresh). */
 function rowButtons(app: AppT, name: string): { desc: string; buttons: { text: string; click(): void }[] } {
   const tab = app.settingTabs[0];
-  tab.display();
+  app.openSettingTab(tab);
   type El = { children: El[]; tagName: string; getText(): string; dispatch(t: string): void; classList: { contains(c: string): boolean } };
   const all: El[] = [];
   const walk = (e: El) => e.children.forEach((c) => (all.push(c), walk(c)));

@@ -56,7 +56,7 @@ export async function installModel(vault: string, ids: string[] = ["all-MiniLM-L
 /** A row of the plugin's settings tab (displayed afresh), by its name: its description and dropdown. */
 export function settingRow(app: AppT, name: string): { desc: string; select: { value: string; dispatch(type: string): void } | undefined } {
   const tab = app.settingTabs[0];
-  tab.display();
+  app.openSettingTab(tab);
   const els = (el: HTMLElement, cls: string) => Array.from(el.querySelectorAll<HTMLElement>(cls));
   const row = els(tab.containerEl, "setting-item").find((r) => els(r, "setting-item-name")[0]?.getText() === name);
   if (!row) throw new Error(`no setting named ${name}`);

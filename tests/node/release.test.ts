@@ -131,7 +131,7 @@ describe("release", () => {
       assert.equal(lexical.hits[0]?.path, "Kitchen/Sourdough.md");
 
       const tab = app.settingTabs[0];
-      tab.display();
+      app.openSettingTab(tab);
       const text = () => (tab.containerEl as unknown as { getText(): string }).getText();
       assert.match(
         text(),
@@ -167,7 +167,7 @@ describe("release", () => {
       const res = await plugin.search({ query: "watering the vegetable beds automatically", mode: "semantic", k: 3 });
       assert.equal(res.mode, "semantic");
       assert.equal(res.hits[0]?.path, "Garden/Drip irrigation.md");
-      tab.display();
+      app.openSettingTab(tab);
       assert.doesNotMatch(text(), /is not installed/);
 
       // Claude Code: install the bridge from the release, then run the command the tab shows.
@@ -175,7 +175,7 @@ describe("release", () => {
       findButton(tab.containerEl, "Install the bridge").dispatch("click");
       await eventually(async () => plugin.installer.running === null, 60_000, "the bridge download");
       assert.equal(plugin.installer.errors.get("bridge"), undefined);
-      tab.display();
+      app.openSettingTab(tab);
       await eventually(async () => text().includes("claude mcp add strata -- node "), 5000, "the command");
       const command = /claude mcp add strata -- node (.+?)(?=Copy)/.exec(text())![1];
       assert.equal(command, `${vault}/${PLUGIN_DIR}/bridge/mcp-bridge.js ${vault} --config-dir .obsidian`);

@@ -5,6 +5,7 @@
 
 import type { FakeAdapter, FakeStat } from "./adapter.ts";
 import { bodyEl, newEl } from "./dom.ts";
+import { PluginSettingTab, requireApiVersion, searchSettings, type SearchHit } from "./settings.ts";
 
 export type { FakeAdapter } from "./adapter.ts";
 
@@ -444,6 +445,15 @@ export class App {
     await vault.load();
     return new App(vault);
   }
+  /** Opens a settings tab as the settings modal does (tests read its containerEl). */
+  openSettingTab(tab: PluginSettingTab = this.settingTabs[0]): PluginSettingTab {
+    tab.open();
+    return tab;
+  }
+  /** Obsidian 1.13's settings search over every tab. */
+  searchSettings(query: string): SearchHit[] {
+    return searchSettings(this.settingTabs, query);
+  }
   /** Runs a command by id ("strata-search:search-vault"); false when unavailable. */
   runCommand(id: string): boolean {
     const c = this.commands.get(id);
@@ -499,8 +509,10 @@ export class Plugin extends Component {
     this.register(() => el.detach());
     return el;
   }
+  /** As Obsidian 1.13+ does, reads the tab's definitions for the settings search. */
   addSettingTab(tab: PluginSettingTab): void {
     this.app.settingTabs.push(tab);
+    if (requireApiVersion("1.13.0")) tab.update();
   }
   addRibbonIcon(): HTMLElement {
     return newEl("div");
@@ -511,184 +523,9 @@ export class Plugin extends Component {
   }
 }
 
-// ---- settings ----------------------------------------------------------------------------------
+// ---- settings (settings.ts) -------------------------------------------------------------------
 
-export class PluginSettingTab {
-  containerEl: HTMLElement = newEl("div", "vertical-tab-content");
-  constructor(
-    public app: App,
-    public plugin: Plugin,
-  ) {}
-  display(): void {}
-  hide(): void {}
-}
-
-abstract class ValueComponent<T> {
-  protected changeFn: ((v: T) => unknown) | null = null;
-  abstract readonly el: HTMLElement;
-  onChange(fn: (v: T) => unknown): this {
-    this.changeFn = fn;
-    return this;
-  }
-}
-
-class TextLike extends ValueComponent<string> {
-  constructor(readonly inputEl: HTMLInputElement | HTMLTextAreaElement) {
-    super();
-    inputEl.addEventListener("input", () => this.changeFn?.(inputEl.value));
-  }
-  get el() {
-    return this.inputEl as HTMLElement;
-  }
-  setValue(v: string): this {
-    this.inputEl.value = v;
-    return this;
-  }
-  getValue(): string {
-    return this.inputEl.value;
-  }
-  setPlaceholder(p: string): this {
-    this.inputEl.setAttribute("placeholder", p);
-    return this;
-  }
-}
-
-class ToggleComponent extends ValueComponent<boolean> {
-  readonly el: HTMLElement;
-  private value = false;
-  constructor(parent: HTMLElement) {
-    super();
-    this.el = parent.createDiv({ cls: "checkbox-container" });
-    this.el.addEventListener("click", () => {
-      this.setValue(!this.value);
-      this.changeFn?.(this.value);
-    });
-  }
-  setValue(v: boolean): this {
-    this.value = v;
-    this.el.toggleClass("is-enabled", v);
-    return this;
-  }
-  getValue(): boolean {
-    return this.value;
-  }
-}
-
-class DropdownComponent extends ValueComponent<string> {
-  readonly selectEl: HTMLSelectElement;
-  constructor(parent: HTMLElement) {
-    super();
-    this.selectEl = parent.createEl("select", { cls: "dropdown" });
-    this.selectEl.addEventListener("change", () => this.changeFn?.(this.selectEl.value));
-  }
-  get el() {
-    return this.selectEl as HTMLElement;
-  }
-  addOptions(o: Record<string, string>): this {
-    for (const [v, label] of Object.entries(o)) this.selectEl.createEl("option", { text: label, attr: { value: v } });
-    return this;
-  }
-  setValue(v: string): this {
-    this.selectEl.value = v;
-    return this;
-  }
-}
-
-class SliderComponent extends ValueComponent<number> {
-  readonly el: HTMLInputElement;
-  constructor(parent: HTMLElement) {
-    super();
-    this.el = parent.createEl("input", { cls: "slider", attr: { type: "range" } });
-    this.el.addEventListener("input", () => this.changeFn?.(Number(this.el.value)));
-  }
-  setLimits(min: number, max: number, step: number): this {
-    this.el.setAttribute("min", String(min));
-    this.el.setAttribute("max", String(max));
-    this.el.setAttribute("step", String(step));
-    return this;
-  }
-  setValue(v: number): this {
-    this.el.value = String(v);
-    return this;
-  }
-  setDynamicTooltip(): this {
-    return this;
-  }
-}
-
-class ButtonComponent {
-  readonly buttonEl: HTMLButtonElement;
-  constructor(parent: HTMLElement) {
-    this.buttonEl = parent.createEl("button");
-  }
-  setButtonText(t: string): this {
-    this.buttonEl.setText(t);
-    return this;
-  }
-  setWarning(): this {
-    this.buttonEl.addClass("mod-warning");
-    return this;
-  }
-  setCta(): this {
-    this.buttonEl.addClass("mod-cta");
-    return this;
-  }
-  onClick(fn: (ev: MouseEvent) => unknown): this {
-    this.buttonEl.addEventListener("click", fn);
-    return this;
-  }
-}
-
-export class Setting {
-  readonly settingEl: HTMLElement;
-  readonly infoEl: HTMLElement;
-  readonly nameEl: HTMLElement;
-  readonly descEl: HTMLElement;
-  readonly controlEl: HTMLElement;
-  constructor(containerEl: HTMLElement) {
-    this.settingEl = containerEl.createDiv({ cls: "setting-item" });
-    this.infoEl = this.settingEl.createDiv({ cls: "setting-item-info" });
-    this.nameEl = this.infoEl.createDiv({ cls: "setting-item-name" });
-    this.descEl = this.infoEl.createDiv({ cls: "setting-item-description" });
-    this.controlEl = this.settingEl.createDiv({ cls: "setting-item-control" });
-  }
-  setName(n: string): this {
-    this.nameEl.setText(n);
-    return this;
-  }
-  setDesc(d: string): this {
-    this.descEl.setText(d);
-    return this;
-  }
-  setHeading(): this {
-    this.settingEl.addClass("setting-item-heading");
-    return this;
-  }
-  addText(cb: (c: TextLike) => unknown): this {
-    cb(new TextLike(this.controlEl.createEl("input", { attr: { type: "text" } })));
-    return this;
-  }
-  addTextArea(cb: (c: TextLike) => unknown): this {
-    cb(new TextLike(this.controlEl.createEl("textarea")));
-    return this;
-  }
-  addToggle(cb: (c: ToggleComponent) => unknown): this {
-    cb(new ToggleComponent(this.controlEl));
-    return this;
-  }
-  addDropdown(cb: (c: DropdownComponent) => unknown): this {
-    cb(new DropdownComponent(this.controlEl));
-    return this;
-  }
-  addSlider(cb: (c: SliderComponent) => unknown): this {
-    cb(new SliderComponent(this.controlEl));
-    return this;
-  }
-  addButton(cb: (c: ButtonComponent) => unknown): this {
-    cb(new ButtonComponent(this.controlEl));
-    return this;
-  }
-}
+export { fakeApi, PluginSettingTab, requireApiVersion, searchSettings, Setting, SettingGroup } from "./settings.ts";
 
 // ---- modal, notice, platform ------------------------------------------------------------------
 
@@ -787,9 +624,4 @@ export async function requestUrl(
       return JSON.parse(text());
     },
   };
-}
-
-/** This fake stands for a current Obsidian. */
-export function requireApiVersion(_version: string): boolean {
-  return true;
 }

@@ -118,7 +118,7 @@ const harness = {
     const tab = app.settingTabs[0];
     host.empty();
     host.appendChild(tab.containerEl);
-    tab.display();
+    app.openSettingTab(tab);
   },
   embedProgress: () => need().plugin.embedProgress,
 
