@@ -1,12 +1,14 @@
 // The plugin's loopback endpoint (desktop only): an HTTP server on 127.0.0.1 that runs the
 // MCP tools (tools.ts) over the plugin's VaultBackend, so the stdio bridge Claude starts can
 // forward every call to the running Obsidian. It refuses requests without the token, with a
-// Host header that is not loopback (DNS rebinding) and with any Origin header (a web page).
+// Host header that is not loopback (DNS rebinding), with any Origin header (a web page), with
+// a body over MAX_BODY_BYTES, and clients too slow to send their request (slowloris).
 // The protocol is described in loopback-protocol.ts.
 
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import * as fs from "node:fs/promises";
 import * as http from "node:http";
+import type { Socket } from "node:net";
 import * as path from "node:path";
 
 import type { VaultBackend } from "../core/vault-backend.ts";
@@ -33,6 +35,12 @@ export function newBridgeToken(): string {
   return randomBytes(32).toString("hex");
 }
 
+/** A client must send its request's headers within this, and the whole request within
+ *  REQUEST_TIMEOUT_MS (the bridge sends small requests at once): a slow client (headers
+ *  trickled, a body never finished) is answered 408 and cut off. */
+export const HEADERS_TIMEOUT_MS = 5_000;
+export const REQUEST_TIMEOUT_MS = 10_000;
+
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 /** True when the Host header names this loopback server (any port form the client used). */
@@ -53,12 +61,14 @@ function tokenMatches(header: string | undefined, token: string): boolean {
   return got.length === want.length && timingSafeEqual(got, want);
 }
 
-function send(res: http.ServerResponse, status: number, body: unknown): void {
+/** Answers with a JSON body; `close` ends the connection after it (a request body left unread). */
+function send(res: http.ServerResponse, status: number, body: unknown, close = false): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
     "content-type": "application/json; charset=utf-8",
     "content-length": Buffer.byteLength(text),
     "cache-control": "no-store",
+    ...(close ? { connection: "close" } : {}),
   });
   res.end(text);
 }
@@ -74,15 +84,18 @@ function readBody(req: http.IncomingMessage, max: number): Promise<string> {
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > max) {
+        // Read no further: the 413 goes out with `connection: close`, which ends the connection.
+        req.off("data", onData);
+        req.pause();
         reject(new BodyTooLarge());
-        req.destroy();
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    req.on("data", onData);
     req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     req.on("error", reject);
   });
@@ -98,11 +111,21 @@ export async function startLoopbackServer(opts: LoopbackOptions): Promise<Loopba
   const maxBody = opts.maxBodyBytes ?? MAX_BODY_BYTES;
   let port = opts.port ?? 0;
 
-  const server = http.createServer((req, res) => {
-    void handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) send(res, 500, { error: `internal error: ${err instanceof Error ? err.message : String(err)}` });
-      else res.destroy();
-    });
+  // Slow clients are answered 408 and cut off (Node checks the deadlines every second here).
+  const server = http.createServer(
+    { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1_000 },
+    (req, res) => {
+      // The request is in: its answer may take as long as the tool needs.
+      req.socket.setTimeout(0);
+      void handle(req, res).catch((err: unknown) => {
+        if (!res.headersSent) send(res, 500, { error: `internal error: ${err instanceof Error ? err.message : String(err)}` });
+        else res.destroy();
+      });
+    },
+  );
+  // A connection that never starts a request is closed too (the deadlines above start with one).
+  server.on("connection", (socket: Socket) => {
+    socket.setTimeout(REQUEST_TIMEOUT_MS, () => socket.destroy());
   });
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -143,7 +166,7 @@ export async function startLoopbackServer(opts: LoopbackOptions): Promise<Loopba
       raw = await readBody(req, maxBody);
     } catch (err) {
       if (err instanceof BodyTooLarge) {
-        send(res, 413, { error: `request body larger than ${maxBody} bytes` });
+        send(res, 413, { error: `request body larger than ${maxBody} bytes` }, true);
         return;
       }
       throw err;
