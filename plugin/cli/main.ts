@@ -34,8 +34,26 @@ const BENCH_MOVED =
   "the benchmarks are not part of the strata CLI: in the repository, run `npm run bench -- [vault] [options]` " +
   "(it builds and runs dist/strata-bench.js; `npm run bench -- --help` lists the options)";
 
+/** The usage `strata <command> --help` (or -h, or `strata help <command>`) prints, exit 0;
+ *  `model` and `mcp` print their own, longer help. */
+const COMMAND_USAGE: Record<string, string> = {
+  index: INDEX_USAGE,
+  search: SEARCH_USAGE,
+  similar: SIMILAR_USAGE,
+  eval: EVAL_USAGE,
+};
+
+const wantsHelp = (args: string[]) => args.some((a) => a === "--help" || a === "-h");
+
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...args] = argv;
+  if (cmd === "help" && args[0] && args[0] !== "help") return main([args[0], "--help"]);
+  if (cmd && Object.hasOwn(COMMAND_USAGE, cmd) && wantsHelp(args)) {
+    process.stdout.write(
+      `usage: ${COMMAND_USAGE[cmd]}\n\nRun \`strata help\` for what every command shares (the index's folder, models, exit codes).\n`,
+    );
+    return 0;
+  }
   switch (cmd) {
     case "index":
       return indexCommand(args);

@@ -4,6 +4,7 @@ import type { Hit, SearchFilters, SearchMode, SearchRequest, SearchResponse, Str
 import { coreErrorCode, errorMessage } from "../core/errors.ts";
 import { searchWithSnippets, type ReadNote } from "../core/note-reads.ts";
 import { describeModel, modelReport, type ModelLoad } from "../core/models.ts";
+import { groupByNote } from "../core/group-hits.ts";
 import {
   CliError,
   intOption,
@@ -21,8 +22,8 @@ import { ms, renderSnippet, ttyOut } from "./ui.ts";
 
 export const SEARCH_USAGE = `strata search <vault> "<query>" [--mode lexical|semantic|hybrid] [--queries "<q2>" …] [--fusion rrf|linear]
               [--k N] [--folder F] [--tag T] [--property KEY=VALUE] [--depth-min N] [--depth-max N]
-              [--order relevance|shallow|deep] [--refresh] [--no-embed] [--embed-limit 256] ${MODEL_USAGE}
-              [--index-dir DIR] [--config-dir .obsidian] [--json]`;
+              [--order relevance|shallow|deep] [--group note|section] [--refresh] [--no-embed] [--embed-limit 256]
+              ${MODEL_USAGE} [--index-dir DIR] [--config-dir .obsidian] [--json]`;
 
 const MODES: SearchMode[] = ["lexical", "semantic", "hybrid"];
 
@@ -77,6 +78,7 @@ export async function searchCommand(args: string[]): Promise<number> {
     "depth-min": { type: "string" },
     "depth-max": { type: "string" },
     order: { type: "string" },
+    group: { type: "string" },
     refresh: { type: "boolean" },
     "no-embed": { type: "boolean" },
     "embed-limit": { type: "string" },
@@ -99,6 +101,8 @@ export async function searchCommand(args: string[]): Promise<number> {
   const order = values.order ?? "relevance";
   if (!["relevance", "shallow", "deep"].includes(order)) throw new CliError(`--order must be relevance, shallow or deep`, 2);
   const mode = parseMode(values.mode);
+  const json = Boolean(values.json);
+  const group = parseGroup(values.group, json);
   const setting = parseModelSetting(values.model);
   const queries = (values.queries ?? []).map((q) => q.trim()).filter((q) => q !== "");
   const req: SearchRequest = {
@@ -114,7 +118,6 @@ export async function searchCommand(args: string[]): Promise<number> {
   if (fusion) req.fusion = fusion;
 
   const ctx = await vaultContext(vaultArg, values, { access: "read", what: "strata search" });
-  const json = Boolean(values.json);
   const { core, summary } = await openVaultIndex(ctx, Boolean(values.refresh), false);
   if (summary && !json) {
     process.stderr.write(
@@ -138,21 +141,47 @@ export async function searchCommand(args: string[]): Promise<number> {
   if (res.notice && unembedded === 0) process.stderr.write(`strata: ${res.notice}\n`);
 
   if (json) {
-    process.stdout.write(JSON.stringify({ query, queries, model: model && modelReport(model), ...res }, null, 2) + "\n");
+    const { hits, ...rest } = res;
+    const body = group === "note" ? { notes: groupByNote(hits), ...rest } : { hits, ...rest };
+    process.stdout.write(JSON.stringify({ query, queries, model: model && modelReport(model), group, ...body }, null, 2) + "\n");
     return 0;
   }
   const tty = ttyOut();
   const out: string[] = [];
   if (res.hits.length === 0) out.push(`no results for ${JSON.stringify(query)} (${res.mode}, ${ms(res.tookMs)})`);
-  res.hits.forEach((h, i) => {
-    const where = h.headingPath ? ` › ${h.headingPath}` : "";
-    const pathText = tty ? `\x1b[36m${h.path}\x1b[39m` : h.path;
-    out.push(`${String(i + 1).padStart(2)}. ${pathText}${where}  (lines ${h.startLine}–${h.endLine}, ${breakdown(h, res.mode)})`);
-    if (h.snippet && h.snippet.text.trim() !== "") out.push(`    ${renderSnippet(h.snippet, tty)}`);
+  const pathText = (p: string) => (tty ? `\x1b[36m${p}\x1b[39m` : p);
+  const line = (h: Hit) => `(lines ${h.startLine}–${h.endLine}, ${breakdown(h, res.mode)})`;
+  const snippet = (h: Hit, indent: string) => {
+    if (h.snippet && h.snippet.text.trim() !== "") out.push(`${indent}${renderSnippet(h.snippet, tty)}`);
+  };
+  const notes = group === "note" ? groupByNote(res.hits) : res.hits.map((h) => ({ path: h.path, title: h.title, hits: [h] }));
+  notes.forEach((n, i) => {
+    const rank = `${String(i + 1).padStart(2)}. `;
+    if (n.hits.length === 1) {
+      const h = n.hits[0];
+      out.push(`${rank}${pathText(h.path)}${h.headingPath ? ` › ${h.headingPath}` : ""}  ${line(h)}`);
+      snippet(h, "    ");
+      return;
+    }
+    // A note with several hits: the note, then each section under it (as the sidebar shows them).
+    out.push(`${rank}${pathText(n.path)}  (${n.hits.length} sections)`);
+    for (const h of n.hits) {
+      out.push(`    › ${h.headingPath || n.title || "(top of the note)"}  ${line(h)}`);
+      snippet(h, "      ");
+    }
   });
-  if (res.hits.length > 0) out.push(footer(res, model));
+  // "in N notes" when grouping merged some (in hybrid and semantic each hit is already a note).
+  if (res.hits.length > 0) out.push(footer(res, model, notes.length < res.hits.length ? notes.length : null));
   process.stdout.write(out.join("\n") + "\n");
   return 0;
+}
+
+/** --group: by note (the default on a terminal, as the plugin shows results) or one line per section
+ *  (the default with --json, whose `hits` are the core's). */
+export function parseGroup(value: string | undefined, json: boolean): "note" | "section" {
+  const group = value ?? (json ? "section" : "note");
+  if (group !== "note" && group !== "section") throw new CliError(`--group must be note or section, got ${JSON.stringify(value)}`, 2);
+  return group;
 }
 
 /** The short score breakdown of a hit: the final score, then its lexical and vector parts. */
@@ -164,8 +193,8 @@ export function breakdown(h: Hit, mode: SearchMode): string {
   return parts.join(" · ");
 }
 
-function footer(res: SearchResponse, model: ModelLoad | null): string {
-  const bits = [`${res.hits.length} results`, res.mode];
+function footer(res: SearchResponse, model: ModelLoad | null, notes: number | null): string {
+  const bits = [`${res.hits.length} results${notes === null ? "" : ` in ${notes} note${notes === 1 ? "" : "s"}`}`, res.mode];
   if (res.weights)
     bits.push(`${res.weights.method} lex ${res.weights.lex.toFixed(2)} / vec ${res.weights.vec.toFixed(2)} (${res.weights.reason})`);
   if (res.semanticCoverage != null && res.semanticCoverage < 1) bits.push(`${Math.round(res.semanticCoverage * 100)}% embedded`);

@@ -3,7 +3,8 @@
 // opens at the line), and a "Similar notes" panel that follows the active note.
 
 import { ItemView, TFile, TFolder, type WorkspaceLeaf } from "obsidian";
-import type { Hit, SearchMode, SearchRequest, SearchResponse } from "../core/api.ts";
+import type { SearchMode, SearchRequest, SearchResponse } from "../core/api.ts";
+import { groupByNote } from "../core/group-hits.ts";
 import type StrataPlugin from "./plugin.ts";
 import { isMod, Latest, openAtLine, renderHit, renderSimilarHit, searchErrorText } from "./results.ts";
 
@@ -165,16 +166,11 @@ export class StrataView extends ItemView {
 
   private render(resp: SearchResponse): void {
     this.resultsEl.empty();
-    const groups = new Map<string, Hit[]>();
-    for (const h of resp.hits) {
-      const g = groups.get(h.path);
-      if (g) g.push(h);
-      else groups.set(h.path, [h]);
-    }
-    const info = [`${groups.size} note${groups.size === 1 ? "" : "s"} · ${resp.mode} · ${Math.round(resp.tookMs)} ms`];
+    const groups = groupByNote(resp.hits);
+    const info = [`${groups.length} note${groups.length === 1 ? "" : "s"} · ${resp.mode} · ${Math.round(resp.tookMs)} ms`];
     if (resp.notice) info.push(resp.notice);
     this.infoEl.setText(info.join(" — "));
-    for (const [path, hits] of groups) {
+    for (const { path, hits } of groups) {
       const group = this.resultsEl.createDiv({ cls: "strata-group" });
       const head = group.createDiv({ cls: "strata-group-title" });
       head.createSpan({ cls: "strata-hit-name", text: hits[0].title || path });

@@ -74,6 +74,89 @@ describe("strata CLI", () => {
     assert.match(badOpt.err, /no-such-option/);
   });
 
+  test("every command's --help and -h print its usage and exit 0, touching nothing", async () => {
+    const vault = await copyFixture();
+    const before = await hashTree(vault);
+    const cases: [string[], RegExp][] = [
+      [["index", vault], /usage: strata index <vault>/],
+      [["search", vault, "sourdough"], /usage: strata search <vault> "<query>".*\n.*\n.*--group note\|section/],
+      [["similar", vault, "Welcome.md"], /usage: strata similar <vault> <note path>/],
+      [["eval", vault, "queries.jsonl"], /usage: strata eval <vault> <queries.jsonl>/],
+      [["mcp", vault], /usage: mcp <vault>[^]*--write-tools/],
+      [["model"], /strata model list[^]*strata model verify/],
+      [["model", "list"], /strata model list/],
+      [["model", "download"], /strata model download \[--model M\] \[--from URL\]/],
+      [["model", "import"], /strata model import --folder DIR/],
+      [["model", "verify"], /strata model verify/],
+    ];
+    for (const [args, usage] of cases) {
+      for (const flag of ["--help", "-h"]) {
+        const r = strata(...args, flag);
+        const what = [...args, flag].join(" ");
+        assert.equal(r.code, 0, `${what}: ${r.err}`);
+        assert.match(r.out, usage, what);
+        assert.equal(r.err, "", what);
+      }
+      // `strata help <command>` says the same.
+      if (args.length === 1 || args[0] !== "model") assert.equal(strata("help", args[0]).out, strata(args[0], "--help").out);
+    }
+    // An unknown option still exits 2.
+    assert.equal(strata("search", vault, "x", "--helpme").code, 2);
+    assert.deepEqual(await hashTree(vault), before, "--help wrote nothing (no index)");
+  });
+
+  test("search --group: by note for humans (the plugin's grouping), by section on request and in --json", async () => {
+    const vault = await copyFixture();
+    assert.equal(strata("index", vault, "--no-embed").code, 0);
+    const query = ["search", vault, "sourdough", "--mode", "lexical"];
+    // A result's line: its rank padded to two (a snippet's own numbered list is indented).
+    const ranked = (out: string) => out.split("\n").filter((l) => /^[ \d]\d\. /.test(l));
+    const SOURDOUGH = "Cooking/Sourdough starter.md";
+
+    const bySection = strata(...query, "--group", "section");
+    assert.equal(bySection.code, 0, bySection.err);
+    const sectionLines = ranked(bySection.out);
+    assert.ok(sectionLines.filter((l) => l.includes(SOURDOUGH)).length >= 3, bySection.out);
+
+    // The default: each note once, its sections under it.
+    const byNote = strata(...query);
+    assert.equal(byNote.code, 0, byNote.err);
+    const noteLines = ranked(byNote.out);
+    assert.equal(noteLines.filter((l) => l.includes(SOURDOUGH)).length, 1, byNote.out);
+    const n = sectionLines.filter((l) => l.includes(SOURDOUGH)).length;
+    assert.match(noteLines[0], new RegExp(`^ 1\\. ${SOURDOUGH}  \\(${n} sections\\)$`));
+    assert.equal(byNote.out.split("\n").filter((l) => /^ {4}› Sourdough starter > /.test(l)).length, n);
+    const paths = noteLines.map((l) => /^[ \d]\d\. (.+?\.md)/.exec(l)![1]);
+    assert.equal(new Set(paths).size, paths.length, "no note twice");
+    assert.match(byNote.out, new RegExp(`${sectionLines.length} results in ${paths.length} notes · lexical`));
+
+    // --json: the core's flat hits by default; with --group note, notes holding their hits.
+    type H = { path: string; sectionId: string };
+    const flat = JSON.parse(strata(...query, "--json").out) as { group: string; hits: H[]; notes?: unknown };
+    assert.equal(flat.group, "section");
+    assert.equal(flat.notes, undefined);
+    assert.equal(flat.hits.length, sectionLines.length);
+    const grouped = JSON.parse(strata(...query, "--json", "--group", "note").out) as {
+      group: string;
+      hits?: unknown;
+      notes: { path: string; title: string; hits: H[] }[];
+    };
+    assert.equal(grouped.group, "note");
+    assert.equal(grouped.hits, undefined);
+    assert.deepEqual(
+      grouped.notes.map((x) => x.path),
+      paths,
+    );
+    for (const note of grouped.notes) assert.ok(note.hits.every((h) => h.path === note.path) && note.title);
+    // The same hits, each note where its best hit ranked.
+    assert.deepEqual(grouped.notes.flatMap((x) => x.hits.map((h) => h.sectionId)).sort(), flat.hits.map((h) => h.sectionId).sort());
+    assert.deepEqual(paths, [...new Set(flat.hits.map((h) => h.path))]);
+
+    const bad = strata(...query, "--group", "folder");
+    assert.equal(bad.code, 2);
+    assert.match(bad.err, /--group must be note or section/);
+  });
+
   test("bench is not in the shipped CLI: it says how to run the bench bundle", () => {
     const r = strata("bench", FIXTURE);
     assert.equal(r.code, 2);
