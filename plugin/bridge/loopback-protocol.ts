@@ -6,8 +6,9 @@
 //   GET  /v1/ping  → 200 {"server":"strata","protocol":1,"mode":"plugin","vault":"…"}
 //   POST /v1/call  {"name": tool, "arguments": {…}} → 200 {"result": ToolResult}
 // Errors: 401 (token), 403 (Host/Origin), 404, 405, 413 (body too large), 400 (bad JSON),
-// 408 (a request not sent within the endpoint's timeouts, then the connection is closed),
-// always as {"error": message}.
+// always as {"error": message}; and from Node's HTTP server itself, without a JSON body, 408
+// (a request not sent within the endpoint's timeouts; the connection is then closed) and 400
+// (an HTTP/1.1 request without Host).
 
 export const PLUGIN_ID = "strata-search";
 export const BRIDGE_INFO_FILE = "bridge.json";

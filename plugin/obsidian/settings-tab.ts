@@ -29,6 +29,8 @@ export class StrataSettingTab extends PluginSettingTab {
   /** Undoes the fallback's rows (their subscriptions to the installer) before 1.13. */
   private fallbackUndraw: (() => void) | null = null;
   private readonly bridgeLookup: BridgeLookup = {};
+  /** A model chosen in the tab is loading (its row says so). */
+  private loadingModel = false;
 
   constructor(
     app: App,
@@ -118,8 +120,14 @@ export class StrataSettingTab extends PluginSettingTab {
         break;
       case "embeddingModel":
         // Loads in the worker; the old vectors answer until the new model has re-embedded.
-        await p.setEmbeddingModel(text);
+        this.loadingModel = true;
         this.refresh();
+        try {
+          await p.setEmbeddingModel(text);
+        } finally {
+          this.loadingModel = false;
+          this.refresh();
+        }
         return;
       case "semantic":
         s.semantic = value === true;
@@ -228,7 +236,7 @@ export class StrataSettingTab extends PluginSettingTab {
         items: [
           {
             name: "Embedding model",
-            desc: modelChoiceDesc(p),
+            desc: this.loadingModel ? "Loading the model…" : modelChoiceDesc(p),
             aliases: ["model", "multilingual", "minilm", "e5"],
             control: {
               type: "dropdown",
