@@ -5,7 +5,7 @@
 // draws the same rows from the same definitions.
 
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 
@@ -194,6 +194,22 @@ describe("settings tab", () => {
         "the re-index without Cooking/",
       );
       await eventually(async () => JSON.stringify((await saved(vault)).excludeFolders) === '["Cooking","Garden"]', 3000, "data.json");
+
+      // Claude Code: without the bridge in the plugin folder, how to get it and no config entry;
+      // once it is there (an installed release's bridge/), the tab redraws with the command.
+      assert.match(row(app, "Claude Code").desc, /install Strata from a release/);
+      assert.ok(!app.searchSettings("claude_desktop_config").length, "the config row is hidden");
+      await mkdir(path.join(vault, PLUGIN_DIR, "bridge"), { recursive: true });
+      await writeFile(path.join(vault, PLUGIN_DIR, "bridge", "mcp-bridge.js"), "// the bridge\n");
+      app.openSettingTab(tab);
+      const command = `claude mcp add strata -- node ${vault}/${PLUGIN_DIR}/bridge/mcp-bridge.js ${vault} --config-dir .obsidian`;
+      await eventually(async () => row(app, "Claude Code").desc.includes(command), 3000, "the command");
+      assert.deepEqual(row(app, "Claude Code").buttons, ["Copy"]);
+      assert.match(row(app, "claude_desktop_config.json").desc, /"mcpServers": \{/);
+      assert.deepEqual(
+        app.searchSettings("claude_desktop_config").map((h) => h.def.name),
+        ["claude_desktop_config.json"],
+      );
       tab.hide();
     } finally {
       await unloadPlugin(plugin);
