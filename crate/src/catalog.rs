@@ -40,6 +40,10 @@ pub struct NoteEntry {
     pub lead_end_line: u32,
     /// Letters by script, for choosing the embedding model (`embed::choice`).
     pub script: ScriptCounts,
+    /// The note's language (ISO 639-1 where it has one; "" unknown): its frontmatter `lang`,
+    /// else detected (`language::note_language`). Its sections are stemmed in it, or in their
+    /// own language when a long section is written in another.
+    pub lang: String,
 }
 
 /// A note's links, kept encoded in the catalog: only [`crate::Engine::note`] reads them, one
@@ -123,6 +127,8 @@ pub struct Catalog {
     base_bytes: u64,
     delta_bytes: u64,
     deltas: usize,
+    /// The vault's languages by share of notes, computed when first asked after a change.
+    languages: std::sync::OnceLock<Vec<(whatlang::Lang, f64)>>,
 }
 
 /// Write a new base when deltas exceed this share of the base (or this many files).
@@ -149,7 +155,26 @@ impl Catalog {
 
     pub fn get_mut(&mut self, path: &str) -> Option<&mut NoteEntry> {
         self.dirty.insert(path.to_string());
+        self.languages.take();
         self.notes.get_mut(path)
+    }
+
+    /// The languages of the vault's notes with their share of the notes whose language is
+    /// known, largest first.
+    pub fn languages(&self) -> &[(whatlang::Lang, f64)] {
+        self.languages.get_or_init(|| {
+            let mut counts: HashMap<&str, usize> = HashMap::new();
+            for n in self.notes.values().filter(|n| !n.lang.is_empty()) {
+                *counts.entry(n.lang.as_str()).or_default() += 1;
+            }
+            let total = counts.values().sum::<usize>().max(1) as f64;
+            let mut out: Vec<(whatlang::Lang, f64)> = counts
+                .into_iter()
+                .filter_map(|(code, n)| Some((crate::language::parse(code)?, n as f64 / total)))
+                .collect();
+            out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.code().cmp(b.0.code())));
+            out
+        })
     }
 
     /// Letters by script over every note.
@@ -175,12 +200,14 @@ impl Catalog {
 
     pub fn insert(&mut self, entry: NoteEntry) {
         self.dirty.insert(entry.path.clone());
+        self.languages.take();
         self.notes.insert(entry.path.clone(), entry);
     }
 
     pub fn remove(&mut self, path: &str) -> Option<NoteEntry> {
         let e = self.notes.remove(path);
         if e.is_some() {
+            self.languages.take();
             self.dirty.insert(path.to_string());
             self.access.remove(path);
             self.access_dirty.remove(path);
@@ -330,6 +357,7 @@ mod tests {
             lead_key: None,
             lead_end_line: 0,
             script: ScriptCounts::default(),
+            lang: String::new(),
         }
     }
 

@@ -23,6 +23,7 @@ pub mod ranking;
 pub mod token_estimate;
 // Markdown → sections.
 pub mod analyzer;
+pub mod language;
 pub mod markdown;
 pub mod outline;
 pub mod sections;

@@ -28,8 +28,10 @@ pub const FORMAT_NAME: &str = "strata-index";
 /// 8: no stored note text (the hosts supply it: snippets, read, renames, embedding); body
 /// positions restart in each section (the body is tokenized per section). 9: a lead
 /// vector per note (its folders, title and opening lines) instead of a title vector.
+/// 10: each note's language in the catalog; sections stemmed in their language, Thai, Lao,
+/// Khmer and Burmese split into words, Arabic and Hebrew normalised.
 /// (A rebuild for a new version keeps the embedded vectors: see `salvage_vectors`.)
-pub const FORMAT_VERSION: u32 = 9;
+pub const FORMAT_VERSION: u32 = 10;
 pub const SLOTS: [&str; 2] = ["manifest-a.json", "manifest-b.json"];
 pub const LEX_DIR: &str = "lex/";
 pub const CAT_DIR: &str = "cat/";

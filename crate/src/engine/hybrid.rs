@@ -153,6 +153,7 @@ impl Engine {
                     min_depth: depth.0,
                     max_depth: None,
                     limit: pool,
+                    langs: self.query_languages(q),
                 })?;
                 r.hits
                     .into_iter()

@@ -10,6 +10,7 @@ use crate::catalog::NoteEntry;
 use crate::clock::{now_ms, now_wall_ms};
 use crate::error::Result;
 use crate::hash::KnownHash;
+use crate::language::{self, Stem};
 use crate::lexical::SectionDoc;
 use crate::markdown::{self, LineIndex};
 use crate::paths;
@@ -301,6 +302,10 @@ impl Engine {
         // aliases, headings and tags stay on every document. The body is tokenized by the
         // field's analyzer as tantivy indexes it: its token stream reuses one token, where
         // tokens analyzed beforehand cost a string each, cloned twice more inside tantivy.
+        let pin = ["lang", "language"].iter().find_map(|k| parsed.frontmatter.get(*k)?.as_str());
+        let body_text = &text[lines.byte_range(text, parsed.body_start_line, parsed.line_count.max(1))];
+        let note_lang = language::note_language(pin, body_text);
+        let note_stem = note_lang.map(language::stem_of).unwrap_or(Stem::ENGLISH);
         let mut first_child: Vec<Option<u32>> = vec![None; sections.len()];
         for s in &sections {
             if let Some(p) = s.parent {
@@ -314,12 +319,23 @@ impl Engine {
             .iter()
             .zip(&heading_texts)
             .zip(&first_child)
-            .map(|((s, headings), child)| SectionDoc {
-                body: match child {
+            .map(|((s, headings), child)| {
+                let body = match child {
                     Some(c) if *c <= s.start_line => "",
                     Some(c) => &text[lines.byte_range(text, s.start_line, c - 1)],
                     None => &text[lines.byte_range(text, s.start_line, s.end_line)],
+                };
+                (s, headings, body)
+            })
+            .map(|(s, headings, body)| SectionDoc {
+                // A long section says which language it is in (a note may mix languages);
+                // a short one is stemmed in its note's (unless the note pins one).
+                stem: if pin.is_none() && sections.len() > 1 && body.len() >= language::SECTION_MIN_BYTES {
+                    language::detect_text(body).map_or(note_stem, language::stem_of)
+                } else {
+                    note_stem
                 },
+                body,
                 path,
                 order: s.order,
                 depth: s.depth,
@@ -354,6 +370,7 @@ impl Engine {
             lead_key: None,
             lead_end_line,
             script: crate::embed::choice::ScriptCounts::of(text),
+            lang: note_lang.map(language::code).unwrap_or_default().to_string(),
         };
         entry.lead_key = Some(crate::sections::embed_key(&entry.lead_text(text)));
         self.catalog.insert(entry);

@@ -142,6 +142,7 @@ impl Engine {
             lead_key: None,
             lead_end_line: 0,
             script: Default::default(),
+            lang: String::new(),
         }
     }
 }

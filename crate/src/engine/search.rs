@@ -11,6 +11,7 @@ use crate::clock::now_ms;
 use crate::error::Result;
 use crate::fusion;
 use crate::hash::sha256_hex;
+use crate::language::Stem;
 use crate::lexical::search::{LexQuery, SNIPPET_CHARS};
 use crate::markdown;
 use crate::paths;
@@ -53,6 +54,7 @@ impl Engine {
             // Deeper hits are lifted to their ancestor at the maximum depth instead.
             max_depth: None,
             limit: k * LEXICAL_POOL_PER_HIT + LEXICAL_POOL_EXTRA,
+            langs: self.query_languages(&req.query),
         };
         let results = self.lex.search(&q)?;
         let mut kept: Vec<(f32, &NoteEntry, &Section)> = Vec::new();
@@ -145,7 +147,12 @@ impl Engine {
         let generator = if query.trim().is_empty() {
             None
         } else {
-            let q = self.lex.search(&LexQuery { text: query.to_string(), limit: 1, ..Default::default() })?;
+            let q = self.lex.search(&LexQuery {
+                text: query.to_string(),
+                limit: 1,
+                langs: self.query_languages(query),
+                ..Default::default()
+            })?;
             Some(self.lex.snippet_generator(&*q.query)?)
         };
         // path → the current text, and its sections when it is not the indexed version.
@@ -182,10 +189,20 @@ impl Engine {
             Some(f) => (f, matching_section(indexed, hit_sec, f).or(f.sections.first())?),
         };
         let body = markdown::slice_lines(text, body_start(note, sec), sec.end_line);
+        // The body is tokenized as it was indexed: in its note's language.
+        self.lex
+            .set_text_language(crate::language::parse(&indexed.lang).map_or(Stem::ENGLISH, crate::language::stem_of));
         match generator.map(|g| g.snippet(body)) {
             Some(s) if !s.highlighted().is_empty() => Some(make_snippet(s.fragment(), s.highlighted())),
             _ => Some(leading_snippet(body, SNIPPET_CHARS)),
         }
+    }
+}
+
+impl Engine {
+    /// The languages a query is analysed in (see `language::query_languages`).
+    pub(super) fn query_languages(&self, query: &str) -> Vec<whatlang::Lang> {
+        crate::language::query_languages(query, self.catalog.languages())
     }
 }
 

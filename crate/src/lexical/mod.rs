@@ -27,6 +27,8 @@ pub struct Lexical {
     staged: Staged,
     /// Files of the committed segments.
     files: HashSet<PathBuf>,
+    /// The language the index's analyzer stems the next section in (see [`analyzer::LangSlot`]).
+    slot: analyzer::LangSlot,
 }
 
 const META: &str = "meta.json";
@@ -64,7 +66,8 @@ impl Lexical {
 
     fn finish_open(ram: RamDirectory, index: Index, fields: Fields) -> Result<Lexical> {
         // Tokenizers are not persisted: register ours after every open.
-        index.tokenizers().register(analyzer::TOKENIZER_NAME, analyzer::analyzer());
+        let slot = analyzer::LangSlot::default();
+        index.tokenizers().register(analyzer::TOKENIZER_NAME, analyzer::analyzer(slot.clone()));
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
         let metas = index.load_metas()?;
         let files = writer::segment_files(&index, &ram, &metas.segments);
@@ -77,6 +80,7 @@ impl Lexical {
             staged: Staged::default(),
             files,
             index,
+            slot,
         })
     }
 
@@ -103,6 +107,9 @@ impl Lexical {
         self.staged.paths.insert(path.to_string());
         let opstamp = self.opstamp + 1;
         for d in docs {
+            // The segment writer tokenizes inside `add`, with a clone of the index's analyzer
+            // that shares this slot.
+            self.slot.set(d.stem);
             let doc = self.fields.document(d);
             let committer = Committer { index: &self.index, ram: &self.ram, path_field: self.fields.path };
             committer.add(&mut self.staged, opstamp, doc)?;
@@ -166,6 +173,12 @@ impl Lexical {
 
     pub fn read_file(&self, name: &Path) -> Result<Vec<u8>> {
         writer::read_raw(&self.ram, name)
+    }
+
+    /// Sets the language the index's analyzer stems in: a snippet of a note's text is
+    /// tokenized as the note was.
+    pub fn set_text_language(&self, stem: crate::language::Stem) {
+        self.slot.set(stem);
     }
 
     pub fn searcher(&self) -> Searcher {

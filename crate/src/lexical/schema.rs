@@ -62,6 +62,8 @@ pub struct SectionDoc<'a> {
     pub props: &'a [String],
     /// The section's own lines (see `Engine::index_text`), tokenized by the field's analyzer.
     pub body: &'a str,
+    /// The language the section's fields are stemmed in.
+    pub stem: crate::language::Stem,
 }
 
 /// Filter terms of a tag: the tag and each parent ("a/b/c" → a, a/b, a/b/c), lower-cased.

@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 use tantivy::collector::TopDocs;
-use tantivy::query::{AllQuery, BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, TermQuery};
+use tantivy::query::{
+    AllQuery, BooleanQuery, ConstScoreQuery, DisjunctionMaxQuery, Occur, Query, QueryParser, TermQuery,
+};
 
 use tantivy::columnar::{Column, StrColumn};
 use tantivy::schema::IndexRecordOption;
@@ -12,9 +14,12 @@ use tantivy::Term;
 
 use super::schema::tag_terms;
 use super::Lexical;
-use crate::analyzer::{drop_stopwords, spread_cjk_query};
+use crate::analyzer::{self, drop_stopwords, spread_query, TOKENIZER_NAME};
 use crate::error::Result;
+use crate::language::{self, Stem};
 use crate::ranking::{BOOST_ALIASES, BOOST_BODY, BOOST_HEADINGS, BOOST_TAGS, BOOST_TITLE, SECTION_MAX_DEPTH};
+use tantivy::tokenizer::TokenizerManager;
+use whatlang::Lang;
 
 /// Characters in a snippet fragment.
 pub const SNIPPET_CHARS: usize = 180;
@@ -28,6 +33,8 @@ pub struct LexQuery {
     pub min_depth: Option<u8>,
     pub max_depth: Option<u8>,
     pub limit: usize,
+    /// The languages the text is analysed in (empty: English), see `language::query_languages`.
+    pub langs: Vec<Lang>,
 }
 
 #[derive(Debug, Clone)]
@@ -43,16 +50,43 @@ pub struct LexResults {
 }
 
 impl Lexical {
-    fn user_query(&self, text: &str) -> Box<dyn Query> {
+    /// The query of `text` analysed in each of `langs` (its stop words dropped, stemmed; one
+    /// analysis per distinct result), the best-scoring analysis counting for each section (a
+    /// disjunction-max: a word whose stem is the same in two languages is not counted twice).
+    fn user_query(&self, text: &str, langs: &[Lang]) -> Box<dyn Query> {
+        let langs = if langs.is_empty() { &[Lang::Eng][..] } else { langs };
+        let mut seen: Vec<Vec<String>> = Vec::new();
+        let mut parsed: Vec<Box<dyn Query>> = Vec::new();
+        for &lang in langs {
+            let stem = language::stem_of(lang);
+            let text = spread_query(&drop_stopwords(text, language::stop_words(lang)));
+            let analysed = analyzer::terms(&text, stem);
+            if seen.contains(&analysed) {
+                continue;
+            }
+            seen.push(analysed);
+            parsed.push(self.parse_in(&text, stem));
+        }
+        if parsed.len() == 1 {
+            parsed.pop().expect("one")
+        } else {
+            Box::new(DisjunctionMaxQuery::new(parsed))
+        }
+    }
+
+    fn parse_in(&self, text: &str, stem: Stem) -> Box<dyn Query> {
         let f = &self.fields;
-        let mut parser = QueryParser::for_index(&self.index, vec![f.title, f.aliases, f.headings, f.tags, f.body]);
+        let tokenizers = TokenizerManager::new();
+        tokenizers.register(TOKENIZER_NAME, analyzer::analyzer_for(stem));
+        let fields = vec![f.title, f.aliases, f.headings, f.tags, f.body];
+        let mut parser = QueryParser::new(self.index.schema(), fields, tokenizers);
         parser.set_field_boost(f.title, BOOST_TITLE);
         parser.set_field_boost(f.aliases, BOOST_ALIASES);
         parser.set_field_boost(f.headings, BOOST_HEADINGS);
         parser.set_field_boost(f.tags, BOOST_TAGS);
         parser.set_field_boost(f.body, BOOST_BODY);
         // Lenient: a stray quote or bracket never errors, it degrades to plain terms.
-        let (query, _errors) = parser.parse_query_lenient(&spread_cjk_query(&drop_stopwords(text)));
+        let (query, _errors) = parser.parse_query_lenient(text);
         query
     }
 
@@ -95,7 +129,8 @@ impl Lexical {
     }
 
     pub fn search(&self, q: &LexQuery) -> Result<LexResults> {
-        let user: Box<dyn Query> = if q.text.trim().is_empty() { Box::new(AllQuery) } else { self.user_query(&q.text) };
+        let user: Box<dyn Query> =
+            if q.text.trim().is_empty() { Box::new(AllQuery) } else { self.user_query(&q.text, &q.langs) };
         let filters = self.filter_query(q);
         let query: Box<dyn Query> = if filters.is_empty() {
             user.box_clone()

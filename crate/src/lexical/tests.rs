@@ -17,6 +17,7 @@ fn doc<'a>(path: &'a str, body: &'a str) -> SectionDoc<'a> {
         tags: &[],
         props: &[],
         body,
+        stem: crate::language::Stem::ENGLISH,
     }
 }
 

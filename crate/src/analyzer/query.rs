@@ -1,0 +1,127 @@
+//! The query side of the analyzer: stop words dropped, and runs written without spaces
+//! spread into the terms the index holds.
+
+use super::is_cjk;
+use super::segment::{self, is_sea};
+use crate::ranking::CJK_PHRASE_CHARS;
+
+/// Splits the runs of a free-text query that are written without spaces so the query parser
+/// treats their parts as independent terms (OR, scored by BM25) instead of one phrase: CJK runs
+/// into bigrams, plus their [`CJK_PHRASE_CHARS`]-character n-grams as phrases; Thai, Lao, Khmer
+/// and Burmese runs into their words. Quoted parts are left alone: a quoted run stays an exact
+/// phrase; so does a run right after `-` (excluded) or a field's `:`, which a spread would
+/// detach from its operator.
+pub fn spread_query(query: &str) -> String {
+    let mut out = String::with_capacity(query.len() * 2);
+    let mut in_quotes = false;
+    let chars: Vec<char> = query.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '"' {
+            in_quotes = !in_quotes;
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let sea = !c.is_ascii() && is_sea(c);
+        if !in_quotes && (sea || is_cjk(c)) {
+            let start = i;
+            while i < chars.len() && (if sea { is_sea(chars[i]) } else { is_cjk(chars[i]) }) {
+                i += 1;
+            }
+            let run = &chars[start..i];
+            if out.ends_with('-') || out.ends_with(':') {
+                out.push('"');
+                out.extend(run);
+                out.push('"');
+                continue;
+            }
+            out.push(' ');
+            if sea {
+                let run: String = run.iter().collect();
+                segment::words(&run, |a, b| {
+                    out.push_str(&run[a..b]);
+                    out.push(' ');
+                });
+                continue;
+            }
+            if run.len() == 1 {
+                out.push(run[0]);
+            } else {
+                for (n, pair) in run.windows(2).enumerate() {
+                    if n > 0 {
+                        out.push(' ');
+                    }
+                    out.push(pair[0]);
+                    out.push(pair[1]);
+                }
+                for gram in run.windows(CJK_PHRASE_CHARS) {
+                    out.push_str(" \"");
+                    out.extend(gram);
+                    out.push('"');
+                }
+            }
+            out.push(' ');
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
+/// Removes `stop` words from the unquoted, unfielded words of a query.
+pub fn drop_stopwords(query: &str, stop: &[&str]) -> String {
+    let words: Vec<&str> = query.split_whitespace().collect();
+    let mut in_quotes = false;
+    let mut keep: Vec<bool> = Vec::with_capacity(words.len());
+    for w in &words {
+        let quoted = in_quotes || w.starts_with('"');
+        if w.matches('"').count() % 2 == 1 {
+            in_quotes = !in_quotes;
+        }
+        let bare = w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+        let is_stop = !quoted && !w.contains(':') && !w.starts_with(['-', '+']) && stop.contains(&bare.as_str());
+        keep.push(!is_stop);
+    }
+    if !keep.iter().any(|k| *k) {
+        return query.to_string();
+    }
+    words.iter().zip(keep).filter(|(_, k)| *k).map(|(w, _)| *w).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ranking::QUERY_STOPWORDS;
+
+    #[test]
+    fn stopwords_leave_content_and_phrases() {
+        assert_eq!(
+            drop_stopwords("how do I make a note look like a slide", QUERY_STOPWORDS),
+            "make note look like slide"
+        );
+        assert_eq!(drop_stopwords("\"the end\" of it", QUERY_STOPWORDS), "\"the end\"");
+        assert_eq!(drop_stopwords("the", QUERY_STOPWORDS), "the");
+        assert_eq!(drop_stopwords("title:the -a x", QUERY_STOPWORDS), "title:the -a x");
+    }
+
+    #[test]
+    fn query_spreading_keeps_quotes() {
+        assert_eq!(spread_query("如何同步").trim(), "如何 何同 同步 \"如何同\" \"何同步\"");
+        assert_eq!(spread_query("同步").trim(), "同步");
+        // An excluded or fielded run stays whole, attached to its operator.
+        assert_eq!(spread_query("sync -同步设置"), "sync -\"同步设置\"");
+        assert_eq!(spread_query("title:同步设置 x"), "title:\"同步设置\" x");
+        assert_eq!(spread_query("\"全文检索\" x"), "\"全文检索\" x");
+        assert_eq!(spread_query("sync 设置").trim(), "sync  设置");
+    }
+
+    #[test]
+    fn thai_queries_are_spread_into_words() {
+        assert_eq!(spread_query("สำรองข้อมูล").split_whitespace().collect::<Vec<_>>(), vec!["สำรอง", "ข้อมูล"]);
+        assert_eq!(spread_query("\"สำรองข้อมูล\""), "\"สำรองข้อมูล\"");
+        assert_eq!(spread_query("-สำรองข้อมูล"), "-\"สำรองข้อมูล\"");
+    }
+}
