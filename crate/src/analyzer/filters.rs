@@ -1,7 +1,6 @@
 //! Token filters: normalisation of compatibility forms and of Arabic and Hebrew marks, and
 //! stemming in the language of the text being analysed (memoised).
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
@@ -9,6 +8,7 @@ use tantivy::tokenizer::{Token, TokenFilter, TokenStream, Tokenizer};
 use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
 use crate::language::Stem;
+use rustc_hash::FxHashMap;
 
 /// NFKC for tokens that are not in it (full-width Latin, ligatures, decomposed accents), and
 /// the usual search normalisation of Arabic (no diacritics or tatweel; one alef, one ya) and
@@ -143,7 +143,7 @@ impl TokenFilter for LanguageStemmer {
     type Tokenizer<T: Tokenizer> = StemmerFilter<T>;
 
     fn transform<T: Tokenizer>(self, tokenizer: T) -> StemmerFilter<T> {
-        StemmerFilter { inner: tokenizer, slot: self.slot, cache: HashMap::new() }
+        StemmerFilter { inner: tokenizer, slot: self.slot, cache: FxHashMap::default() }
     }
 }
 
@@ -151,14 +151,14 @@ impl TokenFilter for LanguageStemmer {
 pub struct StemmerFilter<T> {
     inner: T,
     slot: LangSlot,
-    cache: HashMap<(u8, String), String>,
+    cache: FxHashMap<(u8, String), String>,
 }
 
 pub struct StemmerStream<'a, S> {
     tail: S,
     stem: Stem,
     stemmer: Option<frostem::Stemmer>,
-    cache: &'a mut HashMap<(u8, String), String>,
+    cache: &'a mut FxHashMap<(u8, String), String>,
     key: (u8, String),
 }
 

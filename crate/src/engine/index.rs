@@ -305,7 +305,7 @@ impl Engine {
         let pin = ["lang", "language"].iter().find_map(|k| parsed.frontmatter.get(*k)?.as_str());
         let body_text = &text[lines.byte_range(text, parsed.body_start_line, parsed.line_count.max(1))];
         let note_lang = language::note_language(pin, body_text);
-        let note_stem = note_lang.map(language::stem_of).unwrap_or(Stem::ENGLISH);
+        let note_stem = note_lang.lang.map(language::stem_of).unwrap_or(Stem::ENGLISH);
         let mut first_child: Vec<Option<u32>> = vec![None; sections.len()];
         for s in &sections {
             if let Some(p) = s.parent {
@@ -328,9 +328,9 @@ impl Engine {
                 (s, headings, body)
             })
             .map(|(s, headings, body)| SectionDoc {
-                // A long section says which language it is in (a note may mix languages);
-                // a short one is stemmed in its note's (unless the note pins one).
-                stem: if pin.is_none() && sections.len() > 1 && body.len() >= language::SECTION_MIN_BYTES {
+                // In a note whose language is not settled (it may mix languages), a long
+                // section says which language it is in; a short one is stemmed in its note's.
+                stem: if !note_lang.settled && sections.len() > 1 && body.len() >= language::SECTION_MIN_BYTES {
                     language::detect_text(body).map_or(note_stem, language::stem_of)
                 } else {
                     note_stem
@@ -370,7 +370,7 @@ impl Engine {
             lead_key: None,
             lead_end_line,
             script: crate::embed::choice::ScriptCounts::of(text),
-            lang: note_lang.map(language::code).unwrap_or_default().to_string(),
+            lang: note_lang.lang.map(language::code).unwrap_or_default().to_string(),
         };
         entry.lead_key = Some(crate::sections::embed_key(&entry.lead_text(text)));
         self.catalog.insert(entry);
