@@ -7,6 +7,9 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::snippet::Snippet;
 
+mod structured;
+pub use structured::*;
+
 /// The current bytes of notes by path, read by the host: the index does not store note text
 /// (the host has the notes on disk). `None` (JS `null`): the host could not read the note.
 /// The core decodes them as it decodes `NoteInput::bytes`, and compares their SHA-256 with

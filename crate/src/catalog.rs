@@ -1,5 +1,5 @@
 //! The catalog: one entry per indexed note (path, content hash, size, mtime, title,
-//! frontmatter JSON, aliases, tags, links, sections).
+//! frontmatter JSON, aliases, tags, links, sections, tasks).
 //!
 //! It is persisted as a base file plus small delta files (upserts and removals since
 //! the base), so a one-note edit writes a few hundred bytes, not the whole catalog.
@@ -44,6 +44,8 @@ pub struct NoteEntry {
     /// else detected (`language::note_language`). Its sections are stemmed in it, or in their
     /// own language when a long section is written in another.
     pub lang: String,
+    /// The note's task list items (`tasks::extract`): empty for most notes.
+    pub tasks: Vec<crate::tasks::Task>,
 }
 
 /// A note's links, kept encoded in the catalog: only [`crate::Engine::note`] reads them, one
@@ -358,6 +360,7 @@ mod tests {
             lead_end_line: 0,
             script: ScriptCounts::default(),
             lang: String::new(),
+            tasks: vec![],
         }
     }
 

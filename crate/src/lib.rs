@@ -16,7 +16,9 @@
 // Leaves: configuration, errors, clocks, text utilities.
 pub mod clock;
 pub mod config;
+pub mod dates;
 pub mod error;
+pub mod expr;
 pub mod hash;
 pub mod paths;
 pub mod ranking;
@@ -28,6 +30,7 @@ pub mod markdown;
 pub mod outline;
 pub mod sections;
 pub mod snippet;
+pub mod tasks;
 // The boundary's types, the note catalog and the persisted format.
 pub mod api;
 pub mod catalog;

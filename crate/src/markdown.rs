@@ -290,7 +290,7 @@ fn is_tag_char(c: char) -> bool {
 
 /// Obsidian inline tags: `#` at the start or after whitespace, then letters, digits,
 /// `_`, `-`, `/`, with at least one non-digit.
-fn scan_inline_tags(text: &str, out: &mut Vec<String>) {
+pub fn scan_inline_tags(text: &str, out: &mut Vec<String>) {
     let mut prev: Option<char> = None;
     let mut iter = text.char_indices().peekable();
     while let Some((i, c)) = iter.next() {

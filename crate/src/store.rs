@@ -29,9 +29,10 @@ pub const FORMAT_NAME: &str = "strata-index";
 /// positions restart in each section (the body is tokenized per section). 9: a lead
 /// vector per note (its folders, title and opening lines) instead of a title vector.
 /// 10: each note's language in the catalog; sections stemmed in their language, Thai, Lao,
-/// Khmer and Burmese split into words, Arabic and Hebrew normalised.
+/// Khmer and Burmese split into words, Arabic and Hebrew normalised. 11: each note's tasks in
+/// the catalog (status, text, line, heading path, tags, parent, dates, priority).
 /// (A rebuild for a new version keeps the embedded vectors: see `salvage_vectors`.)
-pub const FORMAT_VERSION: u32 = 10;
+pub const FORMAT_VERSION: u32 = 11;
 pub const SLOTS: [&str; 2] = ["manifest-a.json", "manifest-b.json"];
 pub const LEX_DIR: &str = "lex/";
 pub const CAT_DIR: &str = "cat/";

@@ -92,6 +92,19 @@ fn generated() -> String {
         ModelFile,
         Outline,
         OutlineHeading,
+        Priority,
+        StatusKind,
+        DateRange,
+        TaskWhen,
+        TaskSort,
+        TaskGroupBy,
+        TasksRequest,
+        TaskHit,
+        TaskGroup,
+        TasksResponse,
+        QueryRequest,
+        QueryHit,
+        QueryResponse,
     );
     out
 }

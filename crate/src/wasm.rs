@@ -245,6 +245,21 @@ impl StrataCore {
         Ok(self.engine.record_access(&paths, now))
     }
 
+    /// Tasks of the indexed notes by status, place, tag, text, dates and priority, sorted and
+    /// grouped (`TasksRequest`).
+    pub fn tasks(&self, req: JsValue) -> Result<JsValue, JsError> {
+        let req: TasksRequest =
+            if req.is_undefined() || req.is_null() { TasksRequest::default() } else { from_js(req, "tasks request")? };
+        to_js(&self.engine.tasks(&req).map_err(err)?)
+    }
+
+    /// Notes whose properties match an expression (`QueryRequest`).
+    pub fn query(&self, req: JsValue) -> Result<JsValue, JsError> {
+        let req: QueryRequest =
+            if req.is_undefined() || req.is_null() { QueryRequest::default() } else { from_js(req, "query request")? };
+        to_js(&self.engine.query(&req).map_err(err)?)
+    }
+
     pub fn similar(&mut self, req: JsValue) -> Result<JsValue, JsError> {
         let req: SimilarRequest = from_js(req, "similar request")?;
         to_js(&self.engine.similar(&req).map_err(err)?)

@@ -133,14 +133,13 @@ fn the_previous_format_is_rebuilt_keeping_its_vectors() {
     // Until the first flush the old files stay: none of the kept vectors' files is an orphan.
     assert!(r.orphans.iter().all(|o| !o.starts_with("vec/") && !o.starts_with("manifest-")), "{:?}", r.orphans);
 
-    // The caller indexes the vault again; with the model loaded, only what format 9 added is
-    // embedded: one lead vector per note (format 8 had a title vector instead). Every leaf
-    // section's vector was kept.
+    // The caller indexes the vault again; with the model loaded, nothing is embedded again:
+    // format 11 added the tasks to the catalog and left every embedded text as it was.
     let notes = vault();
     e.update(UpdateBatch { upserts: notes.clone(), ..Default::default() }).unwrap();
     let p = e.use_embedder(Box::new(FixtureEmbedder::new())).unwrap();
-    assert_eq!(p.total - p.done, notes.len(), "only the leads are new: {p:?}");
-    assert_eq!(embed_all(&mut e, &notes), notes.len());
+    assert_eq!((p.done, p.total), (kept, kept), "every vector was kept: {p:?}");
+    assert_eq!(embed_all(&mut e, &notes), 0);
 
     // The rebuilt index persists in the current format and opens as it is.
     let out = e.flush().unwrap();

@@ -371,6 +371,7 @@ impl Engine {
             lead_end_line,
             script: crate::embed::choice::ScriptCounts::of(text),
             lang: note_lang.lang.map(language::code).unwrap_or_default().to_string(),
+            tasks: crate::tasks::extract(text),
         };
         entry.lead_key = Some(crate::sections::embed_key(&entry.lead_text(text)));
         self.catalog.insert(entry);

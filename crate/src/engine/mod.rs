@@ -10,7 +10,8 @@
 //! The engine is one struct with an `impl` per concern: opening and the public surface
 //! (here), [`index`] (plan, update, rename, flush), [`search`] (lexical search, hits and
 //! snippets), [`hybrid`] (vector hits and their fusion with the lexical ones), [`similar`],
-//! [`read`] and [`embedding`] (the model and the embedding queue).
+//! [`read`], [`embedding`] (the model and the embedding queue), and the structured queries
+//! [`tasks`] and [`query`] (property expressions).
 
 use std::collections::{HashMap, HashSet};
 
@@ -28,11 +29,16 @@ use crate::vectors::Key;
 mod embedding;
 mod hybrid;
 mod index;
+mod query;
 mod read;
 mod search;
 mod similar;
+mod tasks;
 
 use search::note_matches;
+
+pub use query::{QUERY_DEFAULT_LIMIT, QUERY_MAX_LIMIT};
+pub use tasks::{TASKS_DEFAULT_LIMIT, TASKS_MAX_LIMIT};
 
 pub const MAX_K: usize = 200;
 /// Lines returned by `read` when no `maxLines` is given.
@@ -373,6 +379,8 @@ mod tests;
 /// ./test.sh covers the same through the wasm embedder in the Node tests.
 #[cfg(all(test, not(target_arch = "wasm32"), feature = "embedder"))]
 mod semantic_tests;
+#[cfg(test)]
+mod structured_tests;
 #[cfg(test)]
 mod switch_tests;
 #[cfg(test)]

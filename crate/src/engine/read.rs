@@ -143,6 +143,7 @@ impl Engine {
             lead_end_line: 0,
             script: Default::default(),
             lang: String::new(),
+            tasks: Vec::new(),
         }
     }
 }

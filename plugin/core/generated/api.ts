@@ -499,3 +499,166 @@ endLine: number,
  * Heading texts from the top level down to this one (its own text last).
  */
 path: Array<string>, };
+
+/**
+ * A task's priority, ordered: `Lowest` < … < `Normal` (none given) < … < `Highest`.
+ */
+export type Priority = "lowest" | "low" | "normal" | "medium" | "high" | "highest";
+
+/**
+ * The kinds of status a character stands for (the Tasks plugin's defaults).
+ */
+export type StatusKind = "todo" | "in-progress" | "done" | "cancelled" | "deferred" | "question" | "important" | "other";
+
+/**
+ * A date range on one of a task's dates. Each bound is an ISO date or `today`, `yesterday`,
+ * `tomorrow` (relative to the request's `today`).
+ */
+export type DateRange = { 
+/**
+ * Strictly before.
+ */
+before?: string, 
+/**
+ * Strictly after.
+ */
+after?: string, on?: string, };
+
+/**
+ * Tasks by the time they are due, relative to `today`: open tasks due before today
+ * (`overdue`), due or scheduled today (`today`), due or scheduled in today's week, Monday
+ * to Sunday (`this-week`).
+ */
+export type TaskWhen = "overdue" | "today" | "this-week";
+
+export type TaskSort = "path" | "due" | "priority";
+
+export type TaskGroupBy = "status" | "folder" | "note" | "tag";
+
+export type TasksRequest = { 
+/**
+ * Any of: a status kind (`todo`, `in-progress`, `done`, `cancelled`, `deferred`,
+ * `question`, `important`, `other`), `open` (neither done nor cancelled), `closed`, or the
+ * status character itself (`/` or `[/]`).
+ */
+status?: Array<string>, 
+/**
+ * Notes in this folder (and below).
+ */
+folder?: string, 
+/**
+ * One note.
+ */
+path?: string, 
+/**
+ * A tag in the task (`#a` also matches `#a/b`); for its note's tags, `where` with
+ * `file.tags contains a`.
+ */
+tag?: string, 
+/**
+ * Words the task's text contains (case-insensitive).
+ */
+text?: string, 
+/**
+ * A property expression its note must match (`status = active AND priority > 1`).
+ */
+where?: string, due?: DateRange, scheduled?: DateRange, done?: DateRange, when?: TaskWhen, 
+/**
+ * A priority (`high`), or a bound (`>=medium`, `<normal`).
+ */
+priority?: string, 
+/**
+ * The host's date (`YYYY-MM-DD`), for `when` and relative dates. Required by them.
+ */
+today?: string, sort?: TaskSort, groupBy?: TaskGroupBy, 
+/**
+ * Tasks returned (default 100, at most 1000); `total` and the groups count them all.
+ */
+limit?: number, };
+
+export type TaskHit = { path: string, 
+/**
+ * 1-based line of the task's item.
+ */
+line: number, 
+/**
+ * The character between the brackets, as written.
+ */
+status: string, kind: StatusKind, text: string, 
+/**
+ * The headings above the task ("A > B").
+ */
+heading: string, tags: Array<string>, 
+/**
+ * The line of the task whose item holds this one.
+ */
+parentLine?: number, priority: Priority, due?: string, scheduled?: string, start?: string, done?: string, created?: string, cancelled?: string, };
+
+export type TaskGroup = { 
+/**
+ * The status kind, folder, note path or tag ("" for no folder or no tag).
+ */
+key: string, 
+/**
+ * Matching tasks in the group (all of them, whatever the limit).
+ */
+count: number, 
+/**
+ * The group's tasks, in the request's order, while the limit lasts.
+ */
+tasks: Array<TaskHit>, };
+
+export type TasksResponse = { 
+/**
+ * Matching tasks, whatever the limit.
+ */
+total: number, 
+/**
+ * Without `groupBy`: the tasks, up to the limit. With it: empty (see `groups`).
+ */
+tasks: Array<TaskHit>, 
+/**
+ * With `groupBy`: the groups by key (statuses in the order of their kinds); the limit
+ * fills them in that order.
+ */
+groups: Array<TaskGroup>, 
+/**
+ * Matching tasks by status kind (over all of them).
+ */
+byStatus: Array<[StatusKind, number]>, tookMs: number, };
+
+export type QueryRequest = { 
+/**
+ * The property expression (`status = draft AND file.mtime >= today-7d`); empty: every
+ * note.
+ */
+where?: string, 
+/**
+ * Fields to sort by, comma-separated, each optionally followed by `asc`/`desc` or prefixed
+ * with `-` for descending (`-file.mtime, title`). Default: by path.
+ */
+sort?: string, limit?: number, offset?: number, 
+/**
+ * The host's date (`YYYY-MM-DD`), for `today`/`now` in the expression.
+ */
+today?: string, 
+/**
+ * Now, in ms since the epoch, for `now` (default: midnight of `today`).
+ */
+now?: number, 
+/**
+ * The host's offset from UTC in minutes (UTC+2: 120), for dates without a zone.
+ */
+utcOffsetMinutes?: number, };
+
+export type QueryHit = { path: string, title: string, mtime: number, 
+/**
+ * The values of the fields the expression and the sort name (null: missing).
+ */
+fields: Record<string, unknown>, };
+
+export type QueryResponse = { 
+/**
+ * Matching notes, whatever the limit.
+ */
+total: number, notes: Array<QueryHit>, tookMs: number, };

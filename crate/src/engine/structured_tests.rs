@@ -1,0 +1,316 @@
+//! The structured queries over the fixture vault `tests/fixtures/tasks-vault`: tasks by every
+//! filter with exact results, property queries, incremental updates and persistence.
+
+use super::tests::{cfg, upsert, Folder};
+use super::*;
+use crate::error::CoreError;
+
+macro_rules! fixture {
+    ($path:literal, $mtime:expr) => {
+        NoteInput {
+            path: $path.into(),
+            bytes: include_bytes!(concat!("../../../tests/fixtures/tasks-vault/", $path)).to_vec(),
+            mtime: $mtime,
+        }
+    };
+}
+
+/// 2026-11-26T00:00Z in ms.
+const NOV_26: f64 = 1_795_651_200_000.0;
+const DAY: f64 = 86_400_000.0;
+
+fn vault() -> Vec<NoteInput> {
+    vec![
+        fixture!("Projects/Alpha/Plan.md", NOV_26 - 1.0 * DAY + 3_600_000.0),
+        fixture!("Projects/Beta/Notes.md", NOV_26 - 10.0 * DAY),
+        fixture!("Daily/2026-11-25.md", NOV_26 - 0.5 * DAY),
+        fixture!("Reading/Book A.md", NOV_26 - 40.0 * DAY),
+        fixture!("Reading/Book B.md", NOV_26 - 3.0 * DAY),
+    ]
+}
+
+fn engine() -> Engine {
+    let mut e = Engine::create(cfg()).unwrap();
+    upsert(&mut e, vault());
+    e
+}
+
+fn req() -> TasksRequest {
+    TasksRequest { today: Some("2026-11-26".into()), ..Default::default() }
+}
+
+/// "path:line" of each task the request finds, in order.
+fn found(e: &Engine, r: TasksRequest) -> Vec<String> {
+    let res = e.tasks(&TasksRequest { limit: Some(1000), ..r }).unwrap();
+    assert_eq!(res.total, res.tasks.len().max(res.groups.iter().map(|g| g.count).sum()));
+    res.tasks.iter().map(|t| format!("{}:{}", short(&t.path), t.line)).collect()
+}
+
+fn short(path: &str) -> &str {
+    match path {
+        "Projects/Alpha/Plan.md" => "A",
+        "Projects/Beta/Notes.md" => "B",
+        "Daily/2026-11-25.md" => "D",
+        other => other,
+    }
+}
+
+fn range(before: Option<&str>, after: Option<&str>, on: Option<&str>) -> Option<DateRange> {
+    Some(DateRange { before: before.map(Into::into), after: after.map(Into::into), on: on.map(Into::into) })
+}
+
+#[test]
+fn a_table_of_task_queries_with_exact_results() {
+    let e = engine();
+    let s = |v: &[&str]| Some(v.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+    let table: Vec<(&str, TasksRequest, &[&str])> = vec![
+        (
+            "every task, by path",
+            req(),
+            &[
+                "D:3", "D:4", "D:5", "A:13", "A:14", "A:15", "A:16", "A:17", "A:18", "A:19", "A:20", "A:21", "A:26",
+                "A:27", "A:34", "A:35", "A:37", "A:38", "B:9", "B:10",
+            ],
+        ),
+        ("done, either case", TasksRequest { status: s(&["done"]), ..req() }, &["A:14", "A:27", "A:35", "B:10"]),
+        ("custom characters", TasksRequest { status: s(&["[/]", ">", "s"]), ..req() }, &["A:15", "A:18", "A:21"]),
+        ("cancelled or question", TasksRequest { status: s(&["cancelled", "question"]), ..req() }, &["A:17", "A:19"]),
+        (
+            "open in a folder",
+            TasksRequest { status: s(&["open"]), folder: Some("projects/alpha".into()), ..req() },
+            &["A:13", "A:15", "A:16", "A:18", "A:19", "A:20", "A:21", "A:26", "A:34", "A:37", "A:38"],
+        ),
+        (
+            "a task's tag, nested",
+            TasksRequest { tag: Some("#alpha".into()), folder: Some("Daily".into()), ..req() },
+            &[],
+        ),
+        (
+            "a note's tag",
+            TasksRequest { where_: Some("file.tags contains project".into()), status: s(&["todo"]), ..req() },
+            &["A:13", "A:16", "A:26", "A:34", "A:37", "A:38", "B:9"],
+        ),
+        ("a task tag", TasksRequest { tag: Some("alpha/callout".into()), ..req() }, &["A:34"]),
+        ("a CJK tag", TasksRequest { tag: Some("翻译".into()), ..req() }, &["A:37"]),
+        ("text, CJK", TasksRequest { text: Some("中文".into()), ..req() }, &["A:37"]),
+        ("text, words in any order", TasksRequest { text: Some("room BOOK".into()), ..req() }, &["A:14"]),
+        (
+            "due before",
+            TasksRequest { due: range(Some("2026-11-25"), None, None), ..req() },
+            &["D:4", "A:13", "A:14", "A:34"],
+        ),
+        ("due on today", TasksRequest { due: range(None, None, Some("today")), ..req() }, &["A:15", "A:37"]),
+        ("due after tomorrow", TasksRequest { due: range(None, Some("tomorrow"), None), ..req() }, &["B:9"]),
+        ("scheduled", TasksRequest { scheduled: range(None, Some("2026-11-29"), None), ..req() }, &["A:18", "A:26"]),
+        (
+            "done in a range",
+            TasksRequest { done: range(Some("2026-11-20"), Some("2026-11-01"), None), ..req() },
+            &["A:14", "B:10"],
+        ),
+        (
+            "overdue (open only)",
+            TasksRequest { when: Some(TaskWhen::Overdue), ..req() },
+            &["D:3", "D:4", "A:13", "A:34"],
+        ),
+        ("today", TasksRequest { when: Some(TaskWhen::Today), ..req() }, &["A:15", "A:37"]),
+        (
+            "this week (Nov 23–29)",
+            TasksRequest { when: Some(TaskWhen::ThisWeek), ..req() },
+            &["D:3", "D:4", "D:5", "A:15", "A:16", "A:34", "A:37"],
+        ),
+        ("high and above", TasksRequest { priority: Some(">=high".into()), ..req() }, &["A:13", "A:15", "A:20"]),
+        ("lowest", TasksRequest { priority: Some("lowest".into()), ..req() }, &["B:9"]),
+        ("below normal", TasksRequest { priority: Some("<normal".into()), ..req() }, &["A:26", "B:9"]),
+        ("a note's properties", TasksRequest { where_: Some("status = draft".into()), ..req() }, &["B:9", "B:10"]),
+        (
+            "one note, by due",
+            TasksRequest { path: Some("Daily/2026-11-25.md".into()), sort: Some(TaskSort::Due), ..req() },
+            &["D:4", "D:3", "D:5"],
+        ),
+        (
+            "open with a due date, by due",
+            TasksRequest {
+                status: s(&["open"]),
+                due: range(None, Some("2026-01-01"), None),
+                sort: Some(TaskSort::Due),
+                ..req()
+            },
+            &["A:13", "D:4", "A:34", "D:3", "A:15", "A:37", "A:16", "B:9"],
+        ),
+        (
+            "by priority",
+            TasksRequest { priority: Some("!=normal".into()), sort: Some(TaskSort::Priority), ..req() },
+            &["A:20", "A:13", "A:15", "A:26", "B:9"],
+        ),
+    ];
+    for (what, r, want) in table {
+        assert_eq!(found(&e, r), want.iter().map(|s| s.to_string()).collect::<Vec<_>>(), "{what}");
+    }
+}
+
+#[test]
+fn hits_carry_what_a_client_needs_to_open_or_patch_the_line() {
+    let e = engine();
+    let r = e.tasks(&TasksRequest { path: Some("Projects/Alpha/Plan.md".into()), ..req() }).unwrap();
+    let t = r.tasks.iter().find(|t| t.line == 16).unwrap();
+    assert_eq!(
+        (t.status.as_str(), t.kind, t.text.as_str(), t.heading.as_str(), t.parent_line, t.due.as_deref()),
+        (" ", StatusKind::Todo, "Review the types", "Alpha plan > Now", Some(15), Some("2026-11-27"))
+    );
+    let t = r.tasks.iter().find(|t| t.line == 15).unwrap();
+    assert_eq!(
+        (t.status.as_str(), t.kind, t.priority, t.due.as_deref()),
+        ("/", StatusKind::InProgress, Priority::High, Some("2026-11-26"))
+    );
+    assert_eq!(r.by_status.iter().find(|(k, _)| *k == StatusKind::Done), Some(&(StatusKind::Done, 3)));
+}
+
+#[test]
+fn groups_count_everything_and_the_limit_fills_them_in_order() {
+    let e = engine();
+    let r = e.tasks(&TasksRequest { group_by: Some(TaskGroupBy::Status), limit: Some(5), ..req() }).unwrap();
+    let groups: Vec<(&str, usize, usize)> = r.groups.iter().map(|g| (g.key.as_str(), g.count, g.tasks.len())).collect();
+    assert_eq!(
+        groups,
+        [
+            ("todo", 10, 5),
+            ("in-progress", 1, 0),
+            ("done", 4, 0),
+            ("cancelled", 1, 0),
+            ("deferred", 1, 0),
+            ("question", 1, 0),
+            ("important", 1, 0),
+            ("other", 1, 0)
+        ]
+    );
+    assert_eq!((r.total, r.tasks.len()), (20, 0));
+    let by = |g: TaskGroupBy| -> Vec<(String, usize)> {
+        e.tasks(&TasksRequest { group_by: Some(g), status: Some(vec!["open".into()]), ..req() })
+            .unwrap()
+            .groups
+            .into_iter()
+            .map(|g| (g.key, g.count))
+            .collect()
+    };
+    let owned = |v: &[(&str, usize)]| v.iter().map(|(k, n)| (k.to_string(), *n)).collect::<Vec<_>>();
+    assert_eq!(by(TaskGroupBy::Folder), owned(&[("Daily", 3), ("Projects/Alpha", 11), ("Projects/Beta", 1)]));
+    assert_eq!(
+        by(TaskGroupBy::Note),
+        owned(&[("Daily/2026-11-25.md", 3), ("Projects/Alpha/Plan.md", 11), ("Projects/Beta/Notes.md", 1)])
+    );
+    assert_eq!(by(TaskGroupBy::Tag), owned(&[("", 11), ("alpha/callout", 1), ("errand", 1), ("spec", 1), ("翻译", 1)]));
+}
+
+#[test]
+fn bad_task_requests_are_errors_not_panics() {
+    let e = engine();
+    let bad = |r: TasksRequest, says: &str| {
+        let err = e.tasks(&r).unwrap_err();
+        assert!(matches!(err, CoreError::BadRequest(_)) && err.message().contains(says), "{err}");
+    };
+    bad(TasksRequest { status: Some(vec!["finished".into()]), ..req() }, "status `finished`");
+    bad(TasksRequest { due: range(Some("next week"), None, None), ..req() }, "due.before");
+    bad(TasksRequest { when: Some(TaskWhen::Overdue), today: None, ..Default::default() }, "today");
+    bad(TasksRequest { due: range(None, None, Some("today")), today: None, ..Default::default() }, "needs today");
+    bad(TasksRequest { today: Some("26/11/2026".into()), ..Default::default() }, "not a date");
+    bad(TasksRequest { priority: Some(">>high".into()), ..req() }, "priority");
+    bad(TasksRequest { where_: Some("status = ".into()), ..req() }, "at character 8");
+    bad(TasksRequest { path: Some("../x.md".into()), ..req() }, "");
+}
+
+#[test]
+fn an_edited_note_updates_its_tasks_incrementally_and_they_persist() {
+    let mut e = engine();
+    let mut folder = Folder::default();
+    folder.apply(&e.flush().unwrap());
+    let daily = |e: &Engine| found(e, TasksRequest { path: Some("Daily/2026-11-25.md".into()), ..req() });
+    assert_eq!(daily(&e), ["D:3", "D:4", "D:5"]);
+    // One task done, one removed, one added: an update of that note alone.
+    let edited = "# Wednesday\n\n- [x] Call the printer 📅 2026-11-25 ✅ 2026-11-26\n- [ ] Read chapter 3 ⏳ 2026-11-29\n- [ ] New one [due:: 2026-11-27]\n";
+    let r = upsert(&mut e, vec![NoteInput { path: "Daily/2026-11-25.md".into(), bytes: edited.into(), mtime: NOV_26 }]);
+    assert_eq!((r.updated, r.added), (1, 0));
+    assert_eq!(daily(&e), ["D:3", "D:4", "D:5"]);
+    let done = e
+        .tasks(&TasksRequest { status: Some(vec!["done".into()]), path: Some("Daily/2026-11-25.md".into()), ..req() })
+        .unwrap();
+    assert_eq!((done.tasks[0].line, done.tasks[0].done.as_deref()), (3, Some("2026-11-26")));
+    assert_eq!(found(&e, TasksRequest { text: Some("new one".into()), ..req() }), ["D:5"]);
+    assert!(found(&e, TasksRequest { text: Some("plants".into()), ..req() }).is_empty());
+    // The flush writes a small catalog delta; a reopened index has the edited tasks.
+    let out = e.flush().unwrap();
+    let cat: Vec<&IndexFile> = out.writes.iter().filter(|w| w.name.starts_with(store::CAT_DIR)).collect();
+    assert_eq!(cat.len(), 1);
+    assert!(cat[0].bytes.len() < 2000, "a delta of one note: {} bytes", cat[0].bytes.len());
+    folder.apply(&out);
+    let reopened =
+        Engine::open(cfg(), folder.0.iter().map(|(n, b)| IndexFile { name: n.clone(), bytes: b.clone() }).collect());
+    assert_eq!(found(&reopened, TasksRequest { text: Some("new one".into()), ..req() }), ["D:5"]);
+    assert_eq!(found(&reopened, req()).len(), 20);
+    // Deleted and renamed notes take their tasks with them.
+    e.update(UpdateBatch { deletes: vec!["Projects/Beta/Notes.md".into()], ..Default::default() }).unwrap();
+    assert!(found(&e, TasksRequest { folder: Some("Projects/Beta".into()), ..req() }).is_empty());
+}
+
+fn query(e: &Engine, r: QueryRequest) -> Vec<String> {
+    e.query(&QueryRequest { today: Some("2026-11-26".into()), ..r })
+        .unwrap()
+        .notes
+        .into_iter()
+        .map(|n| n.path)
+        .collect()
+}
+
+fn q(expr: &str) -> QueryRequest {
+    QueryRequest { where_: Some(expr.into()), ..Default::default() }
+}
+
+#[test]
+fn property_queries_over_the_catalog() {
+    let e = engine();
+    let table: &[(&str, &[&str])] = &[
+        ("status = draft", &["Projects/Beta/Notes.md"]),
+        ("type = book AND rating >= 4", &["Reading/Book A.md"]),
+        ("type = book AND NOT rating >= 4", &["Reading/Book B.md"]),
+        ("authors contains 'ursula k. le guin'", &["Reading/Book A.md"]),
+        ("owner contains ana", &["Projects/Alpha/Plan.md", "Projects/Beta/Notes.md"]),
+        ("read < 2026-11-01", &["Reading/Book A.md"]),
+        ("file.mtime >= today-7d AND file.folder != daily", &["Projects/Alpha/Plan.md", "Reading/Book B.md"]),
+        ("file.tags contains project", &["Projects/Alpha/Plan.md", "Projects/Beta/Notes.md"]),
+        ("draft exists OR due = 2026-12-01", &["Projects/Alpha/Plan.md", "Reading/Book B.md"]),
+        ("Priority > 1 AND priority < 5", &["Projects/Alpha/Plan.md"]),
+    ];
+    for (src, want) in table {
+        assert_eq!(query(&e, q(src)), *want, "{src}");
+    }
+    let sorted = query(&e, QueryRequest { sort: Some("-file.mtime".into()), ..q("file.size > 0") });
+    assert_eq!(
+        sorted,
+        [
+            "Daily/2026-11-25.md",
+            "Projects/Alpha/Plan.md",
+            "Reading/Book B.md",
+            "Projects/Beta/Notes.md",
+            "Reading/Book A.md"
+        ]
+    );
+    let by_priority =
+        e.query(&QueryRequest { sort: Some("priority desc".into()), limit: Some(2), ..q("priority exists") }).unwrap();
+    assert_eq!(by_priority.total, 2);
+    let first = &by_priority.notes[0];
+    assert_eq!(
+        (first.path.as_str(), first.fields.get("priority")),
+        ("Projects/Beta/Notes.md", Some(&serde_json::json!(5)))
+    );
+    assert_eq!(
+        query(&e, QueryRequest { limit: Some(2), offset: Some(1), ..Default::default() }),
+        ["Projects/Alpha/Plan.md", "Projects/Beta/Notes.md"]
+    );
+    let err = e.query(&q("status = draft AND (")).unwrap_err();
+    assert!(err.message().contains("at character 21") && err.message().contains("  status = draft AND (\n"), "{err}");
+    let err = e.query(&QueryRequest { sort: Some("file.bogus".into()), ..Default::default() }).unwrap_err();
+    assert!(err.message().starts_with("bad sort: unknown field"), "{err}");
+    assert!(
+        e.query(&QueryRequest { where_: Some("file.mtime > today".into()), ..Default::default() }).is_err(),
+        "no today"
+    );
+}
