@@ -1,5 +1,6 @@
 //! Native indexing run over a vault folder, for profiling the core without Node:
-//! `cargo run --release -p strata-core --example index_vault -- <vault> [batch]`.
+//! `cargo run --release -p strata-core --example index_vault -- <vault> [batch]`; then the
+//! structured queries' latency (tasks, property expressions) over the indexed vault.
 use std::path::Path;
 use std::time::Instant;
 
@@ -104,4 +105,73 @@ fn main() {
         );
     }
     println!("{:?}, {} notes", engine.status(), n);
+    structured_timings(&engine);
+}
+
+/// The structured queries' latency over the indexed vault: each request 50 times, p50 and p95.
+fn structured_timings(engine: &Engine) {
+    use strata_core::api::{DateRange, QueryRequest, TaskGroupBy, TaskSort, TaskWhen, TasksRequest};
+    let today = Some("2026-11-26".to_string());
+    let tasks = |r: TasksRequest| TasksRequest { today: today.clone(), ..r };
+    let requests: Vec<(&str, TasksRequest)> = vec![
+        ("tasks: every task", tasks(TasksRequest::default())),
+        (
+            "tasks: open, by due",
+            tasks(TasksRequest { status: Some(vec!["open".into()]), sort: Some(TaskSort::Due), ..Default::default() }),
+        ),
+        ("tasks: overdue", tasks(TasksRequest { when: Some(TaskWhen::Overdue), ..Default::default() })),
+        (
+            "tasks: text, grouped by note",
+            tasks(TasksRequest { text: Some("task".into()), group_by: Some(TaskGroupBy::Note), ..Default::default() }),
+        ),
+        (
+            "tasks: due range + where",
+            tasks(TasksRequest {
+                due: Some(DateRange { after: Some("2020-01-01".into()), ..Default::default() }),
+                where_: Some("file.folder contains en".into()),
+                ..Default::default()
+            }),
+        ),
+    ];
+    let p = |mut v: Vec<f64>, q: f64| {
+        v.sort_by(f64::total_cmp);
+        v[((v.len() - 1) as f64 * q).round() as usize]
+    };
+    let line = |what: &str, total: usize, times: Vec<f64>| {
+        println!("{what}: {total} matches, p50 {:.2} ms, p95 {:.2} ms", p(times.clone(), 0.5), p(times, 0.95));
+    };
+    for (what, r) in requests {
+        let mut times = Vec::new();
+        let mut total = 0;
+        for _ in 0..50 {
+            let t = Instant::now();
+            total = engine.tasks(&r).unwrap().total;
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        line(what, total, times);
+    }
+    for (what, expr, sort) in [
+        ("query: one property", "permalink exists", None),
+        (
+            "query: mixed, sorted",
+            "(aliases exists OR file.tags contains plugin) AND file.size > 1000",
+            Some("-file.size"),
+        ),
+        ("query: every note by title", "file.name != zzz", Some("file.title")),
+    ] {
+        let r = QueryRequest {
+            where_: Some(expr.into()),
+            sort: sort.map(Into::into),
+            today: today.clone(),
+            ..Default::default()
+        };
+        let mut times = Vec::new();
+        let mut total = 0;
+        for _ in 0..50 {
+            let t = Instant::now();
+            total = engine.query(&r).unwrap().total;
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        line(what, total, times);
+    }
 }

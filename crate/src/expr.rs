@@ -251,16 +251,18 @@ pub struct SortKey {
     pub descending: bool,
 }
 
-/// Orders two values of a sort field: numbers, then dates, then text (case-insensitive);
-/// a missing value after every present one (whatever the direction).
-pub fn sort_cmp(a: Option<&Val>, b: Option<&Val>, descending: bool, offset: i32) -> Ordering {
-    let (ka, kb) = (sort_value(a, offset), sort_value(b, offset));
-    match (ka, kb) {
+/// A sort field's value made comparable once: (kind, number, text), kinds ordered numbers <
+/// dates < text (case-insensitive); None when missing.
+pub type SortValue = Option<(u8, f64, String)>;
+
+/// Orders two sort values; a missing value after every present one (whatever the direction).
+pub fn cmp_sort_values(a: &SortValue, b: &SortValue, descending: bool) -> Ordering {
+    match (a, b) {
         (None, None) => Ordering::Equal,
         (None, Some(_)) => Ordering::Greater,
         (Some(_), None) => Ordering::Less,
         (Some(x), Some(y)) => {
-            let o = x.partial_cmp(&y).unwrap_or(Ordering::Equal);
+            let o = x.partial_cmp(y).unwrap_or(Ordering::Equal);
             if descending {
                 o.reverse()
             } else {
@@ -270,8 +272,13 @@ pub fn sort_cmp(a: Option<&Val>, b: Option<&Val>, descending: bool, offset: i32)
     }
 }
 
-/// A sortable form of a value: (kind, number, text), kinds ordered numbers < dates < text.
-fn sort_value(v: Option<&Val>, offset: i32) -> Option<(u8, f64, String)> {
+/// Orders two values of a sort field (see [`sort_value`] and [`cmp_sort_values`]).
+pub fn sort_cmp(a: Option<&Val>, b: Option<&Val>, descending: bool, offset: i32) -> Ordering {
+    cmp_sort_values(&sort_value(a, offset), &sort_value(b, offset), descending)
+}
+
+/// The sortable form of a value.
+pub fn sort_value(v: Option<&Val>, offset: i32) -> SortValue {
     let text = |s: &str| {
         let s = s.trim();
         if let Some(ms) = dates::parse_datetime(s, offset) {

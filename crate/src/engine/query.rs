@@ -119,16 +119,25 @@ impl Engine {
             .filter(|s| filter.as_ref().is_none_or(|e| e.matches(s, &ctx)))
             .collect();
         if !sort.is_empty() {
-            matching.sort_by(|a, b| {
+            // Each note's sort values are made once (dates parsed, text lower-cased), not at
+            // every comparison.
+            let keys: Vec<Vec<expr::SortValue>> = matching
+                .iter()
+                .map(|s| {
+                    sort.iter().map(|k| expr::sort_value(s.value(&k.field).as_ref(), ctx.offset_minutes)).collect()
+                })
+                .collect();
+            let mut order: Vec<usize> = (0..matching.len()).collect();
+            order.sort_by(|&a, &b| {
                 sort.iter()
-                    .map(|k| {
-                        let (va, vb) = (a.value(&k.field), b.value(&k.field));
-                        expr::sort_cmp(va.as_ref(), vb.as_ref(), k.descending, ctx.offset_minutes)
-                    })
+                    .enumerate()
+                    .map(|(i, k)| expr::cmp_sort_values(&keys[a][i], &keys[b][i], k.descending))
                     .find(|o| *o != Ordering::Equal)
                     .unwrap_or(Ordering::Equal)
-                    .then_with(|| a.note.path.cmp(&b.note.path))
+                    .then_with(|| matching[a].note.path.cmp(&matching[b].note.path))
             });
+            let mut slots: Vec<Option<NoteSubject>> = matching.into_iter().map(Some).collect();
+            matching = order.into_iter().filter_map(|i| slots[i].take()).collect();
         }
         let mut fields: Vec<Field> = Vec::new();
         if let Some(e) = &filter {
