@@ -8,6 +8,8 @@ const TOOLS = [
   ["read", "Read a section, a line range or a whole note"],
   ["similar", "Notes nearest in meaning to a note or a section"],
   ["list", "Notes by folder, tag or property"],
+  ["tasks", "Task list items by status, place, dates and priority, grouped and counted"],
+  ["query", "Notes whose properties match an expression"],
   ["status", "Index and embedding status"],
   ["apply_patch", "Edit one note (only when write tools are allowed)"],
   ["session_save", "Save a session note (only when write tools are allowed)"],

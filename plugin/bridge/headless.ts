@@ -14,6 +14,8 @@ import type {
   ListResponse,
   NoteInfo,
   Outline,
+  QueryRequest,
+  QueryResponse,
   ReadRequest,
   ReadResult,
   SearchRequest,
@@ -21,6 +23,8 @@ import type {
   SimilarRequest,
   SimilarResponse,
   StrataCoreApi,
+  TasksRequest,
+  TasksResponse,
 } from "../core/api.ts";
 import type { BackendStatus, ToolSettings, VaultBackend } from "../core/vault-backend.ts";
 import { errorMessage } from "../core/errors.ts";
@@ -376,6 +380,17 @@ export class HeadlessBackend implements VaultBackend {
   async list(req: ListRequest): Promise<ListResponse> {
     await this.refresh();
     return this.core.list(req);
+  }
+
+  async tasks(req: TasksRequest): Promise<TasksResponse> {
+    if (req.path) await this.safePath(req.path);
+    await this.refresh();
+    return this.core.tasks(req);
+  }
+
+  async query(req: QueryRequest): Promise<QueryResponse> {
+    await this.refresh();
+    return this.core.query(req);
   }
 
   async note(p: string): Promise<NoteInfo | null> {

@@ -11,6 +11,7 @@ import type { VaultBackend } from "../core/vault-backend.ts";
 import type { ToolResult } from "./loopback-protocol.ts";
 import { memorySaveInput, memorySaveTool, memorySearchInput, memorySearchTool } from "./memory.ts";
 import { applyPatchInput, applyPatchTool } from "./patch.ts";
+import { queryInput, queryTool, tasksInput, tasksTool } from "./query-tools.ts";
 import {
   listInput,
   listTool,
@@ -110,6 +111,29 @@ const DEFS: ToolDef[] = [
     annotations: { title: "List notes", ...READ_ONLY },
     write: false,
     run: listTool,
+  }),
+  tool({
+    name: "tasks",
+    title: "Find tasks",
+    description:
+      "Task list items (- [ ] …) across the vault, open ones by default: filter by status, folder, note, tag, text, the note's properties (where), " +
+      "due/scheduled/done dates, when (overdue, today, this-week) and priority; sort by due or priority; group_by status, folder, note or tag with counts. " +
+      "Reads Tasks-plugin emoji dates and Dataview fields. Each task comes with its path and line (to read or patch it) and heading.",
+    input: tasksInput,
+    annotations: { title: "Find tasks", ...READ_ONLY },
+    write: false,
+    run: tasksTool,
+  }),
+  tool({
+    name: "query",
+    title: "Query notes by properties",
+    description:
+      'Notes whose frontmatter matches a property expression, e.g. "status = draft AND file.mtime >= today-7d" or "tags contains project AND due < 2026-12-01", ' +
+      "sorted (sort) and paged. Returns each note's path and the values of the fields named. A bad expression is refused with its position.",
+    input: queryInput,
+    annotations: { title: "Query notes by properties", ...READ_ONLY },
+    write: false,
+    run: queryTool,
   }),
   tool({
     name: "status",

@@ -1,4 +1,4 @@
-// The `strata` command: index, search and evaluate a vault with the wasm core, serve it to
+// The `strata` command: index, search, list tasks, query properties and evaluate a vault with the wasm core, serve it to
 // Claude over MCP. The benchmarks are a separate bundle (plugin/bench, dist/strata-bench.js).
 
 import { CliError, runMain } from "./common.ts";
@@ -8,6 +8,7 @@ import { mcpCommand, MCP_USAGE } from "./mcp-cmd.ts";
 import { modelCommand, MODEL_USAGE } from "./model-cmd.ts";
 import { searchCommand, SEARCH_USAGE } from "./search-cmd.ts";
 import { similarCommand, SIMILAR_USAGE } from "./similar-cmd.ts";
+import { queryCommand, QUERY_USAGE, tasksCommand, TASKS_USAGE } from "./tasks-cmd.ts";
 
 const USAGE = `Strata: local search for an Obsidian vault.
 
@@ -15,6 +16,8 @@ usage:
   ${INDEX_USAGE}
   ${SEARCH_USAGE}
   ${SIMILAR_USAGE}
+  ${TASKS_USAGE}
+  ${QUERY_USAGE}
   ${EVAL_USAGE}
   ${MCP_USAGE}
   ${MODEL_USAGE}
@@ -40,6 +43,8 @@ const COMMAND_USAGE: Record<string, string> = {
   index: INDEX_USAGE,
   search: SEARCH_USAGE,
   similar: SIMILAR_USAGE,
+  tasks: TASKS_USAGE,
+  query: QUERY_USAGE,
   eval: EVAL_USAGE,
 };
 
@@ -61,6 +66,10 @@ async function main(argv: string[]): Promise<number> {
       return searchCommand(args);
     case "similar":
       return similarCommand(args);
+    case "tasks":
+      return tasksCommand(args);
+    case "query":
+      return queryCommand(args);
     case "eval":
       return evalCommand(args);
     case "mcp":

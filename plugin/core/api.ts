@@ -36,6 +36,10 @@ import type {
   Snippet,
   SnippetRequest,
   Status,
+  QueryRequest,
+  QueryResponse,
+  TasksRequest,
+  TasksResponse,
   UpdateBatch,
   UpdateReport,
 } from "./generated/api.ts";
@@ -71,7 +75,11 @@ export type {
   OutlineHeading,
   Plan,
   Pooling,
+  Priority,
   PropertyFilter,
+  QueryHit,
+  QueryRequest,
+  QueryResponse,
   ReadRequest,
   ReadResult,
   Rename,
@@ -88,6 +96,15 @@ export type {
   SnippetHit,
   SnippetRequest,
   Status,
+  StatusKind,
+  DateRange,
+  TaskGroup,
+  TaskGroupBy,
+  TaskHit,
+  TaskSort,
+  TasksRequest,
+  TasksResponse,
+  TaskWhen,
   UpdateBatch,
   UpdateReport,
   Warning,
@@ -177,6 +194,12 @@ export interface StrataCoreApi {
   similar(req: SimilarRequest): SimilarResponse;
   /** Notes by folder/tag/property, with their usage. */
   list(req: ListRequest): ListResponse;
+  /** Tasks of the indexed notes by status, place, tag, text, note properties, dates and
+   *  priority; sorted, grouped and counted. Bad filters throw "[bad-request] …". */
+  tasks(req: TasksRequest): TasksResponse;
+  /** Notes whose properties match an expression (`status = draft AND file.mtime >= today-7d`),
+   *  sorted and paged; a bad expression throws "[bad-request] …" naming its position. */
+  query(req: QueryRequest): QueryResponse;
   /** Counts a retrieval of these notes (usage count, last access) in the catalog, not in
    *  the notes. Persisted by the next flush(). `now` in ms since epoch. Returns how many
    *  of the paths were indexed notes. */

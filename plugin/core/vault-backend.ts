@@ -12,6 +12,8 @@ import type {
   ListRequest,
   ListResponse,
   NoteInfo,
+  QueryRequest,
+  QueryResponse,
   Outline,
   ReadRequest,
   ReadResult,
@@ -20,6 +22,8 @@ import type {
   SimilarRequest,
   SimilarResponse,
   Status,
+  TasksRequest,
+  TasksResponse,
 } from "./api.ts";
 
 export interface BackendStatus {
@@ -55,6 +59,10 @@ export interface VaultBackend {
   read(req: ReadRequest): Promise<ReadResult>;
   similar(req: SimilarRequest): Promise<SimilarResponse>;
   list(req: ListRequest): Promise<ListResponse>;
+  /** Tasks from the index's catalog (the core's `tasks`). */
+  tasks(req: TasksRequest): Promise<TasksResponse>;
+  /** Notes by a property expression (the core's `query`). */
+  query(req: QueryRequest): Promise<QueryResponse>;
   note(path: string): Promise<NoteInfo | null>;
   /** Counts a retrieval in the index catalog (memory usage tracking; never rewrites notes). */
   recordAccess(paths: string[]): Promise<void>;

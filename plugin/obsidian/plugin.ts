@@ -5,7 +5,16 @@
 // The UI thread only moves bytes and renders; every core call happens in the worker.
 
 import { Notice, Platform, Plugin, requireApiVersion, TFile, TFolder, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
-import type { EmbedProgress, ModelInfo, SearchRequest, SearchResponse, SimilarResponse, Status } from "../core/api.ts";
+import type {
+  EmbedProgress,
+  ModelInfo,
+  SearchRequest,
+  SearchResponse,
+  SimilarResponse,
+  Status,
+  TasksRequest,
+  TasksResponse,
+} from "../core/api.ts";
 import { errorMessage } from "../core/errors.ts";
 import { defaultIndexDir } from "../core/index-store.ts";
 import type { ReconcileSummary } from "../core/reconcile.ts";
@@ -21,6 +30,7 @@ import type { ApplyResult, ChangeSet, WorkerState, HostApi, OpenResult, WorkerAp
 import { Endpoint, type PortLike } from "./rpc.ts";
 import { SearchModal, SimilarModal } from "./search-modal.ts";
 import { StrataSettingTab } from "./settings-tab.ts";
+import { TasksModal } from "./tasks-modal.ts";
 import { coreConfig, embedWorkerChoice, newToken, sanitizeSettings, type StrataSettings } from "./settings.ts";
 import { fmt, StatusBar } from "./status.ts";
 import { StrataView, VECTORS_CHANGED, VIEW_TYPE } from "./sidebar.ts";
@@ -143,6 +153,7 @@ export default class StrataPlugin extends Plugin {
         return true;
       },
     });
+    this.addCommand({ id: "show-open-tasks", name: "Show open tasks", callback: () => new TasksModal(this.app, this).open() });
     this.addCommand({ id: "rebuild-index", name: "Rebuild index", callback: () => void this.rebuild() });
     this.addCommand({ id: "show-index-status", name: "Show index status", callback: () => void this.showStatus() });
 
@@ -427,6 +438,12 @@ export default class StrataPlugin extends Plugin {
     await this.ready;
     if (!this.worker) throw new Error("[unavailable] Strata is not running");
     return this.worker.call("similar", { path, k }, { signal });
+  }
+
+  async tasks(req: TasksRequest): Promise<TasksResponse> {
+    await this.ready;
+    if (!this.worker) throw new Error("[unavailable] Strata is not running");
+    return this.worker.call("tasks", req);
   }
 
   async indexStatus(): Promise<Status | null> {

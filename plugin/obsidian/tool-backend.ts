@@ -9,12 +9,16 @@ import type {
   ListResponse,
   NoteInfo,
   Outline,
+  QueryRequest,
+  QueryResponse,
   ReadRequest,
   ReadResult,
   SearchRequest,
   SearchResponse,
   SimilarRequest,
   SimilarResponse,
+  TasksRequest,
+  TasksResponse,
 } from "../core/api.ts";
 import type { BackendStatus, ToolSettings, VaultBackend } from "../core/vault-backend.ts";
 import type StrataPlugin from "./plugin.ts";
@@ -94,6 +98,14 @@ export class ObsidianBackend implements VaultBackend {
 
   async list(req: ListRequest): Promise<ListResponse> {
     return (await this.worker()).call("list", req);
+  }
+
+  async tasks(req: TasksRequest): Promise<TasksResponse> {
+    return (await this.worker()).call("tasks", req.path ? { ...req, path: this.safe(req.path) } : req);
+  }
+
+  async query(req: QueryRequest): Promise<QueryResponse> {
+    return (await this.worker()).call("query", req);
   }
 
   async note(path: string): Promise<NoteInfo | null> {

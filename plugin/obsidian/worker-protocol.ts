@@ -12,6 +12,8 @@ import type {
   NoteInfo,
   OpenReport,
   Outline,
+  QueryRequest,
+  QueryResponse,
   ReadRequest,
   ReadResult,
   SearchRequest,
@@ -19,6 +21,8 @@ import type {
   SimilarRequest,
   SimilarResponse,
   Status,
+  TasksRequest,
+  TasksResponse,
   UpdateReport,
 } from "../core/api.ts";
 import type { ReconcileProgress, ReconcileSummary } from "../core/reconcile.ts";
@@ -100,6 +104,8 @@ export type WorkerApi = {
   read(arg: ReadRequest): ReadResult;
   similar(arg: SimilarRequest): SimilarResponse;
   list(arg: ListRequest): ListResponse;
+  tasks(arg: TasksRequest): TasksResponse;
+  query(arg: QueryRequest): QueryResponse;
   note(arg: { path: string }): NoteInfo | null;
   /** A note's outline from the core's Markdown parse (StrataCore.outline). */
   outline(arg: { bytes: Uint8Array }): Outline;

@@ -439,6 +439,16 @@ export class WorkerServer implements Handlers<WorkerApi> {
     return this.need().list(req);
   }
 
+  async tasks(req: Parameters<WorkerApi["tasks"]>[0]) {
+    await this.opened;
+    return this.need().tasks(req);
+  }
+
+  async query(req: Parameters<WorkerApi["query"]>[0]) {
+    await this.opened;
+    return this.need().query(req);
+  }
+
   async note(arg: { path: string }) {
     await this.opened;
     return this.need().note(arg.path);

@@ -88,10 +88,12 @@ export const TOOL_NAMES = [
   "list",
   "memory_save",
   "memory_search",
+  "query",
   "read",
   "search",
   "session_compact",
   "session_save",
   "similar",
   "status",
+  "tasks",
 ];

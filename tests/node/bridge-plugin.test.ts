@@ -25,6 +25,8 @@ function asPlugin(b: HeadlessBackend): VaultBackend {
     read: (r) => b.read(r),
     similar: (r) => b.similar(r),
     list: (r) => b.list(r),
+    tasks: (r) => b.tasks(r),
+    query: (r) => b.query(r),
     note: (p) => b.note(p),
     recordAccess: (p) => b.recordAccess(p),
     readText: (p) => b.readText(p),

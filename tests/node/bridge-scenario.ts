@@ -31,7 +31,8 @@ export async function exerciseTools(
       assert.equal(typeof tool.annotations?.readOnlyHint, "boolean", `${tool.name} has annotations`);
     }
     const byName = new Map(tools.map((x) => [x.name, x]));
-    for (const n of ["search", "read", "similar", "list", "status"]) assert.equal(byName.get(n)!.annotations!.readOnlyHint, true);
+    for (const n of ["search", "read", "similar", "list", "tasks", "query", "status"])
+      assert.equal(byName.get(n)!.annotations!.readOnlyHint, true);
     assert.equal(byName.get("apply_patch")!.annotations!.destructiveHint, true);
     assert.equal(byName.get("apply_patch")!.annotations!.readOnlyHint, false);
   });

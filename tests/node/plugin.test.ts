@@ -51,7 +51,7 @@ describe("plugin", () => {
       );
       assert.ok(plugin.statusBar?.text().includes(`${FIXTURE_NOTES.length} notes`), plugin.statusBar?.text());
       // Commands are registered.
-      for (const id of ["search-vault", "open-search-sidebar", "similar-notes", "rebuild-index", "show-index-status"]) {
+      for (const id of ["search-vault", "open-search-sidebar", "similar-notes", "show-open-tasks", "rebuild-index", "show-index-status"]) {
         assert.ok(app.commands.has(`strata-search:${id}`), id);
       }
     } finally {

@@ -1,0 +1,54 @@
+// The plugin's "Show open tasks" command: the fake `obsidian` module over a copy of
+// tests/fixtures/tasks-vault, the real worker and wasm core; the modal lists the open tasks by
+// note and opens a note at a task's line.
+
+import assert from "node:assert/strict";
+import { cp } from "node:fs/promises";
+import * as path from "node:path";
+import { after, test } from "node:test";
+
+import type { TasksModal } from "../../plugin/obsidian/tasks-modal.ts";
+import { cleanupTemps, ROOT, tempDir } from "./helpers.ts";
+import { eventually, loadPlugin, Modal, unloadPlugin } from "./plugin-env.ts";
+
+after(cleanupTemps);
+
+test("Show open tasks: open tasks grouped by note, earliest due first; a click opens the note at the task's line", async () => {
+  const vault = path.join(await tempDir(), "vault");
+  await cp(path.join(ROOT, "tests", "fixtures", "tasks-vault"), vault, { recursive: true });
+  const { plugin, app } = await loadPlugin(vault, { settings: { semantic: false } });
+  try {
+    assert.ok(app.runCommand("strata-search:show-open-tasks"));
+    const modal = Modal.current as unknown as TasksModal;
+    assert.equal(modal.titleEl.getText(), "Open tasks");
+    await modal.settled;
+    assert.match(modal.infoEl.getText(), /^15 tasks \(todo 10, in-progress 1, deferred 1, question 1, important 1, other 1\)$/);
+    // The fake DOM's elements: text, and events dispatched by name.
+    type El = { getText(): string; dispatch(type: string, ev?: unknown): void };
+    const items = [...modal.list.containerEl.querySelectorAll(".strata-result")] as unknown as El[];
+    assert.equal(items.length, 15);
+    const texts = items.map((el) => el.getText());
+    // The first note (by path), its earliest due task first, under the note's name and count.
+    assert.equal(texts[0], "Daily/2026-11-25 (3)[ ] Water the plants · due 2026-11-23Wednesday · line 4");
+    assert.equal(texts[1], "[ ] Call the printer #errand · due 2026-11-25Wednesday · line 3");
+    assert.match(texts[3], /^Projects\/Alpha\/Plan \(11\)\[ \] Write the spec #spec · due 2026-11-20 · priority high/);
+    assert.ok(texts.some((t) => t.startsWith("[ ] 检查中文翻译 #翻译 · due 2026-11-26")));
+    assert.ok(!texts.some((t) => t.includes("Kick-off") || t.includes("Book the room")), "no done task");
+
+    items[1].dispatch("click", { metaKey: false, ctrlKey: false });
+    await eventually(async () => app.workspace.opened.length > 0, 5000, "the note opened");
+    assert.deepEqual(app.workspace.opened.at(-1), { file: "Daily/2026-11-25.md", eState: { line: 2 }, newTab: false });
+
+    // An edit shows up: a new open task, once the debounced change is indexed.
+    const file = app.vault.getFileByPath("Daily/2026-11-25.md")!;
+    await app.vault.modify(file, "# Wednesday\n\n- [x] Call the printer\n- [ ] Post the letter 📅 2026-11-20\n");
+    await eventually(
+      async () =>
+        (await plugin.tasks({ status: ["open"], path: "Daily/2026-11-25.md" })).tasks.map((t) => t.text).join() === "Post the letter",
+      10_000,
+      "the edited note's tasks",
+    );
+  } finally {
+    await unloadPlugin(plugin);
+  }
+});

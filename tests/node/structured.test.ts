@@ -1,0 +1,341 @@
+// The structured queries end to end on a temp copy of tests/fixtures/tasks-vault: the core's
+// `tasks` and `query` through the wasm, `strata tasks` and `strata query` (dist/strata.js), and
+// the MCP tools `tasks` and `query` through the SDK's Client, headless and forwarded to a
+// running plugin.
+
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { cp, writeFile } from "node:fs/promises";
+import * as path from "node:path";
+import { after, test, type TestContext } from "node:test";
+
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+
+import type { BackendStatus, VaultBackend } from "../../plugin/core/vault-backend.ts";
+import { HeadlessBackend } from "../../plugin/bridge/headless.ts";
+import { newBridgeToken, startLoopbackServer, writeBridgeInfo } from "../../plugin/bridge/loopback.ts";
+import { hostClock, taskLine } from "../../plugin/core/structured.ts";
+import { ok, refused, spawnBridge } from "./bridge-helpers.ts";
+import { cleanupTemps, indexVault, ROOT, tempDir } from "./helpers.ts";
+
+after(cleanupTemps);
+
+const TASKS_VAULT = path.join(ROOT, "tests", "fixtures", "tasks-vault");
+const CLI = path.join(ROOT, "dist", "strata.js");
+const TODAY = "2026-11-26";
+const NO_MODEL_DIR = path.join(ROOT, "tests", "fixtures", "no-such-model");
+
+async function copyTasksVault(): Promise<string> {
+  const dir = path.join(await tempDir(), "vault");
+  await cp(TASKS_VAULT, dir, { recursive: true });
+  return dir;
+}
+
+function strata(...args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1", STRATA_MODEL_DIR: NO_MODEL_DIR, STRATA_MODELS: NO_MODEL_DIR },
+    timeout: 120_000,
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+test("the core: tasks and query through the wasm, an edit updating the tasks", async () => {
+  const vault = await copyTasksVault();
+  const { core } = await indexVault(vault);
+  try {
+    const open = core.tasks({ today: TODAY, status: ["open"], when: "overdue", sort: "due" });
+    assert.deepEqual(
+      open.tasks.map((t) => `${t.path}:${t.line}`),
+      ["Projects/Alpha/Plan.md:13", "Daily/2026-11-25.md:4", "Projects/Alpha/Plan.md:34", "Daily/2026-11-25.md:3"],
+    );
+    const spec = open.tasks[0];
+    assert.equal(taskLine(spec), "- [ ] Write the spec #spec · due 2026-11-20 · priority high");
+    assert.equal(spec.heading, "Alpha plan > Now");
+    assert.deepEqual(spec.tags, ["spec"]);
+    const grouped = core.tasks({ today: TODAY, groupBy: "status" });
+    assert.equal(grouped.total, 20);
+    assert.deepEqual(
+      grouped.groups.map((g) => [g.key, g.count]),
+      [
+        ["todo", 10],
+        ["in-progress", 1],
+        ["done", 4],
+        ["cancelled", 1],
+        ["deferred", 1],
+        ["question", 1],
+        ["important", 1],
+        ["other", 1],
+      ],
+    );
+    const q = core.query({ where: "type = book AND rating >= 4", today: TODAY });
+    assert.deepEqual(
+      q.notes.map((n) => n.path),
+      ["Reading/Book A.md"],
+    );
+    assert.deepEqual(q.notes[0].fields, { type: "book", rating: 4 });
+    assert.throws(
+      () => core.query({ where: "rating >=" }),
+      /\[bad-request\] bad expression: expected a value after `>=` \(at character 8\)/,
+    );
+    assert.throws(() => core.tasks({ status: ["finished"] }), /\[bad-request\] status `finished`/);
+
+    // An edit: the note's tasks follow without a rebuild.
+    await writeFile(
+      path.join(vault, "Daily/2026-11-25.md"),
+      "# Wednesday\n\n- [x] Call the printer ✅ 2026-11-26\n- [ ] Buy stamps 📅 2026-11-27\n",
+    );
+    const { core: again, summary } = await indexVault(vault);
+    core.free();
+    try {
+      assert.equal(summary.updated, 1);
+      const daily = again.tasks({ today: TODAY, path: "Daily/2026-11-25.md" });
+      assert.deepEqual(
+        daily.tasks.map((t) => [t.line, t.status, t.text, t.due ?? t.done]),
+        [
+          [3, "x", "Call the printer", "2026-11-26"],
+          [4, " ", "Buy stamps", "2026-11-27"],
+        ],
+      );
+    } finally {
+      again.free();
+    }
+  } catch (err) {
+    core.free();
+    throw err;
+  }
+});
+
+test("hostClock: the local date, now and the offset from UTC", () => {
+  const c = hostClock(new Date(2026, 10, 26, 23, 59));
+  assert.equal(c.today, "2026-11-26");
+  assert.equal(c.utcOffsetMinutes, -new Date(2026, 10, 26, 23, 59).getTimezoneOffset());
+});
+
+test("strata tasks and strata query", async () => {
+  const vault = await copyTasksVault();
+  for (const [cmd, usage] of [
+    ["tasks", /^usage: strata tasks <vault> \[--status/],
+    ["query", /^usage: strata query <vault> "<expression>"/],
+  ] as const) {
+    const help = strata(cmd, vault, "--help");
+    assert.equal(help.code, 0, help.err);
+    assert.match(help.out, usage);
+    assert.equal(strata("help", cmd).out, help.out);
+  }
+
+  const open = strata("tasks", vault, "--today", TODAY, "--folder", "Daily");
+  assert.equal(open.code, 0, open.err);
+  const lines = open.out.trimEnd().split("\n");
+  assert.deepEqual(lines.slice(0, 3), [
+    "- [ ] Call the printer #errand · due 2026-11-25  Daily/2026-11-25.md:3 › Wednesday",
+    "- [ ] Water the plants · due 2026-11-23  Daily/2026-11-25.md:4 › Wednesday",
+    "- [ ] Read chapter 3 · scheduled 2026-11-29  Daily/2026-11-25.md:5 › Wednesday",
+  ]);
+  assert.match(lines[3], /^3 tasks \(todo 3\) · [\d.]+ ms$/);
+  assert.equal(lines.length, 4);
+
+  const grouped = strata("tasks", vault, "--today", TODAY, "--status", "all", "--group-by", "status", "--limit", "2");
+  assert.equal(grouped.code, 0, grouped.err);
+  assert.match(grouped.out, /^todo \(10\)\n {2}- \[ \] Call the printer/);
+  assert.match(grouped.out, /\n {2}… 8 more\nin-progress \(1\)\n/);
+  assert.match(
+    grouped.out,
+    /20 tasks \(todo 10, in-progress 1, done 4, cancelled 1, deferred 1, question 1, important 1, other 1\), 2 shown \(--limit\)/,
+  );
+
+  const json = strata("tasks", vault, "--today", TODAY, "--when", "this week", "--sort", "due", "--json");
+  assert.equal(json.code, 0, json.err);
+  const body = JSON.parse(json.out);
+  assert.equal(body.request.when, "this-week");
+  assert.deepEqual(
+    body.tasks.map((t: { path: string; line: number }) => `${t.path}:${t.line}`),
+    [
+      "Daily/2026-11-25.md:4",
+      "Projects/Alpha/Plan.md:34",
+      "Daily/2026-11-25.md:3",
+      "Projects/Alpha/Plan.md:15",
+      "Projects/Alpha/Plan.md:37",
+      "Projects/Alpha/Plan.md:16",
+      "Daily/2026-11-25.md:5",
+    ],
+  );
+
+  const where = strata("tasks", vault, "--today", TODAY, "--where", "status = draft", "--status", "done");
+  assert.match(where.out, /^- \[x\] Kick-off · done 2026-11-02 {2}Projects\/Beta\/Notes\.md:10 › Beta notes\n/);
+
+  const q = strata("query", vault, "type = book OR status exists", "--sort", "type desc, file.name", "--today", TODAY);
+  assert.equal(q.code, 0, q.err);
+  assert.deepEqual(q.out.trimEnd().split("\n").slice(0, 4), [
+    'Reading/Book A.md  type="book"  status=null  file.name="Book A"',
+    'Reading/Book B.md  type="book"  status=null  file.name="Book B"',
+    'Projects/Beta/Notes.md  type=null  status="draft"  file.name="Notes"',
+    'Projects/Alpha/Plan.md  type=null  status="active"  file.name="Plan"',
+  ]);
+  assert.match(q.out, /\n4 notes · [\d.]+ ms\n$/);
+  const qj = JSON.parse(strata("query", vault, "file.mtime >= today-3650d", "--limit", "2", "--json").out);
+  assert.equal(qj.total, 5);
+  assert.equal(qj.notes.length, 2);
+
+  // Bad input: exit 2 with the reason (and where in the expression).
+  const bad = strata("query", vault, "status = draft AND (");
+  assert.equal(bad.code, 2);
+  assert.match(
+    bad.err,
+    /bad expression: expected a field name, found the end of the expression \(at character 21\)\n {2}status = draft AND \(\n {22}\^/,
+  );
+  for (const args of [
+    ["tasks", vault, "--when", "someday"],
+    ["tasks", vault, "--today", "26.11.2026"],
+    ["tasks", vault, "--status", "finished"],
+    ["tasks", vault, "--due-before", "next week"],
+    ["query", vault, "rating > ", "--today", TODAY],
+    ["query", vault, "a = 1", "--sort", "file.nope"],
+  ]) {
+    const r = strata(...args);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.err}`);
+    assert.match(r.err, /^strata: /);
+  }
+});
+
+/** The in-process backend reporting itself as the plugin (what the bridge forwards to). */
+function asPlugin(b: HeadlessBackend): VaultBackend {
+  return {
+    status: async (): Promise<BackendStatus> => ({ ...(await b.status()), mode: "plugin" }),
+    settings: () => b.settings(),
+    search: (r) => b.search(r),
+    read: (r) => b.read(r),
+    similar: (r) => b.similar(r),
+    list: (r) => b.list(r),
+    tasks: (r) => b.tasks(r),
+    query: (r) => b.query(r),
+    note: (p) => b.note(p),
+    recordAccess: (p) => b.recordAccess(p),
+    readText: (p) => b.readText(p),
+    writeText: (p, t, e) => b.writeText(p, t, e),
+    outline: (t) => b.outline(t),
+    appendPluginFile: (n, t) => b.appendPluginFile(n, t),
+  };
+}
+
+async function exerciseStructuredTools(t: TestContext, client: Client, mode: "headless" | "plugin") {
+  await t.test(`${mode}: tasks and query are listed as read-only tools`, async () => {
+    const { tools } = await client.listTools();
+    for (const name of ["tasks", "query"]) {
+      const tool = tools.find((x) => x.name === name);
+      assert.ok(tool, name);
+      assert.equal(tool.annotations?.readOnlyHint, true);
+      assert.equal(tool.annotations?.destructiveHint, false);
+    }
+    assert.equal((await ok(client, "status")).data.mode, mode);
+  });
+
+  await t.test(`${mode}: tasks, open by default, with paths, lines and headings`, async () => {
+    const r = await ok(client, "tasks", { today: TODAY, when: "overdue", sort: "due" });
+    assert.deepEqual(
+      r.data.tasks.map((x: { path: string; line: number }) => `${x.path}:${x.line}`),
+      ["Projects/Alpha/Plan.md:13", "Daily/2026-11-25.md:4", "Projects/Alpha/Plan.md:34", "Daily/2026-11-25.md:3"],
+    );
+    assert.deepEqual(r.data.tasks[0], {
+      path: "Projects/Alpha/Plan.md",
+      line: 13,
+      status: " ",
+      kind: "todo",
+      text: "Write the spec #spec",
+      heading: "Alpha plan > Now",
+      tags: ["spec"],
+      priority: "high",
+      due: "2026-11-20",
+    });
+    assert.match(
+      r.text,
+      /^4 tasks \(todo 4\) match; showing 4\n\n- \[ \] Write the spec #spec · due 2026-11-20 · priority high — Projects\/Alpha\/Plan\.md:13\n/,
+    );
+
+    const g = await ok(client, "tasks", { today: TODAY, status: ["all"], group_by: "note", limit: 3 });
+    assert.equal(g.data.total, 20);
+    assert.deepEqual(
+      g.data.groups.map((x: { key: string; count: number; tasks: unknown[] }) => [x.key, x.count, x.tasks.length]),
+      [
+        ["Daily/2026-11-25.md", 3, 3],
+        ["Projects/Alpha/Plan.md", 15, 0],
+        ["Projects/Beta/Notes.md", 2, 0],
+      ],
+    );
+    assert.equal(g.data.by_status.done, 4);
+    assert.match(g.text, /## Projects\/Alpha\/Plan\.md \(15\)\n… 15 more/);
+    assert.match(g.text, /More: raise limit/);
+
+    const cjk = await ok(client, "tasks", { today: TODAY, text: "中文", where: "file.tags contains alpha" });
+    assert.deepEqual(
+      cjk.data.tasks.map((x: { line: number }) => x.line),
+      [37],
+    );
+    const custom = await ok(client, "tasks", { status: ["/", "cancelled"], due: { on: "today" }, today: TODAY });
+    assert.deepEqual(
+      custom.data.tasks.map((x: { line: number }) => x.line),
+      [15],
+    );
+  });
+
+  await t.test(`${mode}: query by properties, sorted and paged`, async () => {
+    const r = await ok(client, "query", { where: "owner contains ana", sort: "priority desc", today: TODAY });
+    assert.deepEqual(
+      r.data.notes.map((n: { path: string; fields: object }) => [n.path, n.fields]),
+      [
+        ["Projects/Beta/Notes.md", { owner: ["Ben", "Ana"], priority: 5 }],
+        ["Projects/Alpha/Plan.md", { owner: "Ana", priority: 2 }],
+      ],
+    );
+    assert.match(r.text, /^2 notes match; showing 2 from offset 0\n\n- Projects\/Beta\/Notes\.md · owner: \["Ben","Ana"\] · priority: 5\n/);
+    const page = await ok(client, "query", { limit: 2, offset: 2 });
+    assert.equal(page.data.total, 5);
+    assert.deepEqual(
+      page.data.notes.map((n: { path: string }) => n.path),
+      ["Projects/Beta/Notes.md", "Reading/Book A.md"],
+    );
+    assert.match(page.text, /More: query again with offset 4\./);
+  });
+
+  await t.test(`${mode}: bad input is a tool error that says what to fix`, async () => {
+    await refused(client, "query", { where: "status = draft AND (" }, /invalid arguments for query: bad expression: .*\(at character 21\)/);
+    await refused(client, "query", { where: "x exists", sort: "file.nope" }, /bad sort: unknown field `file\.nope`/);
+    await refused(client, "tasks", { status: ["finished"] }, /invalid arguments for tasks: status `finished`/);
+    await refused(client, "tasks", { when: "someday" }, /when must be one of "overdue", "today", "this-week"/);
+    await refused(client, "tasks", { due: { before: "next week" } }, /due\.before: `next week` is not a date/);
+    await refused(client, "tasks", { today: "soon" }, /today must be a date/);
+    await refused(client, "tasks", { folder: "../outside" }, /may not leave the vault/);
+    await refused(client, "tasks", { path: ".obsidian/app.json" }, /the config folder \.obsidian is not part of the notes/);
+    await refused(client, "tasks", { limit: 5000 }, /limit must be between 1 and 200/);
+  });
+}
+
+test("MCP tools tasks and query: headless, and forwarded to a running plugin", async (t) => {
+  const vault = await copyTasksVault();
+  const { core } = await indexVault(vault);
+  core.free();
+  const headless = await spawnBridge([vault, "--no-model"]);
+  try {
+    await exerciseStructuredTools(t, headless.client, "headless");
+  } finally {
+    await headless.close();
+  }
+
+  const backend = await HeadlessBackend.open({ vaultDir: vault, modelSetting: "all-MiniLM-L6-v2" });
+  const token = newBridgeToken();
+  const server = await startLoopbackServer({ backend: asPlugin(backend), token, port: 0 });
+  await writeBridgeInfo(path.join(vault, ".obsidian/plugins/strata-search"), {
+    port: server.port,
+    token,
+    pid: process.pid,
+    vault: "vault",
+  });
+  const forwarded = await spawnBridge([vault]);
+  try {
+    await exerciseStructuredTools(t, forwarded.client, "plugin");
+  } finally {
+    await forwarded.close();
+    await server.close();
+    await backend.close();
+  }
+});
