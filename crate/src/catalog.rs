@@ -40,9 +40,10 @@ pub struct NoteEntry {
     pub lead_end_line: u32,
     /// Letters by script, for choosing the embedding model (`embed::choice`).
     pub script: ScriptCounts,
-    /// The note's language (ISO 639-1 where it has one; "" unknown): its frontmatter `lang`,
-    /// else detected (`language::note_language`). Its sections are stemmed in it, or in their
-    /// own language when a long section is written in another.
+    /// The note's languages, space-separated (ISO 639-1 where there is one; "" unknown): its
+    /// own first (its frontmatter `lang`, else detected: `language::note_language`), in which
+    /// its sections are stemmed, then those of long sections written in another (stemmed in
+    /// theirs).
     pub lang: String,
     /// The note's task list items (`tasks::extract`): empty for most notes.
     pub tasks: Vec<crate::tasks::Task>,
@@ -166,8 +167,8 @@ impl Catalog {
     pub fn languages(&self) -> &[(whatlang::Lang, f64)] {
         self.languages.get_or_init(|| {
             let mut counts: HashMap<&str, usize> = HashMap::new();
-            for n in self.notes.values().filter(|n| !n.lang.is_empty()) {
-                *counts.entry(n.lang.as_str()).or_default() += 1;
+            for code in self.notes.values().flat_map(|n| n.lang.split_whitespace()) {
+                *counts.entry(code).or_default() += 1;
             }
             let total = counts.values().sum::<usize>().max(1) as f64;
             let mut out: Vec<(whatlang::Lang, f64)> = counts

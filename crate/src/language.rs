@@ -249,7 +249,7 @@ fn detect_with_confidence(text: &str) -> Option<(Lang, f64)> {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NoteLanguage {
     pub lang: Option<Lang>,
-    /// Pinned, or the same language at its start and in its middle: its sections are not
+    /// Pinned, or the same language at its start and at its end: its sections are not
     /// detected one by one.
     pub settled: bool,
 }
@@ -259,8 +259,9 @@ pub struct NoteLanguage {
 const MIXED_CHECK_BYTES: usize = 8 * 1024;
 
 /// The language a note is analysed in: its frontmatter pin, else what its text says. A long
-/// note is sampled at its start and in its middle: when the two disagree, the note mixes
-/// languages and its long sections are detected on their own.
+/// note is sampled at its start and at its end: when the two disagree, the note mixes
+/// languages (an original and its translation, a summary in another language) and its long
+/// sections are detected on their own.
 pub fn note_language(pin: Option<&str>, body: &str) -> NoteLanguage {
     if let Some(l) = pin.and_then(parse) {
         return NoteLanguage { lang: Some(l), settled: true };
@@ -271,12 +272,35 @@ pub fn note_language(pin: Option<&str>, body: &str) -> NoteLanguage {
     }
     let half = SAMPLE_BYTES / 2;
     let head = detect_with_confidence(sample_at(body, 0, half));
-    let middle = detect_with_confidence(sample_at(body, body.len() / 2, half));
-    match (head, middle) {
+    let end = detect_with_confidence(sample_at(body, body.len().saturating_sub(half), half));
+    match (head, end) {
         (Some((a, _)), Some((b, _))) if a == b => NoteLanguage { lang: Some(a), settled: true },
         (Some((a, ca)), Some((b, cb))) => NoteLanguage { lang: Some(if ca >= cb { a } else { b }), settled: false },
         (one, other) => NoteLanguage { lang: one.or(other).map(|(l, _)| l), settled: false },
     }
+}
+
+/// The language a section is analysed in when it is not its note's: a long section of a note
+/// whose language is not settled, detected on its own. None: the note's.
+pub fn section_language(note: &NoteLanguage, sections: usize, body: &str) -> Option<Lang> {
+    if note.settled || sections < 2 || body.len() < SECTION_MIN_BYTES {
+        return None;
+    }
+    detect_text(body).filter(|l| Some(*l) != note.lang)
+}
+
+/// The language a text of a note is analysed in (a snippet's section): `langs` is the
+/// catalog's record of the note's languages ("de", "en de"); with more than one, the text
+/// says which, as it did when the note was indexed.
+pub fn text_stem(langs: &str, text: &str) -> Stem {
+    let mut codes = langs.split_whitespace();
+    let first = codes.next().and_then(parse);
+    if codes.next().is_some() && text.len() >= SECTION_MIN_BYTES {
+        if let Some(l) = detect_text(text).filter(|l| langs.split_whitespace().any(|c| parse(c) == Some(*l))) {
+            return stem_of(l);
+        }
+    }
+    first.map_or(Stem::ENGLISH, stem_of)
 }
 
 /// The languages a query is analysed in (distinct, most likely first): the query's own

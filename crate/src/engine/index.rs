@@ -306,6 +306,8 @@ impl Engine {
         let body_text = &text[lines.byte_range(text, parsed.body_start_line, parsed.line_count.max(1))];
         let note_lang = language::note_language(pin, body_text);
         let note_stem = note_lang.lang.map(language::stem_of).unwrap_or(Stem::ENGLISH);
+        // The note's languages, its own first, then those of sections written in another.
+        let mut langs: Vec<whatlang::Lang> = note_lang.lang.into_iter().collect();
         let mut first_child: Vec<Option<u32>> = vec![None; sections.len()];
         for s in &sections {
             if let Some(p) = s.parent {
@@ -330,10 +332,14 @@ impl Engine {
             .map(|(s, headings, body)| SectionDoc {
                 // In a note whose language is not settled (it may mix languages), a long
                 // section says which language it is in; a short one is stemmed in its note's.
-                stem: if !note_lang.settled && sections.len() > 1 && body.len() >= language::SECTION_MIN_BYTES {
-                    language::detect_text(body).map_or(note_stem, language::stem_of)
-                } else {
-                    note_stem
+                stem: match language::section_language(&note_lang, sections.len(), body) {
+                    Some(l) => {
+                        if !langs.contains(&l) {
+                            langs.push(l);
+                        }
+                        language::stem_of(l)
+                    }
+                    None => note_stem,
                 },
                 body,
                 path,
@@ -370,7 +376,7 @@ impl Engine {
             lead_key: None,
             lead_end_line,
             script: crate::embed::choice::ScriptCounts::of(text),
-            lang: note_lang.lang.map(language::code).unwrap_or_default().to_string(),
+            lang: langs.iter().map(|l| language::code(*l)).collect::<Vec<_>>().join(" "),
             tasks: crate::tasks::extract(text),
         };
         entry.lead_key = Some(crate::sections::embed_key(&entry.lead_text(text)));

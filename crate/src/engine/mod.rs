@@ -371,6 +371,8 @@ fn sorted(set: impl IntoIterator<Item = String>) -> Vec<String> {
 }
 
 #[cfg(test)]
+mod language_tests;
+#[cfg(test)]
 mod persist_tests;
 #[cfg(test)]
 mod tests;

@@ -190,8 +190,7 @@ impl Engine {
         };
         let body = markdown::slice_lines(text, body_start(note, sec), sec.end_line);
         // The body is tokenized as it was indexed: in its note's language.
-        self.lex
-            .set_text_language(crate::language::parse(&indexed.lang).map_or(Stem::ENGLISH, crate::language::stem_of));
+        self.lex.set_text_language(crate::language::text_stem(&indexed.lang, body));
         match generator.map(|g| g.snippet(body)) {
             Some(s) if !s.highlighted().is_empty() => Some(make_snippet(s.fragment(), s.highlighted())),
             _ => Some(leading_snippet(body, SNIPPET_CHARS)),

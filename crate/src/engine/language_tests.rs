@@ -1,0 +1,83 @@
+//! Notes in many languages through the engine: each note (or long section) stemmed in its
+//! language, recorded in the catalog, found by an inflected query; Thai split into words.
+
+use super::tests::snippets;
+use super::*;
+
+fn note(path: &str, text: &str) -> NoteInput {
+    NoteInput { path: path.into(), bytes: text.as_bytes().to_vec(), mtime: 1000.0 }
+}
+
+fn engine_with(notes: &[NoteInput]) -> Engine {
+    let mut e = Engine::create(CoreConfig::default()).unwrap();
+    e.update(UpdateBatch { upserts: notes.to_vec(), ..Default::default() }).unwrap();
+    e
+}
+
+fn top(e: &mut Engine, q: &str) -> Vec<String> {
+    let req = SearchRequest { query: q.into(), k: Some(5), mode: Some(SearchMode::Lexical), ..Default::default() };
+    e.search(&req).unwrap().hits.into_iter().map(|h| h.path).collect()
+}
+
+const RU: &str = "# Синхронизация\n\nСинхронизация заметок между вашими устройствами выполняется автоматически, \
+    когда включена соответствующая настройка. Все изменения сохраняются в хранилище.\n";
+const DE: &str = "---\nlang: de\n---\n# Notizen\n\nDie Synchronisierungen laufen im Hintergrund.\n";
+const TH: &str = "# สำรองข้อมูลไฟล์ Obsidian ของคุณ\n\nคัดลอกห้องนิรภัยไปยังไดรฟ์ภายนอกทุกสัปดาห์\n";
+const EN: &str = "# Backups\n\nCopy the vault folder to an external drive every week, and keep two copies.\n";
+
+fn vault() -> Vec<NoteInput> {
+    vec![note("ru/Синхронизация.md", RU), note("de/Notizen.md", DE), note("th/สำรอง.md", TH), note("en/Backups.md", EN)]
+}
+
+#[test]
+fn notes_record_their_language_detected_or_pinned() {
+    let e = engine_with(&vault());
+    let lang = |p: &str| e.catalog.get(p).unwrap().lang.clone();
+    assert_eq!(lang("ru/Синхронизация.md"), "ru");
+    assert_eq!(lang("de/Notizen.md"), "de", "pinned by the frontmatter");
+    assert_eq!(lang("th/สำรอง.md"), "th");
+    assert_eq!(lang("en/Backups.md"), "en");
+    let langs: Vec<&str> = e.catalog.languages().iter().map(|(l, _)| crate::language::code(*l)).collect();
+    assert_eq!(langs.len(), 4, "{langs:?}");
+}
+
+#[test]
+fn inflected_queries_find_their_notes_in_each_language() {
+    let mut e = engine_with(&vault());
+    // Genitive of "синхронизация": Russian stemming on both sides.
+    assert_eq!(top(&mut e, "синхронизации").first().map(String::as_str), Some("ru/Синхронизация.md"));
+    // Singular of the pinned note's plural, stemmed in German although the text is short.
+    assert_eq!(top(&mut e, "Synchronisierung").first().map(String::as_str), Some("de/Notizen.md"));
+    // The Thai query of the note's title, written without spaces.
+    assert_eq!(top(&mut e, "สำรองข้อมูล").first().map(String::as_str), Some("th/สำรอง.md"));
+    assert_eq!(top(&mut e, "copies").first().map(String::as_str), Some("en/Backups.md"));
+}
+
+#[test]
+fn snippets_highlight_inflected_forms_in_the_notes_language() {
+    let notes = vault();
+    let mut e = engine_with(&notes);
+    let q = "синхронизации";
+    let req = SearchRequest { query: q.into(), k: Some(1), mode: Some(SearchMode::Lexical), ..Default::default() };
+    let hits = e.search(&req).unwrap().hits;
+    let s = snippets(&e, q, &hits, &notes).remove(0).expect("a snippet");
+    assert!(!s.highlights.is_empty(), "{s:?}");
+}
+
+#[test]
+fn a_note_in_two_languages_stems_each_long_section_in_its_own() {
+    let en = "Searching notes across devices is fast when the index is kept on each device. ".repeat(60);
+    let de = "Die Synchronisierungen der Notizen zwischen den Geräten laufen automatisch im Hintergrund. ".repeat(60);
+    let text = format!("# Notes\n\n## English\n\n{en}\n\n## Deutsch\n\n{de}\n");
+    let mut e = engine_with(&[note("Mixed.md", &text), note("Other.md", "# Other\n\nNothing related here at all.\n")]);
+    let req =
+        |q: &str| SearchRequest { query: q.into(), k: Some(5), mode: Some(SearchMode::Lexical), ..Default::default() };
+    // "Synchronisierung" only matches the German section if it was stemmed as German.
+    let hits = e.search(&req("Synchronisierung")).unwrap().hits;
+    assert_eq!(hits.first().map(|h| h.heading_path.as_str()), Some("Notes > Deutsch"), "{hits:?}");
+    // "searches" only matches "Searching" in the English section if it was stemmed as English.
+    let hits = e.search(&req("searches")).unwrap().hits;
+    assert_eq!(hits.first().map(|h| h.heading_path.as_str()), Some("Notes > English"), "{hits:?}");
+    // The catalog records both, the note's own first.
+    assert_eq!(e.catalog.get("Mixed.md").unwrap().lang, "en de");
+}
