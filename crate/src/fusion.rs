@@ -54,9 +54,23 @@ pub fn is_exact_query(query: &str) -> bool {
         })
 }
 
+/// Words of a query as its shape is judged: whitespace-separated words, a CJK run's characters
+/// by pairs, and the words of a Thai, Lao, Khmer or Burmese run (written without spaces: a
+/// whole question in Thai is one "word" between spaces).
 fn word_count(query: &str) -> usize {
-    let cjk = query.chars().filter(|c| crate::analyzer::is_cjk(*c)).count();
-    query.split_whitespace().filter(|w| !w.chars().all(crate::analyzer::is_cjk)).count() + cjk / 2
+    use crate::analyzer::{is_cjk, segment};
+    let cjk = query.chars().filter(|c| is_cjk(*c)).count();
+    let mut n = cjk / 2;
+    for w in query.split_whitespace().filter(|w| !w.chars().all(is_cjk)) {
+        if w.chars().any(segment::is_sea) {
+            let mut words = 0;
+            segment::words(w, |_, _| words += 1);
+            n += words.max(1);
+        } else {
+            n += 1;
+        }
+    }
+    n
 }
 
 /// Strong signal: the best lexical hit is clearly ahead.
@@ -247,6 +261,16 @@ mod tests {
         assert!(all["l1"] > f["l1"], "multi-query fusion gives every list its bonus");
         assert!((f["v1"] - 0.7 * (1.0 / 61.0 + RRF_TOP1_BONUS)).abs() < 1e-6);
         assert!(f["v3"] > f["l1"], "the weaker list's first hit stays below the trusted list's third");
+    }
+
+    #[test]
+    fn a_question_without_spaces_counts_its_words() {
+        // "how to make a note show as a presentation", in Thai: one run, nine words.
+        let th = "วิธีทำโน้ตให้แสดงเป็นงานนำเสนอ";
+        assert!(word_count(th) >= QUESTION_MIN_WORDS, "{}", word_count(th));
+        assert_eq!(dynamic_weights(th, &[10.0, 9.0, 8.0], 0.5, true).1, "natural-language question");
+        assert_eq!(word_count("sync settings"), 2);
+        assert_eq!(word_count("同步设置"), 2);
     }
 
     #[test]

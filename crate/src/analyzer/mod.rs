@@ -184,7 +184,7 @@ impl TokenBuf {
 /// A character that continues a word: a letter or digit, or a combining mark, outside the
 /// scripts that are split otherwise (CJK bigrams, segmented SEA runs).
 #[inline]
-fn continues_word(c: char) -> bool {
+pub(crate) fn continues_word(c: char) -> bool {
     if c.is_ascii() {
         c.is_ascii_alphanumeric()
     } else {
