@@ -224,6 +224,11 @@ impl Engine {
             return Ok(());
         };
         if from == to {
+            // Nothing moved: new bytes are an edit.
+            if let Some(bytes) = r.bytes.as_deref() {
+                let mtime = r.mtime.unwrap_or(old.mtime);
+                self.upsert(&NoteInput { path: to, bytes: bytes.to_vec(), mtime }, report)?;
+            }
             return Ok(());
         }
         let usage = self.catalog.access(&from);

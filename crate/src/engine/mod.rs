@@ -375,6 +375,8 @@ mod language_tests;
 #[cfg(test)]
 mod persist_tests;
 #[cfg(test)]
+mod prop_tests;
+#[cfg(test)]
 mod tests;
 
 /// With the real model, through the native embedder (`cargo test --workspace`); CI's
