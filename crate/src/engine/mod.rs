@@ -374,7 +374,7 @@ fn sorted(set: impl IntoIterator<Item = String>) -> Vec<String> {
 mod language_tests;
 #[cfg(test)]
 mod persist_tests;
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod prop_tests;
 #[cfg(test)]
 mod tests;
