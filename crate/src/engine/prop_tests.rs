@@ -5,7 +5,7 @@
 //! same hits for a fixed set of queries, the same vector keys.
 //!
 //! Scores and ranks may differ: replaced documents count in the lexical term statistics until
-//! their segment is merged (see docs/ranking.md, "Incremental edits and scores"); the
+//! their segment is merged (see docs/hardening.md, "Incremental edits and lexical scores"); the
 //! comparison is of the sets of notes and sections that match.
 //!
 //! 48 cases a run (a few seconds); `PROPTEST_CASES=2000` for a longer search. Cases found
