@@ -79,6 +79,8 @@ pub enum Op {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Literal {
     pub text: String,
+    /// `text` lower-cased, for comparisons that ignore case.
+    pub lower: String,
     pub number: Option<f64>,
     /// A date (days since 1970-01-01): compared by day.
     pub day: Option<i32>,
@@ -201,13 +203,35 @@ fn compare(v: Option<&Val>, op: Op, lit: &Literal, offset: i32) -> bool {
         },
         Some(Val::Tags(tags)) => tags.iter().any(|t| match op {
             Op::Contains | Op::Eq => {
-                let want = lit.text.trim_start_matches('#');
-                t.eq_ignore_ascii_case(want)
-                    || t.to_lowercase() == want.to_lowercase()
-                    || (op == Op::Contains && t.to_lowercase().starts_with(&format!("{}/", want.to_lowercase())))
+                let want = lit.lower.trim_start_matches('#');
+                eq_lower(t, want)
+                    || (op == Op::Contains
+                        && t.len() > want.len()
+                        && t.is_char_boundary(want.len())
+                        && t.as_bytes()[want.len()] == b'/'
+                        && eq_lower(&t[..want.len()], want))
             }
             _ => compare_str(t, op, lit, offset),
         }),
+    }
+}
+
+/// `s` equals `lower` (already lower-cased) case-insensitively; no allocation for ASCII text.
+pub fn eq_lower(s: &str, lower: &str) -> bool {
+    if s.is_ascii() {
+        s.len() == lower.len() && s.eq_ignore_ascii_case(lower)
+    } else {
+        s.to_lowercase() == lower
+    }
+}
+
+/// `s` contains `lower` (already lower-cased) case-insensitively; no allocation for ASCII text.
+pub fn contains_lower(s: &str, lower: &str) -> bool {
+    if s.is_ascii() && lower.is_ascii() {
+        let (h, n) = (s.as_bytes(), lower.as_bytes());
+        n.is_empty() || h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+    } else {
+        s.to_lowercase().contains(lower)
     }
 }
 
@@ -227,7 +251,7 @@ fn compare_json(v: &Value, op: Op, lit: &Literal, offset: i32) -> bool {
 fn compare_str(s: &str, op: Op, lit: &Literal, offset: i32) -> bool {
     let s = s.trim();
     if op == Op::Contains {
-        return s.to_lowercase().contains(&lit.text.to_lowercase());
+        return contains_lower(s, &lit.lower);
     }
     if lit.day.is_some() || lit.instant.is_some() {
         if let Some(ms) = dates::parse_datetime(s, offset) {
@@ -238,7 +262,7 @@ fn compare_str(s: &str, op: Op, lit: &Literal, offset: i32) -> bool {
         return ordered(n.partial_cmp(&x), op);
     }
     match op {
-        Op::Eq => s.to_lowercase() == lit.text.to_lowercase(),
+        Op::Eq => eq_lower(s, &lit.lower),
         // Text has no order here: `<` on text is a type mismatch.
         _ => false,
     }

@@ -103,6 +103,7 @@ impl Engine {
     /// Applies a batch of changes. Bad notes are skipped with a reason, never fatal.
     pub fn update(&mut self, batch: UpdateBatch) -> Result<UpdateReport> {
         let t0 = now_ms();
+        self.props.clear();
         let mut report = UpdateReport::default();
 
         for r in &batch.renames {

@@ -29,6 +29,7 @@ use crate::vectors::Key;
 mod embedding;
 mod hybrid;
 mod index;
+mod props;
 mod query;
 mod read;
 mod search;
@@ -60,6 +61,8 @@ pub struct Engine {
     /// The paths seen by a plan made in chunks ([`Engine::plan_chunk`]), until
     /// [`Engine::plan_deletes`].
     plan_seen: Option<HashSet<String>>,
+    /// Frontmatter properties decoded for the structured queries, until the next update.
+    props: props::PropCache,
 }
 
 /// Vector key → the notes and leaf sections (None: the note's lead) whose text has that key.
@@ -100,6 +103,7 @@ impl Engine {
             semantic: Semantic::default(),
             key_map: None,
             plan_seen: None,
+            props: Default::default(),
         })
     }
 
@@ -215,6 +219,7 @@ impl Engine {
             semantic,
             key_map: None,
             plan_seen: None,
+            props: Default::default(),
         }))
     }
 

@@ -1,73 +1,19 @@
 //! Notes by a property expression (`expr`): the frontmatter and file facts of the catalog,
 //! filtered, sorted and paged, without reading a note.
 
-use std::cell::OnceCell;
 use std::cmp::Ordering;
 
-use serde_json::{Map, Value};
-
+use super::props::NoteSubject;
 use super::Engine;
 use crate::api::*;
-use crate::catalog::NoteEntry;
 use crate::clock::now_ms;
 use crate::dates;
 use crate::error::{CoreError, Result};
-use crate::expr::{self, Context, Expr, ExprError, Field, Subject, Val};
-use crate::paths;
+use crate::expr::{self, Context, Expr, ExprError, Field, Subject};
 
 /// `query` page sizes.
 pub const QUERY_DEFAULT_LIMIT: usize = 100;
 pub const QUERY_MAX_LIMIT: usize = 1000;
-
-/// A catalog entry seen by an expression; its frontmatter JSON is decoded once, when a
-/// property is first asked for.
-pub(super) struct NoteSubject<'a> {
-    pub note: &'a NoteEntry,
-    frontmatter: OnceCell<Map<String, Value>>,
-}
-
-impl<'a> NoteSubject<'a> {
-    pub fn new(note: &'a NoteEntry) -> Self {
-        NoteSubject { note, frontmatter: OnceCell::new() }
-    }
-
-    fn frontmatter(&self) -> &Map<String, Value> {
-        self.frontmatter.get_or_init(|| {
-            if self.note.frontmatter.len() <= 2 {
-                Map::new()
-            } else {
-                serde_json::from_str(&self.note.frontmatter).unwrap_or_default()
-            }
-        })
-    }
-}
-
-impl Subject for NoteSubject<'_> {
-    fn value(&self, field: &Field) -> Option<Val<'_>> {
-        let n = self.note;
-        Some(match field {
-            Field::Path => Val::Str(&n.path),
-            Field::Name => Val::Str(paths::stem(&n.path)),
-            Field::Folder => Val::Str(paths::folder(&n.path)),
-            Field::Tags => Val::Tags(&n.tags),
-            Field::Mtime => Val::Instant(n.mtime),
-            Field::Size => Val::Num(n.size as f64),
-            Field::Title => Val::Str(&n.title),
-            Field::Prop(key) => {
-                let fm = self.frontmatter();
-                let v = match fm.get(key) {
-                    Some(v) => v,
-                    None => {
-                        fm.iter()
-                            .find(|(k, _)| k.eq_ignore_ascii_case(key) || k.to_lowercase() == key.to_lowercase())?
-                            .1
-                    }
-                };
-                Val::Json(v)
-            }
-        })
-    }
-}
 
 /// The context of relative dates from a request's `today`, `now` and offset.
 pub(super) fn context(today: Option<&str>, now: Option<f64>, offset_minutes: Option<i32>) -> Result<Context> {
@@ -112,33 +58,6 @@ impl Engine {
             Some(s) => expr::parse_sort(s).map_err(|e| bad_expression("bad sort", s, e))?,
             None => Vec::new(),
         };
-        let mut matching: Vec<NoteSubject> = self
-            .catalog
-            .entries()
-            .map(NoteSubject::new)
-            .filter(|s| filter.as_ref().is_none_or(|e| e.matches(s, &ctx)))
-            .collect();
-        if !sort.is_empty() {
-            // Each note's sort values are made once (dates parsed, text lower-cased), not at
-            // every comparison.
-            let keys: Vec<Vec<expr::SortValue>> = matching
-                .iter()
-                .map(|s| {
-                    sort.iter().map(|k| expr::sort_value(s.value(&k.field).as_ref(), ctx.offset_minutes)).collect()
-                })
-                .collect();
-            let mut order: Vec<usize> = (0..matching.len()).collect();
-            order.sort_by(|&a, &b| {
-                sort.iter()
-                    .enumerate()
-                    .map(|(i, k)| expr::cmp_sort_values(&keys[a][i], &keys[b][i], k.descending))
-                    .find(|o| *o != Ordering::Equal)
-                    .unwrap_or(Ordering::Equal)
-                    .then_with(|| matching[a].note.path.cmp(&matching[b].note.path))
-            });
-            let mut slots: Vec<Option<NoteSubject>> = matching.into_iter().map(Some).collect();
-            matching = order.into_iter().filter_map(|i| slots[i].take()).collect();
-        }
         let mut fields: Vec<Field> = Vec::new();
         if let Some(e) = &filter {
             e.fields(&mut fields);
@@ -148,18 +67,58 @@ impl Engine {
                 fields.push(k.field.clone());
             }
         }
-        let limit = req.limit.unwrap_or(QUERY_DEFAULT_LIMIT).min(QUERY_MAX_LIMIT);
-        let notes = matching
+        let columns = self.props.columns(&self.catalog, &fields);
+        let (offset, limit) = (req.offset.unwrap_or(0), req.limit.unwrap_or(QUERY_DEFAULT_LIMIT).min(QUERY_MAX_LIMIT));
+        let hit = |s: &NoteSubject| QueryHit {
+            path: s.note.path.clone(),
+            title: s.note.title.clone(),
+            mtime: s.note.mtime,
+            fields: fields.iter().map(|f| (f.name(), expr::to_json(s.value(f)))).collect(),
+        };
+        let matching = self
+            .catalog
+            .entries()
+            .enumerate()
+            .map(|(i, n)| NoteSubject::new(n, i, &columns))
+            .filter(|s| filter.as_ref().is_none_or(|e| e.matches(s, &ctx)));
+        if sort.is_empty() {
+            // In path order: count them all, keep the page.
+            let mut total = 0;
+            let mut notes = Vec::new();
+            for s in matching {
+                if total >= offset && notes.len() < limit {
+                    notes.push(hit(&s));
+                }
+                total += 1;
+            }
+            return Ok(QueryResponse { total, notes, took_ms: now_ms() - t0 });
+        }
+        let matching: Vec<NoteSubject> = matching.collect();
+        // Each note's sort values are made once (dates parsed, text lower-cased), not at every
+        // comparison: `keys[i * width + j]` is note i's value of sort field j.
+        let width = sort.len();
+        let keys: Vec<expr::SortValue> = matching
             .iter()
-            .skip(req.offset.unwrap_or(0))
-            .take(limit)
-            .map(|s| QueryHit {
-                path: s.note.path.clone(),
-                title: s.note.title.clone(),
-                mtime: s.note.mtime,
-                fields: fields.iter().map(|f| (f.name(), expr::to_json(s.value(f)))).collect(),
-            })
+            .flat_map(|s| sort.iter().map(|k| expr::sort_value(s.value(&k.field).as_ref(), ctx.offset_minutes)))
             .collect();
+        let cmp = |a: &usize, b: &usize| {
+            let (a, b) = (*a, *b);
+            sort.iter()
+                .enumerate()
+                .map(|(j, k)| expr::cmp_sort_values(&keys[a * width + j], &keys[b * width + j], k.descending))
+                .find(|o| *o != Ordering::Equal)
+                .unwrap_or(Ordering::Equal)
+                .then_with(|| matching[a].note.path.cmp(&matching[b].note.path))
+        };
+        let mut order: Vec<usize> = (0..matching.len()).collect();
+        // Only the page is put in order: the notes before its end are selected first (linear).
+        let end = offset.saturating_add(limit);
+        if end < order.len() {
+            order.select_nth_unstable_by(end, cmp);
+            order.truncate(end);
+        }
+        order.sort_unstable_by(cmp);
+        let notes = order.iter().skip(offset).take(limit).map(|&i| hit(&matching[i])).collect();
         Ok(QueryResponse { total: matching.len(), notes, took_ms: now_ms() - t0 })
     }
 }

@@ -314,3 +314,27 @@ fn property_queries_over_the_catalog() {
         "no today"
     );
 }
+
+#[test]
+fn only_the_named_properties_are_decoded_whatever_their_case_or_script() {
+    let mut e = Engine::create(cfg()).unwrap();
+    let text = "---\nStatus: Done\n状态: 进行中\n\"say \\\"hi\\\"\": 2\nnested: {a: 1}\nother: [1, 2]\n---\nbody\n";
+    upsert(&mut e, vec![NoteInput { path: "a.md".into(), bytes: text.into(), mtime: NOV_26 }]);
+    upsert(&mut e, vec![NoteInput { path: "b.md".into(), bytes: "no frontmatter".into(), mtime: NOV_26 }]);
+    let paths = |src: &str| query(&e, q(src));
+    assert_eq!(paths("status = done"), ["a.md"]);
+    assert_eq!(paths("STATUS = DONE"), ["a.md"]);
+    assert_eq!(paths("状态 = 进行中"), ["a.md"]);
+    assert_eq!(paths(r#""say \"hi\"" = 2"#), ["a.md"]);
+    assert_eq!(paths("nested exists AND other contains 2"), ["a.md"]);
+    assert_eq!(paths("status !exists"), ["b.md"]);
+    let hit = e.query(&q("status exists AND other exists")).unwrap().notes.remove(0);
+    assert_eq!(serde_json::Value::Object(hit.fields), serde_json::json!({"status": "Done", "other": [1, 2]}));
+    // The decoded columns go with an update: an edited property answers at once.
+    upsert(&mut e, vec![NoteInput { path: "a.md".into(), bytes: text.replace("Done", "Open").into(), mtime: NOV_26 }]);
+    assert!(query(&e, q("status = done")).is_empty());
+    assert_eq!(query(&e, q("status = open")), ["a.md"]);
+    e.update(UpdateBatch { deletes: vec!["a.md".into()], ..Default::default() }).unwrap();
+    assert!(query(&e, q("status = open")).is_empty());
+    assert_eq!(query(&e, q("status !exists")), ["b.md"]);
+}

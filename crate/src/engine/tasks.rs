@@ -3,7 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use super::query::{compile, context, NoteSubject};
+use super::props::NoteSubject;
+use super::query::{compile, context};
 use super::Engine;
 use crate::api::*;
 use crate::catalog::NoteEntry;
@@ -162,6 +163,11 @@ impl Engine {
         let today = ctx.today;
         let wants = statuses(req.status.as_deref().unwrap_or_default())?;
         let filter = compile(req.where_.as_deref(), &ctx)?;
+        let mut fields = Vec::new();
+        if let Some(e) = &filter {
+            e.fields(&mut fields);
+        }
+        let columns = self.props.columns(&self.catalog, &fields);
         let due = range(req.due.as_ref(), today, "due")?;
         let scheduled = range(req.scheduled.as_ref(), today, "scheduled")?;
         let done = range(req.done.as_ref(), today, "done")?;
@@ -177,10 +183,10 @@ impl Engine {
         let words: Vec<String> = req.text.as_deref().unwrap_or("").split_whitespace().map(str::to_lowercase).collect();
 
         let mut found: Vec<(&NoteEntry, &Task)> = Vec::new();
-        for note in self.catalog.entries().filter(|n| !n.tasks.is_empty()) {
+        for (i, note) in self.catalog.entries().enumerate().filter(|(_, n)| !n.tasks.is_empty()) {
             if folder.as_deref().is_some_and(|f| !paths::in_folder(&note.path.to_lowercase(), f))
                 || path.as_deref().is_some_and(|p| p != note.path)
-                || filter.as_ref().is_some_and(|e| !e.matches(&NoteSubject::new(note), &ctx))
+                || filter.as_ref().is_some_and(|e| !e.matches(&NoteSubject::new(note, i, &columns), &ctx))
             {
                 continue;
             }

@@ -283,6 +283,7 @@ fn literal(text: String, quoted: bool, at: usize, ctx: &Context) -> Result<Liter
             "false" => Some(false),
             _ => None,
         },
+        lower: text.to_lowercase(),
         text,
     };
     if lit.day.is_none() {
