@@ -130,7 +130,9 @@ pub struct Catalog {
     base_bytes: u64,
     delta_bytes: u64,
     deltas: usize,
-    /// The vault's languages by share of notes, computed when first asked after a change.
+    /// Notes per language code (`NoteEntry::lang`), kept as notes come and go.
+    lang_counts: HashMap<String, usize>,
+    /// The vault's languages by share of notes, sorted when first asked after a change.
     languages: std::sync::OnceLock<Vec<(whatlang::Lang, f64)>>,
 }
 
@@ -157,8 +159,8 @@ impl Catalog {
     }
 
     pub fn get_mut(&mut self, path: &str) -> Option<&mut NoteEntry> {
+        // Callers change a note's file facts here, never its languages (a new text is `insert`).
         self.dirty.insert(path.to_string());
-        self.languages.take();
         self.notes.get_mut(path)
     }
 
@@ -166,18 +168,25 @@ impl Catalog {
     /// known, largest first.
     pub fn languages(&self) -> &[(whatlang::Lang, f64)] {
         self.languages.get_or_init(|| {
-            let mut counts: HashMap<&str, usize> = HashMap::new();
-            for code in self.notes.values().flat_map(|n| n.lang.split_whitespace()) {
-                *counts.entry(code).or_default() += 1;
-            }
-            let total = counts.values().sum::<usize>().max(1) as f64;
-            let mut out: Vec<(whatlang::Lang, f64)> = counts
-                .into_iter()
-                .filter_map(|(code, n)| Some((crate::language::parse(code)?, n as f64 / total)))
+            let total = self.lang_counts.values().sum::<usize>().max(1) as f64;
+            let mut out: Vec<(whatlang::Lang, f64)> = self
+                .lang_counts
+                .iter()
+                .filter(|(_, n)| **n > 0)
+                .filter_map(|(code, n)| Some((crate::language::parse(code)?, *n as f64 / total)))
                 .collect();
             out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.code().cmp(b.0.code())));
             out
         })
+    }
+
+    /// Counts (`sign` 1) or uncounts (-1) a note's languages.
+    fn count_languages(&mut self, langs: &str, sign: isize) {
+        for code in langs.split_whitespace() {
+            let n = self.lang_counts.entry(code.to_string()).or_default();
+            *n = n.saturating_add_signed(sign);
+        }
+        self.languages.take();
     }
 
     /// Letters by script over every note.
@@ -203,14 +212,17 @@ impl Catalog {
 
     pub fn insert(&mut self, entry: NoteEntry) {
         self.dirty.insert(entry.path.clone());
-        self.languages.take();
-        self.notes.insert(entry.path.clone(), entry);
+        self.count_languages(&entry.lang, 1);
+        if let Some(old) = self.notes.insert(entry.path.clone(), entry) {
+            self.count_languages(&old.lang, -1);
+        }
     }
 
     pub fn remove(&mut self, path: &str) -> Option<NoteEntry> {
         let e = self.notes.remove(path);
-        if e.is_some() {
-            self.languages.take();
+        if let Some(old) = &e {
+            let langs = old.lang.clone();
+            self.count_languages(&langs, -1);
             self.dirty.insert(path.to_string());
             self.access.remove(path);
             self.access_dirty.remove(path);
@@ -335,6 +347,10 @@ impl Catalog {
                 }
             }
         }
+        let langs: Vec<String> = c.notes.values().map(|n| n.lang.clone()).collect();
+        for l in langs {
+            c.count_languages(&l, 1);
+        }
         Ok(c)
     }
 }
@@ -437,6 +453,23 @@ mod tests {
         assert_eq!(a.links.unpack(), links);
         assert_eq!(a.lead_key, Some([7; 32]));
         assert!(loaded.get("b.md").unwrap().links.unpack().is_empty());
+    }
+
+    #[test]
+    fn languages_follow_inserts_replacements_removals_and_loads() {
+        let mut c = Catalog::default();
+        let with = |p: &str, lang: &str| NoteEntry { lang: lang.into(), ..entry(p, "h") };
+        c.insert(with("a.md", "de"));
+        c.insert(with("b.md", "de en"));
+        c.insert(with("c.md", "ru"));
+        let codes =
+            |c: &Catalog| c.languages().iter().map(|(l, s)| (crate::language::code(*l), *s)).collect::<Vec<_>>();
+        assert_eq!(codes(&c), vec![("de", 0.5), ("en", 0.25), ("ru", 0.25)]);
+        c.insert(with("a.md", "ru"));
+        c.remove("b.md");
+        assert_eq!(codes(&c), vec![("ru", 1.0)]);
+        let w = c.take_write(true).unwrap().unwrap();
+        assert_eq!(codes(&Catalog::load(&[&w.bytes]).unwrap()), vec![("ru", 1.0)]);
     }
 
     #[test]
