@@ -10,6 +10,7 @@ const TOOLS = [
   ["list", "Notes by folder, tag or property"],
   ["tasks", "Task list items by status, place, dates and priority, grouped and counted"],
   ["query", "Notes whose properties match an expression"],
+  ["log", "The audit log of the tools' writes"],
   ["status", "Index and embedding status"],
   ["apply_patch", "Edit one note (only when write tools are allowed)"],
   ["session_save", "Save a session note (only when write tools are allowed)"],

@@ -480,6 +480,16 @@ export class HeadlessBackend implements VaultBackend {
     return Promise.resolve(loadCore().outline(new TextEncoder().encode(text)));
   }
 
+  async readPluginFile(name: string): Promise<string | null> {
+    if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith(".")) throw new Error(`refused: plugin file name ${JSON.stringify(name)}`);
+    try {
+      return await fs.readFile(path.join(this.vaultDir, pluginDirOf(this.configDir), name), "utf8");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw err;
+    }
+  }
+
   async appendPluginFile(name: string, text: string): Promise<void> {
     if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith(".")) throw new Error(`refused: plugin file name ${JSON.stringify(name)}`);
     const dir = path.join(this.vaultDir, pluginDirOf(this.configDir));

@@ -1,8 +1,9 @@
 // apply_patch: edits one note, only when the caller's expected_hash is the note's current
 // content hash (so an edit is never made on text the model has not seen). Two kinds of edit:
 // replace the body of a section by heading, or a unified diff (applied by the `diff` library).
+// With dry_run it writes nothing and returns the diff the edit would make and the hash after it.
 
-import { applyPatch, parsePatch } from "diff";
+import { applyPatch, createPatch, parsePatch } from "diff";
 
 import type { z } from "zod";
 
@@ -11,7 +12,7 @@ import { sha256Hex } from "./format.ts";
 import { EditError, replaceSection } from "./markdown-edit.ts";
 import type { ToolResult } from "./loopback-protocol.ts";
 import { notePath, result } from "./read-tools.ts";
-import { args, oneOf, text, ToolInputError } from "./tool-schema.ts";
+import { args, bool, oneOf, text, ToolInputError } from "./tool-schema.ts";
 import { checkNotePath } from "./vault-paths.ts";
 import { auditedWrite } from "./writes.ts";
 
@@ -30,6 +31,11 @@ export const applyPatchInput = args({
     { missing: 'edit is required: {"type": "replace_section", "heading", "content"} or {"type": "unified_diff", "diff"}' },
   ).describe("What to change."),
   reason: text(500, { required: true }).describe("Why, in one sentence (shown to the user)."),
+  dry_run: bool()
+    .optional()
+    .describe(
+      "true: write nothing; return the unified diff the edit would make and the note's hash after it (allowed with write tools off).",
+    ),
 });
 
 function applyUnifiedDiff(text: string, diff: string, notePath: string): string {
@@ -105,6 +111,14 @@ export async function applyPatchTool(backend: VaultBackend, a: z.output<typeof a
       reason: "no-change",
       content_hash: actual,
     });
+  }
+  if (a.dry_run) {
+    const diff = createPatch(notePath, current, next, "", "", { context: 3 });
+    const newHash = await sha256Hex(next);
+    return result(
+      `dry run: nothing was written. Applied, the edit would change ${notePath} (content_hash ${actual} → ${newHash}):\n\n${diff}`,
+      { applied: false, dry_run: true, path: notePath, old_hash: actual, new_hash: newHash, diff },
+    );
   }
   const out = await auditedWrite(backend, { tool: "apply_patch", path: notePath, oldText: current, newText: next, reason });
   return result(

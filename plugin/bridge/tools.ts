@@ -10,6 +10,7 @@ import { errorMessage } from "../core/errors.ts";
 import type { VaultBackend } from "../core/vault-backend.ts";
 import type { ToolResult } from "./loopback-protocol.ts";
 import { memorySaveInput, memorySaveTool, memorySearchInput, memorySearchTool } from "./memory.ts";
+import { logInput, logTool } from "./audit-tools.ts";
 import { applyPatchInput, applyPatchTool } from "./patch.ts";
 import { queryInput, queryTool, tasksInput, tasksTool } from "./query-tools.ts";
 import {
@@ -50,7 +51,8 @@ interface ToolDef {
   /** The tool's arguments: listed as a JSON schema, every call checked against it. */
   input: z.ZodType;
   annotations: ToolAnnotations;
-  /** Write tools are refused unless the user turned them on. */
+  /** Write tools are refused unless the user turned them on (but a call with `dry_run: true`,
+   *  which writes nothing). */
   write: boolean;
   run(backend: VaultBackend, args: unknown): Promise<ToolResult>;
 }
@@ -136,6 +138,17 @@ const DEFS: ToolDef[] = [
     run: queryTool,
   }),
   tool({
+    name: "log",
+    title: "Show the audit log",
+    description:
+      "The writes Strata's tools made to the vault (the audit log), newest last: time, tool, note path, content hash before → after, " +
+      "and the reason given. Filter by path (a note or a folder), tool and since (ISO date or date-time); last says how many.",
+    input: logInput,
+    annotations: { title: "Show the audit log", ...READ_ONLY },
+    write: false,
+    run: logTool,
+  }),
+  tool({
     name: "status",
     title: "Index status",
     description:
@@ -153,7 +166,8 @@ const DEFS: ToolDef[] = [
       "Edit one note of the vault, only if it is unchanged since you read it: expected_hash is the content_hash `read` returned. " +
       'edit is either {type: "replace_section", heading, content} (the section\'s text below its heading line is replaced; the heading stays) ' +
       'or {type: "unified_diff", diff} (a unified diff of this one file, made against the text you read). Give a short reason: the user sees ' +
-      "it in CHANGELOG.md and the audit log. Off unless the user enabled write tools; refused when the note changed (read it again).",
+      "it in CHANGELOG.md and the audit log. dry_run: true writes nothing and returns the diff and the resulting hash (allowed with write tools off). " +
+      "Off unless the user enabled write tools; refused when the note changed (read it again).",
     input: applyPatchInput,
     annotations: { title: "Edit a note", readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     write: true,
@@ -240,7 +254,8 @@ export async function callTool(backend: VaultBackend, name: unknown, rawArgs: un
   }
   try {
     const args = parseArgs(def.input, rawArgs);
-    if (def.write && !backend.settings().writeToolsEnabled) {
+    const preview = (args as { dry_run?: unknown }).dry_run === true;
+    if (def.write && !preview && !backend.settings().writeToolsEnabled) {
       return toolError(
         `${def.name} is turned off: the user has not enabled Strata's write tools (Obsidian → Settings → Strata → "Allow write tools"). ` +
           "Nothing was written. Tell the user what you would have written instead.",

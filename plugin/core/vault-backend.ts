@@ -83,4 +83,6 @@ export interface VaultBackend {
   outline(text: string): Promise<Outline>;
   /** Appends a line to a file in the plugin folder (the audit log "audit.jsonl"). */
   appendPluginFile(name: string, text: string): Promise<void>;
+  /** The text of a file in the plugin folder (the audit log), null when it does not exist. */
+  readPluginFile(name: string): Promise<string | null>;
 }

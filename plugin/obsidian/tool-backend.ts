@@ -161,6 +161,13 @@ export class ObsidianBackend implements VaultBackend {
     return (await this.worker()).call("outline", { bytes: new TextEncoder().encode(text) });
   }
 
+  async readPluginFile(name: string): Promise<string | null> {
+    if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith(".")) throw new Error(`refused: plugin file name ${JSON.stringify(name)}`);
+    const adapter = this.plugin.app.vault.adapter;
+    const file = `${this.plugin.pluginDir}/${name}`;
+    return (await adapter.exists(file)) ? adapter.read(file) : null;
+  }
+
   async appendPluginFile(name: string, text: string): Promise<void> {
     if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith(".")) throw new Error(`refused: plugin file name ${JSON.stringify(name)}`);
     const adapter = this.plugin.app.vault.adapter;

@@ -86,6 +86,7 @@ export async function waitEmbedded(client: Client, timeoutMs = 120_000): Promise
 export const TOOL_NAMES = [
   "apply_patch",
   "list",
+  "log",
   "memory_save",
   "memory_search",
   "query",

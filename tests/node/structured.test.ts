@@ -215,6 +215,7 @@ function asPlugin(b: HeadlessBackend): VaultBackend {
     writeText: (p, t, e) => b.writeText(p, t, e),
     outline: (t) => b.outline(t),
     appendPluginFile: (n, t) => b.appendPluginFile(n, t),
+    readPluginFile: (n) => b.readPluginFile(n),
   };
 }
 
