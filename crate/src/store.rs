@@ -35,6 +35,8 @@ pub const FORMAT_NAME: &str = "strata-index";
 pub const FORMAT_VERSION: u32 = 11;
 pub const SLOTS: [&str; 2] = ["manifest-a.json", "manifest-b.json"];
 pub const LEX_DIR: &str = "lex/";
+/// The fixed tail of tantivy's file footer: its length and magic number (two u32).
+const LEX_FOOTER_TAIL: usize = 8;
 pub const CAT_DIR: &str = "cat/";
 pub const VEC_DIR: &str = "vec/";
 
@@ -221,6 +223,11 @@ fn verify(m: &Manifest, files: &HashMap<String, Vec<u8>>) -> Result<()> {
         }
         if checksum(bytes) != f.checksum {
             return Err(CoreError::Corrupt(format!("{} checksum mismatch", f.name)));
+        }
+        // Every lexical file ends with tantivy's footer; its reader assumes the footer's
+        // 8-byte tail is there (a shorter file made it overflow, found by fuzzing).
+        if f.name.starts_with(LEX_DIR) && bytes.len() < LEX_FOOTER_TAIL {
+            return Err(CoreError::Corrupt(format!("{} is shorter than its footer ({} bytes)", f.name, bytes.len())));
         }
     }
     for c in m.catalog.iter().chain(&m.vectors).chain(&m.previous_vectors) {
