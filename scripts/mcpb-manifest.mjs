@@ -10,6 +10,7 @@ const TOOLS = [
   ["list", "Notes by folder, tag or property"],
   ["tasks", "Task list items by status, place, dates and priority, grouped and counted"],
   ["query", "Notes whose properties match an expression"],
+  ["outline", "A note's headings, line ranges, section ids and tasks"],
   ["log", "The audit log of the tools' writes"],
   ["status", "Index and embedding status"],
   ["apply_patch", "Edit one note (only when write tools are allowed)"],

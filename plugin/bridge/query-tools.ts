@@ -1,6 +1,7 @@
 // The structured read tools: `tasks` (task list items across the vault, filtered, sorted,
-// grouped) and `query` (notes whose frontmatter matches a property expression). The core
-// answers from its catalog; these shape the answer compactly for the model.
+// grouped), `query` (notes whose frontmatter matches a property expression) and `outline` (a
+// note's headings with their lines and section ids, and its tasks under each). The core
+// answers from its catalog and its Markdown parse; these shape the answer compactly.
 
 import type { z } from "zod";
 
@@ -12,7 +13,7 @@ import { isoDate } from "./format.ts";
 import type { ToolResult } from "./loopback-protocol.ts";
 import { notePath, result } from "./read-tools.ts";
 import { args, int, oneOf, text, textList, ToolInputError } from "./tool-schema.ts";
-import { checkVaultFolder, checkVaultPath } from "./vault-paths.ts";
+import { checkNotePath, checkVaultFolder, checkVaultPath } from "./vault-paths.ts";
 
 export const MAX_TASKS = 200;
 export const MAX_QUERY = 200;
@@ -171,4 +172,70 @@ export async function queryTool(backend: VaultBackend, a: z.output<typeof queryI
     offset,
     notes: res.notes.map((n) => ({ path: n.path, title: n.title, modified: isoDate(n.mtime), fields: n.fields })),
   });
+}
+
+export const outlineInput = args({
+  path: notePath("The note."),
+  tasks: int(0, 100).optional().describe("Tasks listed per heading at most (default 10); the counts cover them all."),
+});
+
+/** A note's headings (levels, line ranges, section ids), and its tasks under each heading. */
+export async function outlineTool(backend: VaultBackend, a: z.output<typeof outlineInput>): Promise<ToolResult> {
+  const configDir = (await backend.status()).configDir;
+  const path = checkNotePath(a.path, configDir);
+  const text = await backend.readText(path);
+  if (text === null) throw new ToolInputError(`${path} does not exist`);
+  const outline = await backend.outline(text);
+  const info = await backend.note(path);
+  const perHeading = a.tasks ?? 10;
+  const tasks = info ? (await asked(() => backend.tasks({ path, limit: 1000, today: hostClock().today }))).tasks : [];
+  // A task belongs to the innermost heading whose lines hold it (-1: before the first heading).
+  const owner = (line: number) => {
+    let at = -1;
+    outline.headings.forEach((h, i) => {
+      if (h.line <= line && line <= h.endLine) at = i;
+    });
+    return at;
+  };
+  const byHeading = new Map<number, TaskHit[]>();
+  for (const t of tasks) byHeading.set(owner(t.line), [...(byHeading.get(owner(t.line)) ?? []), t]);
+  const sectionAt = new Map((info?.sections ?? []).filter((s) => s.depth > 0).map((s) => [s.startLine, s.id]));
+  const lines = [
+    `${path}: ${outline.lineCount} lines, ${outline.headings.length} headings, ${taskCounts(tasks.length, countKinds(tasks))}` +
+      (info ? "" : " (not indexed yet: no section ids, no tasks)"),
+  ];
+  const taskLines = (list: TaskHit[], indent: string) => {
+    for (const t of list.slice(0, perHeading)) lines.push(`${indent}${taskLine(t)} (line ${t.line})`);
+    if (list.length > perHeading) lines.push(`${indent}… ${list.length - perHeading} more`);
+  };
+  taskLines(byHeading.get(-1) ?? [], "");
+  const headings = outline.headings.map((h, i) => {
+    const own = byHeading.get(i) ?? [];
+    const id = sectionAt.get(h.line);
+    const indent = "  ".repeat(h.level - 1);
+    lines.push(`${indent}${"#".repeat(h.level)} ${h.text} (lines ${h.line}–${h.endLine})${id ? ` · section_id ${id}` : ""}`);
+    taskLines(own, indent + "  ");
+    return {
+      level: h.level,
+      text: h.text,
+      line: h.line,
+      end_line: h.endLine,
+      ...(id ? { section_id: id } : {}),
+      tasks: own.slice(0, perHeading).map(compactTask),
+      task_count: own.length,
+    };
+  });
+  return result(lines.join("\n"), {
+    path,
+    line_count: outline.lineCount,
+    headings,
+    tasks_before_headings: (byHeading.get(-1) ?? []).slice(0, perHeading).map(compactTask),
+    links: info?.links.length ?? 0,
+  });
+}
+
+function countKinds(tasks: TaskHit[]): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const t of tasks) counts.set(t.kind, (counts.get(t.kind) ?? 0) + 1);
+  return [...counts];
 }

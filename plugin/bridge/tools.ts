@@ -12,7 +12,7 @@ import type { ToolResult } from "./loopback-protocol.ts";
 import { memorySaveInput, memorySaveTool, memorySearchInput, memorySearchTool } from "./memory.ts";
 import { logInput, logTool } from "./audit-tools.ts";
 import { applyPatchInput, applyPatchTool } from "./patch.ts";
-import { queryInput, queryTool, tasksInput, tasksTool } from "./query-tools.ts";
+import { outlineInput, outlineTool, queryInput, queryTool, tasksInput, tasksTool } from "./query-tools.ts";
 import {
   listInput,
   listTool,
@@ -136,6 +136,17 @@ const DEFS: ToolDef[] = [
     annotations: { title: "Query notes by properties", ...READ_ONLY },
     write: false,
     run: queryTool,
+  }),
+  tool({
+    name: "outline",
+    title: "Outline a note",
+    description:
+      "A note's structure without its text: every heading with its level and line range (and the section_id to read it), " +
+      "and the note's tasks under the heading that holds them, with their lines. Use it to find where to read or patch in a long note.",
+    input: outlineInput,
+    annotations: { title: "Outline a note", ...READ_ONLY },
+    write: false,
+    run: outlineTool,
   }),
   tool({
     name: "log",

@@ -89,6 +89,7 @@ export const TOOL_NAMES = [
   "log",
   "memory_save",
   "memory_search",
+  "outline",
   "query",
   "read",
   "search",

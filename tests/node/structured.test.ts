@@ -298,6 +298,25 @@ async function exerciseStructuredTools(t: TestContext, client: Client, mode: "he
     assert.match(page.text, /More: query again with offset 4\./);
   });
 
+  await t.test(`${mode}: outline: headings with their lines, tasks under the heading that holds them`, async () => {
+    const o = await ok(client, "outline", { path: "Projects/Alpha/Plan.md", tasks: 2 });
+    assert.deepEqual(
+      o.data.headings.map((h: Record<string, any>) => [h.level, h.text, h.line, h.end_line, h.task_count, h.tasks.length]),
+      [
+        [1, "Alpha plan", 9, 38, 0, 0],
+        [2, "Now", 11, 23, 9, 2],
+        [2, "Later", 24, 38, 6, 2],
+      ],
+    );
+    assert.equal(o.data.headings[2].tasks[0].text, "Numbered task");
+    assert.match(o.text, /^Projects\/Alpha\/Plan\.md: 38 lines, 3 headings, 15 tasks \(/);
+    assert.match(
+      o.text,
+      /\n {2}## Now \(lines 11–23\)\n {4}- \[ \] Write the spec #spec · due 2026-11-20 · priority high \(line 13\)\n {4}- \[x\] Book the room · due 2026-11-19 · done 2026-11-18 \(line 14\)\n {4}… 7 more\n/,
+    );
+    await refused(client, "outline", { path: "Nope.md" }, /Nope\.md does not exist/);
+  });
+
   await t.test(`${mode}: bad input is a tool error that says what to fix`, async () => {
     await refused(client, "query", { where: "status = draft AND (" }, /invalid arguments for query: bad expression: .*\(at character 21\)/);
     await refused(client, "query", { where: "x exists", sort: "file.nope" }, /bad sort: unknown field `file\.nope`/);
