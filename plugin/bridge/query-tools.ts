@@ -7,7 +7,7 @@ import type { z } from "zod";
 
 import type { QueryRequest, TaskHit, TasksRequest } from "../core/api.ts";
 import { coreErrorCode, errorMessage } from "../core/errors.ts";
-import { hostClock, isIsoDate, taskCounts, taskLine } from "../core/structured.ts";
+import { hostClock, isIsoDate, outlineText, outlineWithTasks, taskCounts, taskLine } from "../core/structured.ts";
 import type { VaultBackend } from "../core/vault-backend.ts";
 import { isoDate } from "./format.ts";
 import type { ToolResult } from "./loopback-protocol.ts";
@@ -185,57 +185,23 @@ export async function outlineTool(backend: VaultBackend, a: z.output<typeof outl
   const path = checkNotePath(a.path, configDir);
   const text = await backend.readText(path);
   if (text === null) throw new ToolInputError(`${path} does not exist`);
-  const outline = await backend.outline(text);
   const info = await backend.note(path);
-  const perHeading = a.tasks ?? 10;
   const tasks = info ? (await asked(() => backend.tasks({ path, limit: 1000, today: hostClock().today }))).tasks : [];
-  // A task belongs to the innermost heading whose lines hold it (-1: before the first heading).
-  const owner = (line: number) => {
-    let at = -1;
-    outline.headings.forEach((h, i) => {
-      if (h.line <= line && line <= h.endLine) at = i;
-    });
-    return at;
-  };
-  const byHeading = new Map<number, TaskHit[]>();
-  for (const t of tasks) byHeading.set(owner(t.line), [...(byHeading.get(owner(t.line)) ?? []), t]);
-  const sectionAt = new Map((info?.sections ?? []).filter((s) => s.depth > 0).map((s) => [s.startLine, s.id]));
-  const lines = [
-    `${path}: ${outline.lineCount} lines, ${outline.headings.length} headings, ${taskCounts(tasks.length, countKinds(tasks))}` +
-      (info ? "" : " (not indexed yet: no section ids, no tasks)"),
-  ];
-  const taskLines = (list: TaskHit[], indent: string) => {
-    for (const t of list.slice(0, perHeading)) lines.push(`${indent}${taskLine(t)} (line ${t.line})`);
-    if (list.length > perHeading) lines.push(`${indent}… ${list.length - perHeading} more`);
-  };
-  taskLines(byHeading.get(-1) ?? [], "");
-  const headings = outline.headings.map((h, i) => {
-    const own = byHeading.get(i) ?? [];
-    const id = sectionAt.get(h.line);
-    const indent = "  ".repeat(h.level - 1);
-    lines.push(`${indent}${"#".repeat(h.level)} ${h.text} (lines ${h.line}–${h.endLine})${id ? ` · section_id ${id}` : ""}`);
-    taskLines(own, indent + "  ");
-    return {
+  const o = outlineWithTasks(await backend.outline(text), info, tasks);
+  const perHeading = a.tasks ?? 10;
+  return result(outlineText(path, o, perHeading), {
+    path,
+    line_count: o.lineCount,
+    headings: o.headings.map((h) => ({
       level: h.level,
       text: h.text,
       line: h.line,
       end_line: h.endLine,
-      ...(id ? { section_id: id } : {}),
-      tasks: own.slice(0, perHeading).map(compactTask),
-      task_count: own.length,
-    };
+      ...(h.sectionId ? { section_id: h.sectionId } : {}),
+      tasks: h.tasks.slice(0, perHeading).map(compactTask),
+      task_count: h.tasks.length,
+    })),
+    tasks_before_headings: o.before.slice(0, perHeading).map(compactTask),
+    links: o.links,
   });
-  return result(lines.join("\n"), {
-    path,
-    line_count: outline.lineCount,
-    headings,
-    tasks_before_headings: (byHeading.get(-1) ?? []).slice(0, perHeading).map(compactTask),
-    links: info?.links.length ?? 0,
-  });
-}
-
-function countKinds(tasks: TaskHit[]): [string, number][] {
-  const counts = new Map<string, number>();
-  for (const t of tasks) counts.set(t.kind, (counts.get(t.kind) ?? 0) + 1);
-  return [...counts];
 }

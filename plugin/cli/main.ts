@@ -8,7 +8,7 @@ import { mcpCommand, MCP_USAGE } from "./mcp-cmd.ts";
 import { modelCommand, MODEL_USAGE } from "./model-cmd.ts";
 import { searchCommand, SEARCH_USAGE } from "./search-cmd.ts";
 import { similarCommand, SIMILAR_USAGE } from "./similar-cmd.ts";
-import { queryCommand, QUERY_USAGE, tasksCommand, TASKS_USAGE } from "./tasks-cmd.ts";
+import { outlineCommand, OUTLINE_USAGE, queryCommand, QUERY_USAGE, tasksCommand, TASKS_USAGE } from "./tasks-cmd.ts";
 
 const USAGE = `Strata: local search for an Obsidian vault.
 
@@ -18,6 +18,7 @@ usage:
   ${SIMILAR_USAGE}
   ${TASKS_USAGE}
   ${QUERY_USAGE}
+  ${OUTLINE_USAGE}
   ${EVAL_USAGE}
   ${MCP_USAGE}
   ${MODEL_USAGE}
@@ -45,6 +46,7 @@ const COMMAND_USAGE: Record<string, string> = {
   similar: SIMILAR_USAGE,
   tasks: TASKS_USAGE,
   query: QUERY_USAGE,
+  outline: OUTLINE_USAGE,
   eval: EVAL_USAGE,
 };
 
@@ -70,6 +72,8 @@ async function main(argv: string[]): Promise<number> {
       return tasksCommand(args);
     case "query":
       return queryCommand(args);
+    case "outline":
+      return outlineCommand(args);
     case "eval":
       return evalCommand(args);
     case "mcp":

@@ -1,9 +1,10 @@
-// `strata tasks <vault>` and `strata query <vault> "<expression>"`: the core's structured
-// queries over the vault's index (indexing it first if it has none).
+// `strata tasks <vault>`, `strata query <vault> "<expression>"` and `strata outline <vault>
+// <note>`: the core's structured queries over the vault's index (indexing it first if it has none).
 
 import type { DateRange, QueryRequest, QueryResponse, StrataCoreApi, TaskHit, TasksRequest, TasksResponse } from "../core/api.ts";
 import { coreErrorCode, errorMessage } from "../core/errors.ts";
-import { hostClock, isIsoDate, taskCounts, taskLine } from "../core/structured.ts";
+import { hostClock, isIsoDate, outlineText, outlineWithTasks, taskCounts, taskLine } from "../core/structured.ts";
+import { loadCore, type NodeVault } from "../core/node.ts";
 import { CliError, intOption, openVaultIndex, parse, vaultContext, vaultOptions } from "./common.ts";
 import { ms, ttyOut } from "./ui.ts";
 
@@ -16,6 +17,8 @@ export const TASKS_USAGE = `strata tasks <vault> [--status open|closed|all|todo|
 export const QUERY_USAGE = `strata query <vault> "<expression>" [--sort "field [asc|desc], -field"] [--limit 100] [--offset N]
               [--today YYYY-MM-DD] [--refresh] [--index-dir DIR] [--config-dir .obsidian] [--json]
               expression: status = draft AND (priority >= 2 OR tags contains urgent) AND file.mtime >= today-7d`;
+
+export const OUTLINE_USAGE = `strata outline <vault> <note path> [--tasks 10] [--refresh] [--index-dir DIR] [--config-dir .obsidian] [--json]`;
 
 const DATE_FLAGS = ["due", "scheduled", "done"] as const;
 const BOUNDS = ["before", "after", "on"] as const;
@@ -44,7 +47,12 @@ function oneOfOption<T extends string>(value: string | undefined, name: string, 
 }
 
 /** Opens the index (indexing the vault when it has none), runs `fn` on the core, frees it. */
-async function withCore<T>(vaultArg: string, values: Record<string, unknown>, what: string, fn: (core: StrataCoreApi) => T): Promise<T> {
+async function withCore<T>(
+  vaultArg: string,
+  values: Record<string, unknown>,
+  what: string,
+  fn: (core: StrataCoreApi, vault: NodeVault) => T | Promise<T>,
+): Promise<T> {
   const ctx = await vaultContext(vaultArg, values, { access: "read", what });
   const json = Boolean(values.json);
   const { core, summary } = await openVaultIndex(ctx, Boolean(values.refresh), json && !process.stderr.isTTY);
@@ -54,7 +62,7 @@ async function withCore<T>(vaultArg: string, values: Record<string, unknown>, wh
     );
   }
   try {
-    return fn(core);
+    return await fn(core, ctx.vault);
   } finally {
     core.free();
   }
@@ -161,5 +169,30 @@ export async function queryCommand(args: string[]): Promise<number> {
   const more = offset + res.notes.length < res.total ? `, ${res.notes.length} shown from ${offset} (--limit, --offset)` : "";
   out.push(`${res.total} note${res.total === 1 ? "" : "s"}${more} · ${ms(res.tookMs)}`);
   process.stdout.write(out.join("\n") + "\n");
+  return 0;
+}
+
+export async function outlineCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { ...vaultOptions, tasks: { type: "string" }, refresh: { type: "boolean" } });
+  const [vaultArg, noteArg, ...extra] = positionals;
+  if (!vaultArg || !noteArg || extra.length > 0) throw new CliError(`usage: ${OUTLINE_USAGE}`, 2);
+  const perHeading = intOption(values.tasks, "tasks") ?? 10;
+  const path = noteArg.replace(/\\/g, "/");
+  const o = await withCore(vaultArg, values, "strata outline", async (core, vault) => {
+    let bytes: Uint8Array;
+    try {
+      bytes = await vault.read(path);
+    } catch {
+      throw new CliError(`${path}: no such note in the vault (give its vault-relative path, e.g. "Projects/Plan.md")`, 2);
+    }
+    const info = core.note(path) ?? null;
+    const tasks = info ? asked(() => core.tasks({ path, limit: 1000, today: hostClock().today })).tasks : [];
+    return outlineWithTasks(loadCore().outline(bytes), info, tasks);
+  });
+  if (values.json) {
+    process.stdout.write(JSON.stringify({ path, ...o }, null, 2) + "\n");
+    return 0;
+  }
+  process.stdout.write(outlineText(path, o, perHeading) + "\n");
   return 0;
 }

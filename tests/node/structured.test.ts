@@ -177,6 +177,25 @@ test("strata tasks and strata query", async () => {
   assert.equal(qj.total, 5);
   assert.equal(qj.notes.length, 2);
 
+  const outline = strata("outline", vault, "Projects/Alpha/Plan.md", "--tasks", "1");
+  assert.equal(outline.code, 0, outline.err);
+  assert.deepEqual(outline.out.trimEnd().split("\n").slice(1), [
+    "# Alpha plan (lines 9–38)",
+    "  ## Now (lines 11–23)",
+    "    - [ ] Write the spec #spec · due 2026-11-20 · priority high (line 13)",
+    "    … 8 more",
+    "  ## Later (lines 24–38)",
+    "    - [ ] Numbered task · scheduled 2026-12-07 · priority low (line 26)",
+    "    … 5 more",
+  ]);
+  const oj = JSON.parse(strata("outline", vault, "Daily/2026-11-25.md", "--json").out);
+  assert.deepEqual(
+    oj.headings.map((h: { text: string; tasks: { line: number }[] }) => [h.text, h.tasks.map((t) => t.line)]),
+    [["Wednesday", [3, 4, 5]]],
+  );
+  assert.match(strata("outline", vault, "--help").out, /^usage: strata outline <vault> <note path>/);
+  assert.equal(strata("outline", vault, "Nope.md").code, 2);
+
   // Bad input: exit 2 with the reason (and where in the expression).
   const bad = strata("query", vault, "status = draft AND (");
   assert.equal(bad.code, 2);
