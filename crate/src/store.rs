@@ -390,14 +390,15 @@ mod tests {
 
     #[test]
     fn newest_valid_slot_wins_and_falls_back() {
+        // Lexical files are at least tantivy's 8-byte footer tail long (`verify`).
         let mut files = HashMap::new();
-        files.insert("lex/a".to_string(), b"aaa".to_vec());
-        files.insert("lex/b".to_string(), b"bbb".to_vec());
-        files.insert(SLOTS[0].to_string(), manifest(1, vec![file_ref("lex/a", b"aaa")]).encode());
-        files.insert(SLOTS[1].to_string(), manifest(2, vec![file_ref("lex/b", b"bbb")]).encode());
+        files.insert("lex/a".to_string(), b"aaaaaaaaaaaa".to_vec());
+        files.insert("lex/b".to_string(), b"bbbbbbbbbbbb".to_vec());
+        files.insert(SLOTS[0].to_string(), manifest(1, vec![file_ref("lex/a", b"aaaaaaaaaaaa")]).encode());
+        files.insert(SLOTS[1].to_string(), manifest(2, vec![file_ref("lex/b", b"bbbbbbbbbbbb")]).encode());
         assert_eq!(choose(&files, "s").unwrap().unwrap().manifest.generation, 2);
         // Damage generation 2's file: generation 1 is used.
-        files.insert("lex/b".to_string(), b"bbX".to_vec());
+        files.insert("lex/b".to_string(), b"bbbbbbbbbbbX".to_vec());
         let c = choose(&files, "s").unwrap().unwrap();
         assert_eq!(c.manifest.generation, 1);
         // Damage both: an error naming the problems.

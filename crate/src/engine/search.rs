@@ -11,7 +11,6 @@ use crate::clock::now_ms;
 use crate::error::Result;
 use crate::fusion;
 use crate::hash::sha256_hex;
-use crate::language::Stem;
 use crate::lexical::search::{LexQuery, SNIPPET_CHARS};
 use crate::markdown;
 use crate::paths;
