@@ -7,23 +7,8 @@ use std::time::Instant;
 use strata_core::api::{NoteInput, UpdateBatch};
 use strata_core::{CoreConfig, Engine};
 
-fn walk(dir: &Path, root: &Path, out: &mut Vec<(String, Vec<u8>)>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    for e in rd.flatten() {
-        let p = e.path();
-        let name = e.file_name().to_string_lossy().to_string();
-        if name.starts_with('.') {
-            continue;
-        }
-        let Ok(ft) = e.file_type() else { continue };
-        if ft.is_dir() {
-            walk(&p, root, out);
-        } else if ft.is_file() && name.ends_with(".md") {
-            let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-            out.push((rel, std::fs::read(&p).unwrap_or_default()));
-        }
-    }
-}
+mod common;
+use common::walk;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

@@ -127,18 +127,22 @@ pub fn slice_lines(text: &str, start: u32, end: u32) -> &str {
     &text[idx.byte_range(text, start, end)]
 }
 
+/// The Markdown Obsidian writes: frontmatter, tables, wikilinks, GFM (callouts), task lists,
+/// footnotes, math. Every parse of a note (its sections, its tasks) reads it the same way.
+pub const PARSE_OPTIONS: Options = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
+    .union(Options::ENABLE_TABLES)
+    .union(Options::ENABLE_WIKILINKS)
+    .union(Options::ENABLE_GFM)
+    .union(Options::ENABLE_STRIKETHROUGH)
+    .union(Options::ENABLE_TASKLISTS)
+    .union(Options::ENABLE_FOOTNOTES)
+    .union(Options::ENABLE_MATH);
+
 pub fn parse(path: &str, text: &str) -> ParsedNote {
     let lines = LineIndex::new(text);
     let mut note = ParsedNote { line_count: lines.line_count(), body_start_line: 1, ..Default::default() };
 
-    let opts = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
-        | Options::ENABLE_TABLES
-        | Options::ENABLE_WIKILINKS
-        | Options::ENABLE_GFM
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_TASKLISTS
-        | Options::ENABLE_FOOTNOTES
-        | Options::ENABLE_MATH;
+    let opts = PARSE_OPTIONS;
 
     let mut heading: Option<(u8, usize, String)> = None;
     let mut in_metadata = false;

@@ -8,7 +8,7 @@
 //! renders them); the item's source line gives the status, since its task-list extension
 //! knows only `[ ]` and `[x]`. Dates are days since 1970-01-01 (`dates`).
 
-use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 use serde::{Deserialize, Serialize};
 
 use crate::dates;
@@ -170,14 +170,7 @@ pub fn extract(text: &str) -> Vec<Task> {
         return Vec::new();
     }
     let lines = LineIndex::new(text);
-    let opts = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
-        | Options::ENABLE_TABLES
-        | Options::ENABLE_WIKILINKS
-        | Options::ENABLE_GFM
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_TASKLISTS
-        | Options::ENABLE_FOOTNOTES
-        | Options::ENABLE_MATH;
+    let opts = crate::markdown::PARSE_OPTIONS;
     let mut tasks: Vec<Task> = Vec::new();
     // Open list items: the index of their task, if they are one.
     let mut items: Vec<Option<u32>> = Vec::new();

@@ -1,0 +1,22 @@
+//! What the examples share: the vault's Markdown files, read from disk.
+
+use std::path::Path;
+
+/// The `.md` files under `dir` (hidden entries skipped) as (vault-relative path, bytes).
+pub fn walk(dir: &Path, root: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    for e in rd.flatten() {
+        let p = e.path();
+        let name = e.file_name().to_string_lossy().to_string();
+        if name.starts_with('.') {
+            continue;
+        }
+        let Ok(ft) = e.file_type() else { continue };
+        if ft.is_dir() {
+            walk(&p, root, out);
+        } else if ft.is_file() && name.ends_with(".md") {
+            let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+            out.push((rel, std::fs::read(&p).unwrap_or_default()));
+        }
+    }
+}
