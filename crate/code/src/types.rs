@@ -213,6 +213,24 @@ pub struct Chunk {
     pub has_syntax_errors: bool,
 }
 
+impl Chunk {
+    /// A plain-lines chunk at the top level.
+    pub fn lines(start_line: u32, end_line: u32) -> Chunk {
+        Chunk {
+            kind: ChunkKind::Lines,
+            name: String::new(),
+            parent: None,
+            container: String::new(),
+            signature: String::new(),
+            doc: String::new(),
+            start_line,
+            end_line,
+            signature_end_line: start_line,
+            has_syntax_errors: false,
+        }
+    }
+}
+
 /// A chunked source file. Chunks are in pre-order (a parent before its children, siblings by
 /// line). Top-level chunks (no parent) do not overlap and cover every non-blank line of the
 /// file; a chunk's children lie inside its lines and do not overlap; a parent's own text is
@@ -230,6 +248,36 @@ pub struct CodeFile {
 }
 
 impl CodeFile {
+    /// The file as windows of whole lines of about `budget_tokens` each (a token estimated as
+    /// four bytes), every window a [`ChunkKind::Lines`] chunk: what a file the parser cannot
+    /// handle becomes, and code chunked without its syntax. Blank lines between windows belong to
+    /// the window before them; an empty or blank file has no chunks.
+    pub fn line_windows(lang: CodeLang, text: &str, budget_tokens: usize) -> CodeFile {
+        let budget = budget_tokens.max(1) * 4;
+        let mut chunks = Vec::new();
+        let (mut start, mut bytes, mut last_text) = (0u32, 0usize, 0u32);
+        for (i, line) in text.lines().enumerate() {
+            let n = i as u32 + 1;
+            if line.trim().is_empty() {
+                continue;
+            }
+            if start > 0 && bytes + line.len() > budget {
+                chunks.push(Chunk::lines(start, last_text));
+                start = 0;
+                bytes = 0;
+            }
+            if start == 0 {
+                start = n;
+            }
+            bytes += line.len() + 1;
+            last_text = n;
+        }
+        if start > 0 {
+            chunks.push(Chunk::lines(start, last_text));
+        }
+        CodeFile { lang, chunks, error_regions: 0, fallback: true, imports: None }
+    }
+
     /// The postcard encoding the code wasm returns.
     pub fn encode(&self) -> Vec<u8> {
         postcard::to_allocvec(self).expect("a CodeFile encodes")
@@ -260,6 +308,24 @@ mod tests {
         assert_eq!(CodeLang::from_info_string("ts title=\"a.ts\""), Some(CodeLang::TypeScript));
         assert_eq!(CodeLang::from_info_string("c++"), Some(CodeLang::Cpp));
         assert_eq!(CodeLang::from_info_string("mermaid"), None);
+    }
+
+    #[test]
+    fn line_windows_cover_the_text_lines() {
+        let text = (1..=100)
+            .map(|i| if i % 10 == 0 { String::new() } else { format!("line number {i:03}") })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let f = CodeFile::line_windows(CodeLang::Python, &text, 25);
+        assert!(f.fallback);
+        assert!(f.chunks.len() > 3, "{}", f.chunks.len());
+        assert_eq!(f.chunks[0].start_line, 1);
+        assert_eq!(f.chunks.last().unwrap().end_line, 99);
+        for w in f.chunks.windows(2) {
+            assert!(w[0].end_line < w[1].start_line);
+            assert!(w[1].start_line - w[0].end_line <= 2, "no text line is left out");
+        }
+        assert!(CodeFile::line_windows(CodeLang::Go, "\n  \n", 10).chunks.is_empty());
     }
 
     #[test]
