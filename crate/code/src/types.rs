@@ -205,6 +205,9 @@ pub struct Chunk {
     pub signature: String,
     /// The doc comment or docstring, without comment markers. "" when there is none.
     pub doc: String,
+    /// The chunk's first line. A definition's lines include its doc comment and its decorators
+    /// or attributes directly above it (no blank line between), so the chunk's text says what
+    /// the definition does; `doc` repeats the comment's text without markers.
     pub start_line: u32,
     pub end_line: u32,
     /// The signature's last line (the body starts after it).
