@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::snippet::Snippet;
 
+mod code;
 mod structured;
+pub use code::*;
 pub use structured::*;
 
 /// The current bytes of notes by path, read by the host: the index does not store note text
@@ -194,6 +196,10 @@ pub struct SearchFilters {
     pub property: Option<PropertyFilter>,
     pub min_depth: Option<u8>,
     pub max_depth: Option<u8>,
+    /// Code languages, comma-separated ("python,go", "py"); also `lang:python` in the query.
+    pub lang: Option<String>,
+    /// Code chunk kinds, comma-separated ("function,method"). Also `kind:class` in the query.
+    pub kind: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -268,6 +274,10 @@ pub struct Hit {
     pub explain: String,
     /// The folder context the note inherits (see [`crate::engine::Engine::folder_context`]).
     pub context: Option<String>,
+    /// A code section's definition (absent for notes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub code: Option<CodeInfo>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -382,6 +392,10 @@ pub struct ReadRequest {
     #[serde(default)]
     #[cfg_attr(test, ts(as = "Option<_>", optional))]
     pub whole: bool,
+    /// A source file's definition by name ("A.b", "A::b", "b"), with context lines and imports.
+    #[serde(default)]
+    #[cfg_attr(test, ts(optional))]
+    pub symbol: Option<String>,
     /// The note's current bytes, read by the host (the index does not store note text).
     /// When the note changed since it was indexed, the answer comes from these bytes'
     /// sections, not the index's, so lines and content are never stale.
@@ -403,6 +417,14 @@ pub struct ReadResult {
     pub end_line: u32,
     pub text: String,
     pub truncated: bool,
+    /// The definition read (by `symbol` or the section id of a code section).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub code: Option<CodeInfo>,
+    /// The file's import lines, when read by `symbol`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub imports: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

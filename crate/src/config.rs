@@ -25,7 +25,29 @@ pub struct CoreConfig {
     /// Notes larger than this are skipped with a warning (never read whole into the index).
     #[cfg_attr(test, ts(as = "Option<_>", optional))]
     pub max_note_bytes: u64,
+    /// Index source files (Python, JavaScript, TypeScript, Go, Rust, Java, C, C++, JSON, YAML)
+    /// as definitions ([`crate::code`]).
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
+    pub code_enabled: bool,
+    /// Extensions indexed as code when `code_enabled` (without the dot).
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
+    pub code_extensions: Vec<String>,
+    /// Folders whose code files are skipped (any segment of the path: `node_modules`
+    /// anywhere). Notes inside them are still indexed.
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
+    pub code_exclude_folders: Vec<String>,
+    /// Code files larger than this are skipped with a warning.
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
+    pub max_code_bytes: u64,
+    /// Chunk code by its syntax (tree-sitter); `false`: fixed line windows, as a file the parser
+    /// cannot handle is chunked (kept for comparisons: `strata eval`).
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
+    pub code_syntax: bool,
 }
+
+/// Folders whose code files are skipped by default: dependencies, build output, environments.
+pub const DEFAULT_CODE_EXCLUDE: &[&str] =
+    &["node_modules", "target", "dist", "build", ".venv", "vendor", "__pycache__"];
 
 impl Default for CoreConfig {
     fn default() -> Self {
@@ -36,6 +58,11 @@ impl Default for CoreConfig {
             chunk_budget: crate::ranking::SECTION_BUDGET,
             chunk_min: crate::ranking::SECTION_MIN,
             max_note_bytes: 8 * 1024 * 1024,
+            code_enabled: true,
+            code_extensions: strata_code::DEFAULT_EXTENSIONS.iter().map(|e| e.to_string()).collect(),
+            code_exclude_folders: DEFAULT_CODE_EXCLUDE.iter().map(|e| e.to_string()).collect(),
+            max_code_bytes: 1024 * 1024,
+            code_syntax: true,
         }
     }
 }
@@ -43,6 +70,7 @@ impl Default for CoreConfig {
 impl CoreConfig {
     /// The part of the configuration that changes index content. Stored in the manifest.
     pub fn fingerprint(&self) -> String {
-        format!("budget={};min={}", self.chunk_budget, self.chunk_min)
+        let code = if self.code_syntax { "" } else { ";code=lines" };
+        format!("budget={};min={}{code}", self.chunk_budget, self.chunk_min)
     }
 }

@@ -25,6 +25,7 @@ pub mod ranking;
 pub mod token_estimate;
 // Markdown → sections.
 pub mod analyzer;
+pub mod code;
 pub mod language;
 pub mod markdown;
 pub mod outline;

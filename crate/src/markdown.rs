@@ -49,6 +49,17 @@ pub struct ParsedNote {
     pub line_count: u32,
     /// First line after the frontmatter (1-based).
     pub body_start_line: u32,
+    /// Fenced code blocks at the start of their lines (not in quotes or lists), in order.
+    pub code_blocks: Vec<CodeBlock>,
+}
+
+/// A fenced code block: its info string and the lines between its fences.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodeBlock {
+    pub info: String,
+    /// First and last line of the code (1-based, inclusive; `first > last` when empty).
+    pub first_line: u32,
+    pub last_line: u32,
 }
 
 /// Decoded note text and what went wrong while decoding.
@@ -148,6 +159,7 @@ pub fn parse(path: &str, text: &str) -> ParsedNote {
     let mut in_metadata = false;
     let mut metadata_text = String::new();
     let mut code_depth = 0usize;
+    let mut fenced: Option<(String, std::ops::Range<usize>)> = None;
     let mut link_stack: Vec<(Link, String)> = Vec::new();
     let mut first_h1: Option<String> = None;
     let mut inline_tags: Vec<String> = Vec::new();
@@ -175,10 +187,26 @@ pub fn parse(path: &str, text: &str) -> ParsedNote {
             }
             Event::Start(Tag::CodeBlock(kind)) => {
                 code_depth += 1;
-                let _ = matches!(kind, CodeBlockKind::Fenced(_));
+                if let CodeBlockKind::Fenced(info) = kind {
+                    let fence = text[range.clone()].lines().next().unwrap_or("");
+                    let indent = fence.len() - fence.trim_start_matches(' ').len();
+                    let line_start = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
+                    if indent <= 3 && text[line_start..range.start].trim().is_empty() {
+                        fenced = Some((info.to_string(), range.clone()));
+                    }
+                }
             }
             Event::End(TagEnd::CodeBlock) => {
                 code_depth = code_depth.saturating_sub(1);
+                if let Some((info, r)) = fenced.take() {
+                    let first = lines.line_of(r.start) + 1;
+                    let mut last = lines.line_of(r.end.saturating_sub(1).max(r.start));
+                    let closing = text[lines.byte_range(text, last, last)].trim_start();
+                    if last >= first && (closing.starts_with("```") || closing.starts_with("~~~")) {
+                        last -= 1;
+                    }
+                    note.code_blocks.push(CodeBlock { info, first_line: first, last_line: last });
+                }
             }
             Event::Start(Tag::BlockQuote(Some(kind))) => {
                 // GFM alerts ([!NOTE], [!WARNING], …) arrive parsed; others as text.

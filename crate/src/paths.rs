@@ -51,11 +51,37 @@ pub fn exclusion_reason(path: &str, config: &CoreConfig) -> Option<String> {
             return Some(format!("excluded folder {f}"));
         }
     }
+    if code_language(&p, config).is_some() {
+        let folders = &segments[..segments.len() - 1];
+        for f in &config.code_exclude_folders {
+            let f = f.trim_matches('/');
+            let skipped =
+                if f.contains('/') { in_folder(&p, f) } else { folders.iter().any(|s| s.eq_ignore_ascii_case(f)) };
+            if !f.is_empty() && skipped {
+                return Some(format!("code in skipped folder {f}"));
+            }
+        }
+        return None;
+    }
     let ext = extension(&p).to_ascii_lowercase();
     if !config.extensions.iter().any(|e| e.trim_start_matches('.').eq_ignore_ascii_case(&ext)) {
         return Some("not an indexed extension".into());
     }
     None
+}
+
+/// The language a path is indexed in as code, or `None` for notes and unindexed files. A code
+/// extension is code even when it is also listed among the note extensions: a Python comment is
+/// not a Markdown heading.
+pub fn code_language(path: &str, config: &CoreConfig) -> Option<strata_code::CodeLang> {
+    if !config.code_enabled {
+        return None;
+    }
+    let ext = extension(path);
+    if !config.code_extensions.iter().any(|e| e.trim_start_matches('.').eq_ignore_ascii_case(ext)) {
+        return None;
+    }
+    strata_code::CodeLang::from_extension(ext)
 }
 
 pub fn should_index(path: &str, config: &CoreConfig) -> bool {
@@ -126,6 +152,28 @@ mod tests {
             assert!(normalize(bad).is_err(), "{bad:?}");
         }
         assert_eq!(normalize("./a//b\\c.md").unwrap(), "a/b/c.md");
+    }
+
+    #[test]
+    fn code_files_follow_the_code_settings() {
+        let c = CoreConfig::default();
+        assert!(should_index("src/app.py", &c));
+        assert!(should_index("src/App.TSX", &c));
+        assert!(should_index("package.json", &c));
+        assert!(!should_index("web/node_modules/left-pad/index.js", &c));
+        assert!(!should_index("crate/target/debug/build.rs", &c));
+        assert!(should_index("notes/node_modules.md", &c));
+        assert!(should_index("node_modules/notes/readme.md", &c), "only code is skipped in code folders");
+        assert!(!should_index("src/app.rb", &c));
+        assert_eq!(code_language("a/b.rs", &c), Some(strata_code::CodeLang::Rust));
+        let off = CoreConfig { code_enabled: false, ..Default::default() };
+        assert!(!should_index("src/app.py", &off));
+        assert_eq!(code_language("a/b.rs", &off), None);
+        let md_too = CoreConfig { extensions: vec!["md".into(), "py".into()], ..Default::default() };
+        assert_eq!(code_language("a.py", &md_too), Some(strata_code::CodeLang::Python));
+        let nested = CoreConfig { code_exclude_folders: vec!["web/gen".into()], ..Default::default() };
+        assert!(!should_index("web/gen/x.ts", &nested));
+        assert!(should_index("gen/x.ts", &nested));
     }
 
     #[test]

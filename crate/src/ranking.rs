@@ -30,6 +30,10 @@ pub const BOOST_HEADINGS: f32 = 4.0;
 pub const BOOST_TAGS: f32 = 2.0;
 /// Field boost of the section's own lines.
 pub const BOOST_BODY: f32 = 1.0;
+/// Field boost of a code section's breadcrumb, name and signature (identifiers whole and split).
+pub const BOOST_SYMBOL: f32 = 4.0;
+/// Field boost of a code section's own lines.
+pub const BOOST_CODE: f32 = 1.0;
 /// English function words dropped from free-text queries (never inside quotes, never when
 /// nothing else would remain).
 pub const QUERY_STOPWORDS: &[&str] = &[

@@ -36,9 +36,38 @@ pub struct Section {
     /// unchanged text is never embedded twice, whatever the note's path.
     #[serde(with = "serde_bytes")]
     pub embed_key: Option<[u8; 32]>,
+    /// What the section is in a source file or a large fenced code block ([`crate::code`]);
+    /// `None` for the sections of Markdown.
+    pub code: Option<Box<SectionCode>>,
+}
+
+/// A code section's definition: its language, kind, name and signature.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SectionCode {
+    /// `strata_code::CodeLang::id`.
+    pub lang: u8,
+    /// `strata_code::ChunkKind::id`.
+    pub kind: u8,
+    pub name: String,
+    pub signature: String,
+    /// The signature's last line: a class's embedded text keeps its methods' signatures.
+    pub signature_end_line: u32,
+    pub syntax_errors: bool,
+}
+
+impl SectionCode {
+    pub fn lang(&self) -> strata_code::CodeLang {
+        strata_code::CodeLang::from_id(self.lang).unwrap_or(strata_code::CodeLang::Python)
+    }
+
+    pub fn kind(&self) -> strata_code::ChunkKind {
+        strata_code::ChunkKind::from_id(self.kind).unwrap_or(strata_code::ChunkKind::Lines)
+    }
 }
 
 impl Section {
+    /// The section has a vector of its own: Markdown leaves, and code sections with text of
+    /// their own (a class's declaration, fields and docs, beside its methods).
     pub fn is_leaf(&self) -> bool {
         self.embed_key.is_some()
     }
@@ -195,6 +224,7 @@ impl Ctx<'_> {
             tokens: tokens as u32,
             hash,
             embed_key: None,
+            code: None,
         };
         self.out.push(section);
         order

@@ -55,6 +55,7 @@ fn generated() -> String {
         FlushOutput,
         PropertyFilter,
         SearchFilters,
+        CodeInfo,
         SearchMode,
         DepthOrder,
         FusionMethod,

@@ -10,6 +10,7 @@
 //! language set in its [`LangSlot`], and folds accents. With tantivy's default tokenizer a
 //! Chinese, Japanese or Thai query finds nothing, because a whole run becomes one token.
 
+pub mod code;
 pub mod filters;
 pub mod query;
 pub mod segment;
@@ -129,7 +130,7 @@ impl TokenStream for CjkTokenStream<'_> {
 }
 
 /// Token slots a tokenizer keeps between texts.
-const KEPT_SLOTS: usize = 1 << 16;
+pub(crate) const KEPT_SLOTS: usize = 1 << 16;
 
 /// Tokens of one text, the first `len` of `tokens`. The slots (and their strings) are reused
 /// from text to text: tantivy keeps one tokenizer per field for a whole segment, so indexing
@@ -162,12 +163,18 @@ impl TokenBuf {
 
     /// The next token, its text empty, its string reused when there is one.
     fn slot(&mut self, from: usize, to: usize) -> &mut String {
-        let position = self.len;
+        self.slot_at(from, to, self.len)
+    }
+
+    /// The next token at `position` (the code analyzer puts an identifier and its first part at
+    /// one position).
+    pub(crate) fn slot_at(&mut self, from: usize, to: usize, position: usize) -> &mut String {
+        let index = self.len;
         self.len += 1;
-        if position == self.tokens.len() {
+        if index == self.tokens.len() {
             self.tokens.push(Token::default());
         }
-        let t = &mut self.tokens[position];
+        let t = &mut self.tokens[index];
         t.offset_from = from;
         t.offset_to = to;
         t.position = position;
@@ -242,7 +249,7 @@ pub fn tokenize_into(text: &str, tokens: &mut TokenBuf) {
 }
 
 /// Longest token kept, in bytes (longer ones are not words: hashes, base64, URLs' tails).
-const MAX_TOKEN_BYTES: usize = 48;
+pub(crate) const MAX_TOKEN_BYTES: usize = 48;
 
 /// The index's analyzer: stems in the language its `slot` holds when a text is analysed.
 pub fn analyzer(slot: LangSlot) -> TextAnalyzer {

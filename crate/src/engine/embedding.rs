@@ -8,7 +8,6 @@ use crate::error::{CoreError, Result};
 use crate::hash::sha256_hex;
 use crate::markdown;
 use crate::paths;
-use crate::sections::embed_text;
 
 impl Engine {
     /// Loads the embedding model (bytes of the ONNX file and tokenizer.json).
@@ -115,7 +114,7 @@ impl Engine {
             return Err(CoreError::BadRequest(format!("{path} changed since it was indexed")));
         }
         let text = markdown::decode(bytes).text;
-        let leaves = note.sections.iter().filter(|s| s.is_leaf()).map(|s| embed_text(&text, s, note.body_start_line));
+        let leaves = note.sections.iter().filter(|s| s.is_leaf()).map(|s| note.embed_text(&text, s));
         Ok(std::iter::once(note.lead_text(&text)).chain(leaves).collect())
     }
 }

@@ -152,6 +152,8 @@ impl Engine {
                     property: filters.property.as_ref().map(|p| (p.key.clone(), p.value.clone())),
                     min_depth: depth.0,
                     max_depth: None,
+                    code_langs: super::code_filter::values(filters.lang.as_deref()),
+                    kinds: super::code_filter::values(filters.kind.as_deref()),
                     limit: pool,
                     langs: self.query_languages(q),
                 })?;

@@ -18,15 +18,15 @@ use crate::sections::{Section, SplitConfig, HEADING_SEPARATOR};
 use crate::store::{self, CAT_DIR, LEX_DIR, VEC_DIR};
 
 /// What `index_text` records about a note's file besides its text.
-struct FileFacts {
+pub(super) struct FileFacts {
     /// Content hash (hex).
-    hash: String,
-    size: u64,
-    mtime: f64,
+    pub hash: String,
+    pub size: u64,
+    pub mtime: f64,
     /// The path was indexed before (its old documents are replaced).
-    existed: bool,
+    pub existed: bool,
     /// The whole-note section's hash, when already known (see `known_for`).
-    known: Option<KnownHash>,
+    pub known: Option<KnownHash>,
 }
 
 /// A note's content hash (hex) and the hash of its whole-note section's bytes, in one pass
@@ -83,8 +83,12 @@ impl Engine {
                 plan.skipped.push(Skip { path, reason });
                 continue;
             }
-            if f.size > self.config.max_note_bytes {
-                plan.skipped.push(Skip { path: path.clone(), reason: too_large(f.size, self.config.max_note_bytes) });
+            let (limit, setting) = match paths::code_language(&path, &self.config) {
+                Some(_) => (self.config.max_code_bytes, "maxCodeBytes"),
+                None => (self.config.max_note_bytes, "maxNoteBytes"),
+            };
+            if f.size > limit {
+                plan.skipped.push(Skip { path: path.clone(), reason: too_large(f.size, limit, setting) });
                 continue;
             }
             match self.catalog.get(&path) {
@@ -149,8 +153,12 @@ impl Engine {
             return Ok(());
         }
         let size = note.bytes.len() as u64;
-        if size > self.config.max_note_bytes {
-            report.skipped.push(Skip { path: path.clone(), reason: too_large(size, self.config.max_note_bytes) });
+        let (limit, setting) = match paths::code_language(&path, &self.config) {
+            Some(_) => (self.config.max_code_bytes, "maxCodeBytes"),
+            None => (self.config.max_note_bytes, "maxNoteBytes"),
+        };
+        if size > limit {
+            report.skipped.push(Skip { path: path.clone(), reason: too_large(size, limit, setting) });
             self.drop_note(&path)?;
             return Ok(());
         }
@@ -274,7 +282,23 @@ impl Engine {
     }
 
     /// Parses `text` into sections and stages them. Returns the frontmatter error, if any.
+    /// Indexes a file's text: a source file as code ([`Engine::index_code`]), anything else
+    /// as a Markdown note. Returns the frontmatter's error, if any.
     fn index_text(
+        &mut self,
+        path: &str,
+        text: &str,
+        file: FileFacts,
+        report: &mut UpdateReport,
+    ) -> Result<Option<String>> {
+        if let Some(lang) = paths::code_language(path, &self.config) {
+            self.index_code(path, text, lang, file, report)?;
+            return Ok(None);
+        }
+        self.index_note(path, text, file, report)
+    }
+
+    fn index_note(
         &mut self,
         path: &str,
         text: &str,
@@ -291,6 +315,18 @@ impl Engine {
             SplitConfig { budget: self.config.chunk_budget, min: self.config.chunk_min },
             known,
         );
+        let mut block_warnings = Vec::new();
+        let sections = crate::code::add_code_blocks(
+            text,
+            sections,
+            &parsed.code_blocks,
+            self.config.chunk_budget,
+            self.config.code_syntax,
+            &mut block_warnings,
+        );
+        for message in block_warnings {
+            report.warnings.push(Warning { path: path.to_string(), message });
+        }
         let folders = paths::folder_prefixes(path);
         let mut titles = vec![parsed.title.clone()];
         let stem = paths::stem(path);
@@ -323,19 +359,25 @@ impl Engine {
                 }
             }
         }
+        // Large fenced code blocks are code sections: they, and the sections holding them, index
+        // their own lines without their children's (code_index.rs).
+        let code = super::code_index::CodeTexts::of(text, &sections);
         let docs: Vec<SectionDoc> = sections
             .iter()
             .zip(&heading_texts)
             .zip(&first_child)
-            .map(|((s, headings), child)| {
-                let body = match child {
-                    Some(c) if *c <= s.start_line => "",
-                    Some(c) => &text[lines.byte_range(text, s.start_line, c - 1)],
-                    None => &text[lines.byte_range(text, s.start_line, s.end_line)],
+            .enumerate()
+            .map(|(i, ((s, headings), child))| {
+                let body = match (code.body(i), child) {
+                    (Some(own), _) => own,
+                    (None, Some(c)) if *c <= s.start_line => "",
+                    (None, Some(c)) => &text[lines.byte_range(text, s.start_line, c - 1)],
+                    (None, None) => &text[lines.byte_range(text, s.start_line, s.end_line)],
                 };
-                (s, headings, body)
+                (i, s, headings, body)
             })
-            .map(|(s, headings, body)| SectionDoc {
+            .map(|(i, s, headings, body)| SectionDoc {
+                code: code.doc(i, s),
                 // In a note whose language is not settled (it may mix languages), a long
                 // section says which language it is in; a short one is stemmed in its note's.
                 stem: match language::section_language(&note_lang, sections.len(), body) {
@@ -460,8 +502,8 @@ impl Engine {
     }
 }
 
-fn too_large(size: u64, max: u64) -> String {
-    format!("note is {:.1} MB, over the {:.1} MB limit (maxNoteBytes)", size as f64 / 1e6, max as f64 / 1e6)
+fn too_large(size: u64, max: u64, setting: &str) -> String {
+    format!("file is {:.1} MB, over the {:.1} MB limit ({setting})", size as f64 / 1e6, max as f64 / 1e6)
 }
 
 /// Headings indexed for a section: its heading path plus the headings inside it.

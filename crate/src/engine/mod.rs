@@ -26,12 +26,15 @@ use crate::semantic::Semantic;
 use crate::store::{self, Persisted, LEX_DIR, SLOTS};
 use crate::vectors::Key;
 
+mod code_filter;
+mod code_index;
 mod embedding;
 mod hybrid;
 mod index;
 mod props;
 mod query;
 mod read;
+mod read_code;
 mod search;
 mod similar;
 mod tasks;
@@ -384,6 +387,9 @@ mod prop_tests;
 #[cfg(test)]
 mod tests;
 
+#[cfg(test)]
+#[path = "code_tests.rs"]
+mod code_tests;
 /// With the real model, through the native embedder (`cargo test --workspace`); CI's
 /// ./test.sh covers the same through the wasm embedder in the Node tests.
 #[cfg(all(test, not(target_arch = "wasm32"), feature = "embedder"))]

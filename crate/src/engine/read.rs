@@ -30,6 +30,9 @@ impl Engine {
         let hash = sha256_hex(bytes);
         let fresh = (hash != indexed.hash).then(|| self.current_entry(&path, &text, hash));
         let note = fresh.as_ref().unwrap_or(indexed);
+        if let Some(symbol) = req.symbol.as_deref().filter(|s| !s.trim().is_empty()) {
+            return self.read_symbol(&path, &text, note, fresh.is_some().then_some(indexed), symbol, req);
+        }
         let whole = note.section(0).cloned();
         let mut section: Option<Section> = None;
         let (mut start, mut end) = (1u32, note.line_count.max(1));
@@ -81,6 +84,8 @@ impl Engine {
                     end_line: e,
                     text: String::new(),
                     truncated: false,
+                    code: None,
+                    imports: None,
                 };
                 return Ok(finish_read(r, &text, req));
             }
@@ -106,11 +111,13 @@ impl Engine {
             title: note.title.clone(),
             content_hash: note.hash.clone(),
             section_id: id.map(|o| section_id(&path, o)),
+            code: section.as_ref().and_then(|s| s.code.as_deref()).map(CodeInfo::of),
             heading_path: section.map(|s| s.heading_path).unwrap_or_default(),
             start_line: start,
             end_line: end,
             text: String::new(),
             truncated: false,
+            imports: None,
         };
         Ok(finish_read(r, &text, req))
     }
@@ -118,6 +125,31 @@ impl Engine {
     /// A note's entry for `text` without indexing it: its sections as the index would make
     /// them, for a note edited since it was indexed (`read`, `snippets`).
     pub(super) fn current_entry(&self, path: &str, text: &str, hash: String) -> NoteEntry {
+        let entry = |title: String, sections: Vec<Section>, line_count: u32, body_start_line: u32| NoteEntry {
+            path: path.to_string(),
+            hash,
+            size: text.len() as u64,
+            mtime: 0.0,
+            title,
+            frontmatter: "{}".into(),
+            aliases: Vec::new(),
+            tags: Vec::new(),
+            links: Default::default(),
+            sections,
+            line_count,
+            body_start_line,
+            lead_key: None,
+            lead_end_line: 0,
+            script: Default::default(),
+            lang: String::new(),
+            tasks: Vec::new(),
+        };
+        if let Some(lang) = paths::code_language(path, &self.config) {
+            let (chunks, _) = crate::code::chunk(lang, text, self.config.chunk_budget, self.config.code_syntax);
+            let line_count = markdown::LineIndex::new(text).line_count();
+            let sections = crate::code::file_sections(text, &chunks, line_count, None);
+            return entry(paths::file_name(path).to_string(), sections, line_count, 1);
+        }
         let parsed = markdown::parse(path, text);
         let sections = build_sections(
             text,
@@ -126,25 +158,15 @@ impl Engine {
             parsed.body_start_line,
             SplitConfig { budget: self.config.chunk_budget, min: self.config.chunk_min },
         );
-        NoteEntry {
-            path: path.to_string(),
-            hash,
-            size: text.len() as u64,
-            mtime: 0.0,
-            title: parsed.title,
-            frontmatter: "{}".into(),
-            aliases: Vec::new(),
-            tags: Vec::new(),
-            links: Default::default(),
+        let sections = crate::code::add_code_blocks(
+            text,
             sections,
-            line_count: parsed.line_count,
-            body_start_line: parsed.body_start_line,
-            lead_key: None,
-            lead_end_line: 0,
-            script: Default::default(),
-            lang: String::new(),
-            tasks: Vec::new(),
-        }
+            &parsed.code_blocks,
+            self.config.chunk_budget,
+            self.config.code_syntax,
+            &mut Vec::new(),
+        );
+        entry(parsed.title, sections, parsed.line_count, parsed.body_start_line)
     }
 }
 

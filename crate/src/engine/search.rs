@@ -22,6 +22,8 @@ impl Engine {
     /// Searches in the requested mode. Hybrid (the default) needs a loaded model; without
     /// one the answer is lexical and says so (`semanticUnavailable`).
     pub fn search(&mut self, req: &SearchRequest) -> Result<SearchResponse> {
+        let normalized = super::code_filter::normalize(req)?;
+        let req = normalized.as_ref().unwrap_or(req);
         let mode = req.mode.unwrap_or_default();
         match mode {
             SearchMode::Lexical => self.search_lexical(req),
@@ -52,6 +54,8 @@ impl Engine {
             min_depth: filters.min_depth,
             // Deeper hits are lifted to their ancestor at the maximum depth instead.
             max_depth: None,
+            code_langs: super::code_filter::values(filters.lang.as_deref()),
+            kinds: super::code_filter::values(filters.kind.as_deref()),
             limit: k * LEXICAL_POOL_PER_HIT + LEXICAL_POOL_EXTRA,
             langs: self.query_languages(&req.query),
         };
@@ -131,6 +135,7 @@ impl Engine {
                 rrf_score: sc.rrf_score,
                 explain: sc.explain,
                 context: self.folder_context(&note.path),
+                code: sec.code.as_deref().map(CodeInfo::of),
             })
             .collect()
     }
@@ -243,7 +248,7 @@ pub(super) fn note_matches(note: &NoteEntry, sec: &Section, f: &SearchFilters) -
     if f.min_depth.is_some_and(|d| sec.depth < d) || f.max_depth.is_some_and(|d| sec.depth > d) {
         return false;
     }
-    true
+    super::code_filter::section_passes(sec, f)
 }
 
 /// The section that stands for `sec` under a maximum depth: itself, or its ancestor at

@@ -14,7 +14,7 @@ use tantivy::{Directory, Index, IndexReader, ReloadPolicy, Searcher};
 
 use crate::analyzer;
 use crate::error::{CoreError, Result};
-pub use schema::{Fields, SectionDoc};
+pub use schema::{CodeDoc, Fields, SectionDoc};
 use writer::{Committer, Staged};
 
 pub struct Lexical {
@@ -68,6 +68,7 @@ impl Lexical {
         // Tokenizers are not persisted: register ours after every open.
         let slot = analyzer::LangSlot::default();
         index.tokenizers().register(analyzer::TOKENIZER_NAME, analyzer::analyzer(slot.clone()));
+        index.tokenizers().register(analyzer::code::CODE_TOKENIZER_NAME, analyzer::code::code_analyzer());
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
         let metas = index.load_metas()?;
         let files = writer::segment_files(&index, &ram, &metas.segments);

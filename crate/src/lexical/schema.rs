@@ -8,6 +8,7 @@
 use tantivy::schema::{Document, OwnedValue};
 use tantivy::schema::{Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, FAST, STRING};
 
+use crate::analyzer::code::CODE_TOKENIZER_NAME;
 use crate::analyzer::TOKENIZER_NAME;
 
 #[derive(Clone, Copy, Debug)]
@@ -23,6 +24,13 @@ pub struct Fields {
     pub headings: Field,
     pub tags: Field,
     pub body: Field,
+    /// A code section's own text, analysed by the code analyzer (identifiers whole and split).
+    pub code: Field,
+    /// A code section's breadcrumb, name and signature (code analyzer; boosted).
+    pub symbol: Field,
+    /// A code section's language ("python") and kind ("function"), for filters.
+    pub code_lang: Field,
+    pub kind: Field,
 }
 
 pub fn build_schema() -> (Schema, Fields) {
@@ -30,6 +38,11 @@ pub fn build_schema() -> (Schema, Fields) {
     let text_indexed = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
             .set_tokenizer(TOKENIZER_NAME)
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+    );
+    let code_indexed = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(CODE_TOKENIZER_NAME)
             .set_index_option(IndexRecordOption::WithFreqsAndPositions),
     );
     let fields = Fields {
@@ -44,6 +57,10 @@ pub fn build_schema() -> (Schema, Fields) {
         headings: b.add_text_field("headings", text_indexed.clone()),
         tags: b.add_text_field("tags", text_indexed.clone()),
         body: b.add_text_field("body", text_indexed),
+        code: b.add_text_field("code", code_indexed.clone()),
+        symbol: b.add_text_field("symbol", code_indexed),
+        code_lang: b.add_text_field("code_lang", STRING),
+        kind: b.add_text_field("kind", STRING),
     };
     (b.build(), fields)
 }
@@ -64,6 +81,18 @@ pub struct SectionDoc<'a> {
     pub body: &'a str,
     /// The language the section's fields are stemmed in.
     pub stem: crate::language::Stem,
+    /// A code section: its body goes to the code field instead of the body field.
+    pub code: Option<CodeDoc<'a>>,
+}
+
+/// What the lexical index knows of a code section besides its text.
+pub struct CodeDoc<'a> {
+    /// `CodeLang::name` ("python").
+    pub lang: &'static str,
+    /// `ChunkKind::name` ("function").
+    pub kind: &'static str,
+    /// The breadcrumb, the name and the signature.
+    pub symbol: &'a str,
 }
 
 /// Filter terms of a tag: the tag and each parent ("a/b/c" → a, a/b, a/b/c), lower-cased.
@@ -136,7 +165,15 @@ impl Fields {
         for p in d.props {
             doc.add_text(self.prop, p);
         }
-        doc.add_text(self.body, d.body);
+        match d.code {
+            Some(c) => {
+                doc.add_text(self.code, d.body);
+                doc.add_text(self.symbol, c.symbol);
+                doc.add_text(self.code_lang, c.lang);
+                doc.add_text(self.kind, c.kind);
+            }
+            None => doc.add_text(self.body, d.body),
+        }
         doc
     }
 }

@@ -14,10 +14,13 @@ use tantivy::Term;
 
 use super::schema::tag_terms;
 use super::Lexical;
+use crate::analyzer::code::{code_analyzer, CODE_TOKENIZER_NAME};
 use crate::analyzer::{self, drop_stopwords, spread_query, TOKENIZER_NAME};
 use crate::error::Result;
 use crate::language::{self, Stem};
-use crate::ranking::{BOOST_ALIASES, BOOST_BODY, BOOST_HEADINGS, BOOST_TAGS, BOOST_TITLE, SECTION_MAX_DEPTH};
+use crate::ranking::{
+    BOOST_ALIASES, BOOST_BODY, BOOST_CODE, BOOST_HEADINGS, BOOST_SYMBOL, BOOST_TAGS, BOOST_TITLE, SECTION_MAX_DEPTH,
+};
 use tantivy::tokenizer::TokenizerManager;
 use whatlang::Lang;
 
@@ -32,6 +35,9 @@ pub struct LexQuery {
     pub property: Option<(String, String)>,
     pub min_depth: Option<u8>,
     pub max_depth: Option<u8>,
+    /// Code languages and kinds ("python", "function"): any of them.
+    pub code_langs: Vec<String>,
+    pub kinds: Vec<String>,
     pub limit: usize,
     /// The languages the text is analysed in (empty: English), see `language::query_languages`.
     pub langs: Vec<Lang>,
@@ -78,13 +84,16 @@ impl Lexical {
         let f = &self.fields;
         let tokenizers = TokenizerManager::new();
         tokenizers.register(TOKENIZER_NAME, analyzer::analyzer_for(stem));
-        let fields = vec![f.title, f.aliases, f.headings, f.tags, f.body];
+        tokenizers.register(CODE_TOKENIZER_NAME, code_analyzer());
+        let fields = vec![f.title, f.aliases, f.headings, f.tags, f.body, f.code, f.symbol];
         let mut parser = QueryParser::new(self.index.schema(), fields, tokenizers);
         parser.set_field_boost(f.title, BOOST_TITLE);
         parser.set_field_boost(f.aliases, BOOST_ALIASES);
         parser.set_field_boost(f.headings, BOOST_HEADINGS);
         parser.set_field_boost(f.tags, BOOST_TAGS);
         parser.set_field_boost(f.body, BOOST_BODY);
+        parser.set_field_boost(f.code, BOOST_CODE);
+        parser.set_field_boost(f.symbol, BOOST_SYMBOL);
         // Lenient: a stray quote or bracket never errors, it degrades to plain terms.
         let (query, _errors) = parser.parse_query_lenient(text);
         query
@@ -110,6 +119,22 @@ impl Lexical {
         if let Some((k, v)) = &q.property {
             let t = format!("{}={}", k.trim().to_lowercase(), v.trim().to_lowercase());
             out.push((Occur::Must, term(f.prop, &t)));
+        }
+        let any_of = |field, values: &[String]| -> Box<dyn Query> {
+            let terms: Vec<(Occur, Box<dyn Query>)> = values
+                .iter()
+                .map(|v| {
+                    let t = TermQuery::new(Term::from_field_text(field, v), IndexRecordOption::Basic);
+                    (Occur::Should, Box::new(t) as Box<dyn Query>)
+                })
+                .collect();
+            Box::new(ConstScoreQuery::new(Box::new(BooleanQuery::new(terms)), 0.0))
+        };
+        if !q.code_langs.is_empty() {
+            out.push((Occur::Must, any_of(f.code_lang, &q.code_langs)));
+        }
+        if !q.kinds.is_empty() {
+            out.push((Occur::Must, any_of(f.kind, &q.kinds)));
         }
         let lo = q.min_depth.unwrap_or(0);
         let hi = q.max_depth.unwrap_or(SECTION_MAX_DEPTH);

@@ -7,6 +7,7 @@ use tantivy::TantivyDocument;
 
 fn doc<'a>(path: &'a str, body: &'a str) -> SectionDoc<'a> {
     SectionDoc {
+        code: None,
         path,
         order: 0,
         depth: 0,

@@ -15,7 +15,6 @@ use crate::api::{EmbedBatch, EmbedItem, EmbedProgress, NoteTexts};
 use crate::catalog::Catalog;
 use crate::error::{CoreError, Result};
 use crate::hash::sha256_hex;
-use crate::sections::embed_text;
 use crate::vectors::{Key, VectorIndex};
 
 /// A key as the host sees it: lower-case hex.
@@ -231,7 +230,7 @@ fn pending_text(
     });
     let text = text.as_ref()?;
     Some(match sec {
-        Some(sec) => embed_text(text, sec, note.body_start_line),
+        Some(sec) => note.embed_text(text, sec),
         None => note.lead_text(text),
     })
 }

@@ -30,7 +30,30 @@ chunkMin?: number,
 /**
  * Notes larger than this are skipped with a warning (never read whole into the index).
  */
-maxNoteBytes?: number, };
+maxNoteBytes?: number, 
+/**
+ * Index source files (Python, JavaScript, TypeScript, Go, Rust, Java, C, C++, JSON, YAML)
+ * as definitions ([`crate::code`]).
+ */
+codeEnabled?: boolean, 
+/**
+ * Extensions indexed as code when `code_enabled` (without the dot).
+ */
+codeExtensions?: Array<string>, 
+/**
+ * Folders whose code files are skipped (any segment of the path: `node_modules`
+ * anywhere). Notes inside them are still indexed.
+ */
+codeExcludeFolders?: Array<string>, 
+/**
+ * Code files larger than this are skipped with a warning.
+ */
+maxCodeBytes?: number, 
+/**
+ * Chunk code by its syntax (tree-sitter); `false`: fixed line windows, as a file the parser
+ * cannot handle is chunked (kept for comparisons: `strata eval`).
+ */
+codeSyntax?: boolean, };
 
 export type IndexFile = { name: string, bytes: Uint8Array, };
 
@@ -86,7 +109,33 @@ export type FlushOutput = { writes: Array<IndexFile>, deletes: Array<string>, by
 
 export type PropertyFilter = { key: string, value: string, };
 
-export type SearchFilters = { folder?: string, tag?: string, property?: PropertyFilter, minDepth?: number, maxDepth?: number, };
+export type SearchFilters = { folder?: string, tag?: string, property?: PropertyFilter, minDepth?: number, maxDepth?: number, 
+/**
+ * Code languages, comma-separated ("python,go", "py"); also `lang:python` in the query.
+ */
+lang?: string, 
+/**
+ * Code chunk kinds, comma-separated ("function,method"). Also `kind:class` in the query.
+ */
+kind?: string, };
+
+/**
+ * What a code section is: a definition's language, kind, name and signature.
+ */
+export type CodeInfo = { 
+/**
+ * "python", "typescript", "rust", …
+ */
+lang: string, 
+/**
+ * "function", "method", "class", "interface", "type", "enum", "constant", "impl", "key",
+ * "module" or "lines".
+ */
+kind: string, name: string, signature: string, 
+/**
+ * The section's lines hold a syntax error (indexed as plain lines there).
+ */
+syntaxErrors: boolean, };
 
 export type SearchMode = "lexical" | "semantic" | "hybrid";
 
@@ -139,7 +188,11 @@ explain: string,
 /**
  * The folder context the note inherits (see [`crate::engine::Engine::folder_context`]).
  */
-context: string | null, };
+context: string | null, 
+/**
+ * A code section's definition (absent for notes).
+ */
+code?: CodeInfo, };
 
 export type FusionWeights = { lex: number, vec: number, reason: string, method: FusionMethod, };
 
@@ -194,13 +247,25 @@ export type SimilarResponse = { source: string, hits: Array<SimilarHit>, tookMs:
 
 export type ReadRequest = { path: string, sectionId?: string, heading?: string, startLine?: number, maxLines?: number, maxChars?: number, parent?: boolean, whole?: boolean, 
 /**
+ * A source file's definition by name ("A.b", "A::b", "b"), with context lines and imports.
+ */
+symbol?: string, 
+/**
  * The note's current bytes, read by the host (the index does not store note text).
  * When the note changed since it was indexed, the answer comes from these bytes'
  * sections, not the index's, so lines and content are never stale.
  */
 bytes?: Uint8Array, };
 
-export type ReadResult = { path: string, title: string, contentHash: string, sectionId: string | null, headingPath: string, startLine: number, endLine: number, text: string, truncated: boolean, };
+export type ReadResult = { path: string, title: string, contentHash: string, sectionId: string | null, headingPath: string, startLine: number, endLine: number, text: string, truncated: boolean, 
+/**
+ * The definition read (by `symbol` or the section id of a code section).
+ */
+code?: CodeInfo, 
+/**
+ * The file's import lines, when read by `symbol`.
+ */
+imports?: string, };
 
 export type SectionInfo = { id: string, parentId: string | null, order: number, depth: number, headingPath: string, startLine: number, endLine: number, tokens: number, hash: string, };
 

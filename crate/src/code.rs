@@ -1,0 +1,276 @@
+//! Code as sections: a source file, or a fenced code block larger than the section budget, is
+//! chunked by its syntax (`strata_code`: tree-sitter) and each chunk becomes a section with its
+//! definition ([`SectionCode`]): a file is depth 0, a class 1, a method 2. Breadcrumbs are the
+//! heading paths ("SessionRedirectMixin > rebuild_auth"), and hashes and embedding keys are made
+//! as for Markdown, so the incremental index, `read`, `similar` and every search mode work on
+//! code unchanged, and unchanged code is never embedded again.
+//!
+//! The chunker runs in this crate natively (feature `code`); the wasm core calls the code wasm
+//! through the host's hook `globalThis.__strataChunkCode` (see [`chunker`]), which a host
+//! installs only when its vault has code. Without a chunker, code is chunked in line windows.
+
+use strata_code::{ChunkKind, CodeFile, CodeLang};
+
+use crate::hash::{sha256, KnownHash};
+use crate::markdown::LineIndex;
+use crate::sections::{embed_key, Section, SectionCode, HEADING_SEPARATOR};
+use crate::token_estimate::estimate_tokens;
+
+/// Chunks `text` of a source file in `lang`: by its syntax when `syntax`, else in line
+/// windows. The second value is a warning for the index report (no chunker available).
+pub fn chunk(lang: CodeLang, text: &str, budget: usize, syntax: bool) -> (CodeFile, Option<String>) {
+    if !syntax {
+        return (CodeFile::line_windows(lang, text, budget), None);
+    }
+    chunker::chunk(lang, text, budget)
+}
+
+#[cfg(feature = "code")]
+mod chunker {
+    use super::*;
+
+    pub fn chunk(lang: CodeLang, text: &str, budget: usize) -> (CodeFile, Option<String>) {
+        (strata_code::chunk(lang, text, budget), None)
+    }
+}
+
+#[cfg(all(not(feature = "code"), target_arch = "wasm32"))]
+mod chunker {
+    use super::*;
+    use wasm_bindgen::prelude::*;
+
+    #[wasm_bindgen]
+    extern "C" {
+        /// Installed by the host (plugin/core/node.ts, the plugin's worker) when its vault has
+        /// code: `(lang, text, budgetTokens) => Uint8Array`, the code wasm's `chunkCode`.
+        #[wasm_bindgen(js_namespace = globalThis, js_name = __strataChunkCode, catch)]
+        fn chunk_code(lang: &str, text: &str, budget: u32) -> Result<js_sys::Uint8Array, JsValue>;
+    }
+
+    pub fn chunk(lang: CodeLang, text: &str, budget: usize) -> (CodeFile, Option<String>) {
+        let result = chunk_code(lang.name(), text, budget as u32)
+            .map_err(|e| {
+                let msg = e.as_string().or_else(|| e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())));
+                msg.unwrap_or_else(|| "the host has not loaded the code wasm (globalThis.__strataChunkCode)".into())
+            })
+            .and_then(|bytes| CodeFile::decode(&bytes.to_vec()));
+        match result {
+            Ok(file) => (file, None),
+            Err(e) => (
+                CodeFile::line_windows(lang, text, budget),
+                Some(format!("code chunker unavailable ({e}): indexed in line windows")),
+            ),
+        }
+    }
+}
+
+#[cfg(all(not(feature = "code"), not(target_arch = "wasm32")))]
+mod chunker {
+    use super::*;
+
+    pub fn chunk(lang: CodeLang, text: &str, budget: usize) -> (CodeFile, Option<String>) {
+        let warning = "this build has no code chunker (feature `code`): indexed in line windows";
+        (CodeFile::line_windows(lang, text, budget), Some(warning.into()))
+    }
+}
+
+/// The sections of a source file: the whole file (depth 0), then its chunks in pre-order.
+pub fn file_sections(text: &str, file: &CodeFile, line_count: u32, known: Option<KnownHash>) -> Vec<Section> {
+    let lines = LineIndex::new(text);
+    let range = lines.byte_range(text, 1, line_count.max(1));
+    let hash = match known {
+        Some(k) if range.start == 0 && range.end == k.len => k.hash,
+        _ => sha256(text[range].as_bytes()),
+    };
+    let root = Section {
+        order: 0,
+        parent: None,
+        depth: 0,
+        heading_path: String::new(),
+        start_line: 1,
+        end_line: line_count.max(1),
+        tokens: estimate_tokens(text) as u32,
+        hash,
+        embed_key: None,
+        code: None,
+    };
+    let mut out = vec![root];
+    push_chunks(text, &lines, file, 0, 0, &mut out);
+    set_embed_keys(text, &mut out, 1);
+    out
+}
+
+/// Appends the chunks of `file` (whose line 1 is line `offset + 1` of `text`) under section
+/// `parent`; their breadcrumbs continue the parent's heading path.
+fn push_chunks(text: &str, lines: &LineIndex, file: &CodeFile, offset: u32, parent: u32, out: &mut Vec<Section>) {
+    let first = out.len() as u32;
+    let line_count = lines.line_count();
+    for c in &file.chunks {
+        let (start, end) = ((c.start_line + offset).min(line_count), (c.end_line + offset).min(line_count));
+        if start == 0 || end < start {
+            continue;
+        }
+        let up = match c.parent {
+            Some(p) if first + p < out.len() as u32 => first + p,
+            _ => parent,
+        };
+        let up_section = &out[up as usize];
+        let mut heading_path = up_section.heading_path.clone();
+        let up_name = up_section.code.as_ref().map(|c| c.name.as_str()).unwrap_or("");
+        let mut push = |name: &str| {
+            if !name.is_empty() {
+                if !heading_path.is_empty() {
+                    heading_path.push_str(HEADING_SEPARATOR);
+                }
+                heading_path.push_str(name);
+            }
+        };
+        push(&c.container);
+        // A part of an oversized definition keeps the definition's name: not repeated.
+        if !(c.kind == ChunkKind::Lines && c.name == up_name) {
+            push(&c.name);
+        }
+        let hash = sha256(text[lines.byte_range(text, start, end)].as_bytes());
+        out.push(Section {
+            order: out.len() as u32,
+            parent: Some(up),
+            depth: out[up as usize].depth.saturating_add(1),
+            heading_path,
+            start_line: start,
+            end_line: end,
+            tokens: 0,
+            hash,
+            embed_key: None,
+            code: Some(Box::new(SectionCode {
+                lang: file.lang.id(),
+                kind: c.kind.id(),
+                name: c.name.clone(),
+                signature: c.signature.clone(),
+                signature_end_line: c.signature_end_line + offset,
+                syntax_errors: c.has_syntax_errors,
+            })),
+        });
+    }
+}
+
+/// Token estimates and embedding keys of the code sections from `from` on: each has a vector
+/// when it has text of its own (a class's declaration and fields beside its methods).
+fn set_embed_keys(text: &str, sections: &mut [Section], from: usize) {
+    for i in from..sections.len() {
+        if sections[i].code.is_none() {
+            continue;
+        }
+        let own = own_text(text, sections, i, false);
+        sections[i].tokens = estimate_tokens(&own) as u32;
+        if !own.trim().is_empty() {
+            sections[i].embed_key = Some(embed_key(&embed_text(text, sections, i)));
+        }
+    }
+}
+
+/// Indices of the direct children of section `i`, by line.
+fn children(sections: &[Section], i: usize) -> Vec<usize> {
+    let order = sections[i].order;
+    sections.iter().enumerate().skip(i + 1).filter(|(_, s)| s.parent == Some(order)).map(|(k, _)| k).collect()
+}
+
+/// Section `i`'s own lines: its lines without its children's. With `collapse`, each child is
+/// replaced by its signature and "…" (a class's embedded text lists its methods).
+pub fn own_text(text: &str, sections: &[Section], i: usize, collapse: bool) -> String {
+    let s = &sections[i];
+    let lines = LineIndex::new(text);
+    let mut out = String::new();
+    let mut next = s.start_line;
+    for k in children(sections, i) {
+        let c = &sections[k];
+        if c.start_line > next {
+            out.push_str(&text[lines.byte_range(text, next, c.start_line - 1)]);
+            out.push('\n');
+        }
+        if collapse {
+            if let Some(sig) = c.code.as_ref().map(|c| c.signature.as_str()).filter(|s| !s.is_empty()) {
+                out.push_str(sig);
+                out.push_str(" …\n");
+            }
+        }
+        next = next.max(c.end_line + 1);
+    }
+    if next <= s.end_line {
+        out.push_str(&text[lines.byte_range(text, next, s.end_line)]);
+    }
+    out
+}
+
+/// The text embedded for code section `i`: its breadcrumb, then (for a part of an oversized
+/// definition) the definition's signature, then its own lines with its children collapsed to
+/// their signatures. Nothing depends on the file's path, so a rename keeps every key.
+pub fn embed_text(text: &str, sections: &[Section], i: usize) -> String {
+    let s = &sections[i];
+    let mut out = String::new();
+    if !s.heading_path.is_empty() {
+        out.push_str(&s.heading_path);
+        out.push_str("\n\n");
+    }
+    let parent_sig =
+        s.parent.and_then(|p| sections.get(p as usize)).and_then(|p| p.code.as_ref()).map(|c| &c.signature);
+    if let (Some(code), Some(sig)) = (&s.code, parent_sig) {
+        if code.kind() == ChunkKind::Lines && !sig.is_empty() {
+            out.push_str(sig);
+            out.push_str("\n…\n");
+        }
+    }
+    out.push_str(own_text(text, sections, i, true).trim());
+    out
+}
+
+/// Adds the chunks of the note's large fenced code blocks as children of the sections that
+/// hold them. `sections` are the note's Markdown sections (pre-order); the result is pre-order
+/// again, orders and parents renumbered. A block is chunked when its language is known and it
+/// is over `budget` estimated tokens; smaller blocks stay part of their section's text.
+pub fn add_code_blocks(
+    text: &str,
+    sections: Vec<Section>,
+    blocks: &[crate::markdown::CodeBlock],
+    budget: usize,
+    syntax: bool,
+    warnings: &mut Vec<String>,
+) -> Vec<Section> {
+    let lines = LineIndex::new(text);
+    let mut chunked: Vec<(u32, CodeFile)> = Vec::new();
+    for b in blocks {
+        let Some(lang) = CodeLang::from_info_string(&b.info) else { continue };
+        if b.first_line > b.last_line {
+            continue;
+        }
+        let code = &text[lines.byte_range(text, b.first_line, b.last_line)];
+        if estimate_tokens(code) <= budget {
+            continue;
+        }
+        let (file, warning) = chunk(lang, code, budget, syntax);
+        warnings.extend(warning);
+        chunked.push((b.first_line - 1, file));
+    }
+    if chunked.is_empty() {
+        return sections;
+    }
+    let mut renumber = vec![0u32; sections.len()];
+    let mut out: Vec<Section> = Vec::with_capacity(sections.len());
+    for (old, mut s) in sections.into_iter().enumerate() {
+        renumber[old] = out.len() as u32;
+        s.order = out.len() as u32;
+        s.parent = s.parent.map(|p| renumber[p as usize]);
+        let is_leaf = s.embed_key.is_some();
+        let (start, end) = (s.start_line, s.end_line);
+        let at = out.len() as u32;
+        out.push(s);
+        if !is_leaf {
+            continue;
+        }
+        let from = out.len();
+        for (offset, file) in chunked.iter().filter(|(o, _)| *o + 1 >= start && *o < end) {
+            push_chunks(text, &lines, file, *offset, at, &mut out);
+        }
+        set_embed_keys(text, &mut out, from);
+    }
+    out
+}

@@ -1,0 +1,147 @@
+//! Indexing source files: chunked by their syntax ([`crate::code`]), each chunk a section
+//! with its definition, indexed in the code fields (identifiers whole and split, names and
+//! signatures boosted) and filterable by language and kind.
+
+use strata_code::{ChunkKind, CodeLang};
+
+use super::index::FileFacts;
+use super::Engine;
+use crate::api::*;
+use crate::catalog::NoteEntry;
+use crate::error::Result;
+use crate::language::Stem;
+use crate::lexical::{CodeDoc, SectionDoc};
+use crate::markdown::LineIndex;
+use crate::paths;
+use crate::sections::Section;
+
+/// The texts the lexical index needs of a note's code sections, and of the sections that hold
+/// code: their own lines without their children's, and each code section's symbol text.
+pub(super) struct CodeTexts {
+    own: Vec<Option<String>>,
+    symbols: Vec<String>,
+}
+
+impl CodeTexts {
+    pub fn of(text: &str, sections: &[Section]) -> CodeTexts {
+        let mut holds_code = vec![false; sections.len()];
+        for s in sections.iter().filter(|s| s.code.is_some()) {
+            if let Some(p) = s.parent {
+                holds_code[p as usize] = true;
+            }
+        }
+        let own = (0..sections.len())
+            .map(|i| {
+                (sections[i].code.is_some() || holds_code[i]).then(|| crate::code::own_text(text, sections, i, false))
+            })
+            .collect();
+        let symbols = sections
+            .iter()
+            .map(|s| match &s.code {
+                Some(c) => format!("{}\n{}", s.heading_path, c.signature),
+                None => String::new(),
+            })
+            .collect();
+        CodeTexts { own, symbols }
+    }
+
+    /// Section `i`'s own text, when it is or holds code.
+    pub fn body(&self, i: usize) -> Option<&str> {
+        self.own[i].as_deref()
+    }
+
+    /// The code part of section `i`'s lexical document.
+    pub fn doc(&self, i: usize, s: &Section) -> Option<CodeDoc<'_>> {
+        s.code.as_ref().map(|c| CodeDoc { lang: c.lang().name(), kind: c.kind().name(), symbol: &self.symbols[i] })
+    }
+}
+
+impl Engine {
+    /// Indexes a source file: its chunks are its sections; the file name is its title.
+    pub(super) fn index_code(
+        &mut self,
+        path: &str,
+        text: &str,
+        lang: CodeLang,
+        file: FileFacts,
+        report: &mut UpdateReport,
+    ) -> Result<()> {
+        let FileFacts { hash, size, mtime, existed, known } = file;
+        let (chunks, warning) = crate::code::chunk(lang, text, self.config.chunk_budget, self.config.code_syntax);
+        if let Some(message) = warning {
+            report.warnings.push(Warning { path: path.to_string(), message });
+        }
+        if chunks.error_regions > 0 {
+            let n = chunks.error_regions;
+            let message = format!(
+                "{n} syntax-error region{}: the definitions around {} are indexed, the damaged lines as plain text",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "it" } else { "them" }
+            );
+            report.warnings.push(Warning { path: path.to_string(), message });
+        }
+        let lines = LineIndex::new(text);
+        let line_count = lines.line_count();
+        let sections = crate::code::file_sections(text, &chunks, line_count, known);
+        let texts = CodeTexts::of(text, &sections);
+        let folders = paths::folder_prefixes(path);
+        let title = paths::file_name(path).to_string();
+        let mut titles = vec![title.clone()];
+        let stem = paths::stem(path);
+        if stem != title {
+            titles.push(stem.to_string());
+        }
+        let docs: Vec<SectionDoc> = sections
+            .iter()
+            .enumerate()
+            .map(|(i, s)| SectionDoc {
+                path,
+                order: s.order,
+                depth: s.depth,
+                folders: &folders,
+                titles: &titles,
+                aliases: &[],
+                headings: &s.heading_path,
+                tags: &[],
+                props: &[],
+                // The whole file's own text is what no chunk covers: blank lines.
+                body: texts.body(i).unwrap_or(""),
+                stem: Stem::ENGLISH,
+                code: texts.doc(i, s),
+            })
+            .collect();
+        if existed {
+            self.lex.delete_note(path)?;
+        }
+        report.sections += docs.len();
+        self.lex.add_note(path, docs)?;
+        // The lead: the file's opening module chunk (its doc comment and imports).
+        let lead_end_line = sections
+            .get(1)
+            .filter(|s| s.start_line <= 2 && s.code.as_ref().is_some_and(|c| c.kind() == ChunkKind::Module))
+            .map_or(0, |s| s.end_line);
+        let mut entry = NoteEntry {
+            path: path.to_string(),
+            hash,
+            size,
+            mtime,
+            title,
+            frontmatter: "{}".into(),
+            aliases: Vec::new(),
+            tags: Vec::new(),
+            links: crate::catalog::PackedLinks::default(),
+            sections,
+            line_count,
+            body_start_line: 1,
+            lead_key: None,
+            lead_end_line,
+            // Code does not choose the vault's embedding model: its prose is its notes'.
+            script: Default::default(),
+            lang: String::new(),
+            tasks: Vec::new(),
+        };
+        entry.lead_key = Some(crate::sections::embed_key(&entry.lead_text(text)));
+        self.catalog.insert(entry);
+        Ok(())
+    }
+}
