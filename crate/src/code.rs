@@ -16,11 +16,12 @@ use crate::markdown::LineIndex;
 use crate::sections::{embed_key, Section, SectionCode, HEADING_SEPARATOR};
 use crate::token_estimate::estimate_tokens;
 
-/// Chunks `text` of a source file in `lang`: by its syntax when `syntax`, else in line
-/// windows. The second value is a warning for the index report (no chunker available).
+/// Chunks `text` of a source file in `lang` by its syntax; without `syntax`, not at all (the
+/// file is one section: the baseline `strata eval` compares with). The second value is a
+/// warning for the index report (no chunker available: line windows).
 pub fn chunk(lang: CodeLang, text: &str, budget: usize, syntax: bool) -> (CodeFile, Option<String>) {
     if !syntax {
-        return (CodeFile::line_windows(lang, text, budget), None);
+        return (CodeFile { lang, chunks: Vec::new(), error_regions: 0, fallback: true, imports: None }, None);
     }
     chunker::chunk(lang, text, budget)
 }
@@ -96,6 +97,10 @@ pub fn file_sections(text: &str, file: &CodeFile, line_count: u32, known: Option
     };
     let mut out = vec![root];
     push_chunks(text, &lines, file, 0, 0, &mut out);
+    if out.len() == 1 {
+        // No chunks: the file is one section, embedded whole (up to the model's limit).
+        out[0].embed_key = Some(embed_key(text.trim()));
+    }
     set_embed_keys(text, &mut out, 1);
     out
 }

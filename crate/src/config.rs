@@ -39,8 +39,8 @@ pub struct CoreConfig {
     /// Code files larger than this are skipped with a warning.
     #[cfg_attr(test, ts(as = "Option<_>", optional))]
     pub max_code_bytes: u64,
-    /// Chunk code by its syntax (tree-sitter); `false`: fixed line windows, as a file the parser
-    /// cannot handle is chunked (kept for comparisons: `strata eval`).
+    /// Chunk code by its syntax (tree-sitter); `false`: each code file is one section (the
+    /// baseline that `strata eval` compares with).
     #[cfg_attr(test, ts(as = "Option<_>", optional))]
     pub code_syntax: bool,
 }

@@ -104,8 +104,9 @@ impl Engine {
                 headings: &s.heading_path,
                 tags: &[],
                 props: &[],
-                // The whole file's own text is what no chunk covers: blank lines.
-                body: texts.body(i).unwrap_or(""),
+                // The whole file's own text is what no chunk covers (blank lines), or all of it
+                // when it has no chunks.
+                body: texts.body(i).unwrap_or(if sections.len() == 1 { text } else { "" }),
                 stem: Stem::ENGLISH,
                 code: texts.doc(i, s),
             })

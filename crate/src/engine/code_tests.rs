@@ -68,13 +68,13 @@ fn binary_code_files_are_skipped() {
 }
 
 #[test]
-fn line_windows_without_syntax_index_every_line() {
+fn without_syntax_a_code_file_is_one_section() {
     let mut e = Engine::create(CoreConfig { code_syntax: false, ..Default::default() }).unwrap();
     e.update(UpdateBatch { upserts: vec![file("src/session.py", SESSION_PY)], commit: true, ..Default::default() })
         .unwrap();
     let note = e.catalog.get("src/session.py").unwrap();
-    assert!(note.sections.len() >= 2);
-    assert!(note.sections[1..].iter().all(|s| s.code.as_ref().is_some_and(|c| c.kind().name() == "lines")));
+    assert_eq!(note.sections.len(), 1);
+    assert_eq!(note.sections[0].embed_key, Some(crate::sections::embed_key(SESSION_PY.trim())));
     let hits = search(&mut e, "authorization header redirect", None);
     assert_eq!(hits.first().map(|h| h.path.as_str()), Some("src/session.py"));
 }
