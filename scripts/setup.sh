@@ -4,6 +4,7 @@
 #   - wasm-bindgen-cli at exactly the version of wasm-bindgen in Cargo.lock
 #   - the npm dev dependencies (npm ci, only when node_modules is stale)
 #   - the embedding models (scripts/fetch-model.sh, scripts/fetch-e5.sh)
+#   - clang and llvm-ar (Debian clang, llvm): tree-sitter's and the grammars' C for the code wasm
 #   - Chromium (Debian packages chromium, chromium-driver) for the plugin's UI test
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,9 +55,13 @@ fi
 bash scripts/fetch-model.sh
 bash scripts/fetch-e5.sh
 
-# 5. Chromium for the plugin's UI test (tests/ui/run.ts drives /usr/bin/chromium headless), with
-#    a CJK font so the screenshots show the Chinese and Japanese notes instead of boxes.
+# 5. clang (with its WebAssembly target) and llvm-ar: the code wasm (crate/code) compiles
+#    tree-sitter's and the grammars' C for wasm32 (scripts/build-wasm.sh). Chromium for the
+#    plugin's UI test (tests/ui/run.ts drives /usr/bin/chromium headless), with a CJK font so the
+#    screenshots show the Chinese and Japanese notes instead of boxes.
 pkgs=()
+command -v clang >/dev/null 2>&1 || pkgs+=(clang)
+command -v llvm-ar >/dev/null 2>&1 || pkgs+=(llvm)
 [ -x /usr/bin/chromium ] || pkgs+=(chromium chromium-driver)
 if ! fc-list :lang=ja 2>/dev/null | grep -q .; then pkgs+=(fonts-wqy-microhei); fi
 if [ "${#pkgs[@]}" -gt 0 ]; then
@@ -68,9 +73,13 @@ if [ "${#pkgs[@]}" -gt 0 ]; then
     if ! DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >&2; then
       # The font only changes how the screenshots look: without it, go on.
       [ -x /usr/bin/chromium ] || { say "could not install Chromium for the UI test"; exit 1; }
+      command -v clang >/dev/null 2>&1 && command -v llvm-ar >/dev/null 2>&1 \
+        || { say "could not install clang and llvm (llvm-ar) for the code wasm"; exit 1; }
       say "could not install ${pkgs[*]}: screenshots show CJK text as boxes"
     fi
-  elif [ ! -x /usr/bin/chromium ]; then
-    say "no /usr/bin/chromium and no apt-get: install Chromium for the UI test (or set STRATA_CHROMIUM)"
+  else
+    [ -x /usr/bin/chromium ] || say "no /usr/bin/chromium and no apt-get: install Chromium for the UI test (or set STRATA_CHROMIUM)"
+    command -v clang >/dev/null 2>&1 && command -v llvm-ar >/dev/null 2>&1 \
+      || { say "no clang or llvm-ar and no apt-get: install clang and llvm for the code wasm"; exit 1; }
   fi
 fi
