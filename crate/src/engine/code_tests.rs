@@ -135,12 +135,14 @@ mod syntax {
 
     #[test]
     fn code_is_found_by_behaviour_and_by_name_with_its_definition() {
-        let (mut e, _) = engine_with(&[
+        let files = [
             file("src/auth/session.py", SESSION_PY),
             file("web/store.ts", STORE_TS),
             file("notes/Tokens.md", "# Tokens\n\nWe rotate tokens every month.\n"),
-        ]);
-        let hits = search(&mut e, "authorization header when a redirect leaves the host", None);
+        ];
+        let (mut e, _) = engine_with(&files);
+        let q = "authorization header when a redirect leaves the host";
+        let hits = search(&mut e, q, None);
         let h = &hits[0];
         assert_eq!(h.path, "src/auth/session.py");
         assert_eq!(h.heading_path, "SessionRedirectMixin > rebuild_auth");
@@ -149,6 +151,16 @@ mod syntax {
         // The identifier split into words, and written whole in another style.
         let hits = search(&mut e, "evict folder", None);
         assert_eq!(hits[0].code.as_ref().map(|c| c.name.as_str()), Some("evictFolder"));
+        // Highlighted inside the identifier: the snippet is analysed as code.
+        let snippet = super::super::tests::snippets(&e, "evict folder", &hits[..1], &files).remove(0).unwrap();
+        let words: Vec<String> = snippet
+            .highlights
+            .iter()
+            .map(|(a, b)| {
+                String::from_utf16_lossy(&snippet.text.encode_utf16().collect::<Vec<_>>()[*a as usize..*b as usize])
+            })
+            .collect();
+        assert!(words.iter().any(|w| w.to_lowercase().contains("evict")), "{words:?} in {snippet:?}");
         let hits = search(&mut e, "validateUserToken", None);
         assert_eq!(hits[0].code.as_ref().map(|c| c.name.as_str()), Some("validate_user_token"));
         let hits = search(&mut e, "parse_frontmatter_date", None);

@@ -17,6 +17,7 @@ use crate::paths;
 use crate::ranking::{LEXICAL_POOL_EXTRA, LEXICAL_POOL_PER_HIT};
 use crate::sections::Section;
 use crate::snippet::{leading_snippet, make_snippet};
+use tantivy::snippet::SnippetGenerator;
 
 impl Engine {
     /// Searches in the requested mode. Hybrid (the default) needs a loaded model; without
@@ -157,7 +158,13 @@ impl Engine {
                 langs: self.query_languages(query),
                 ..Default::default()
             })?;
-            Some(self.lex.snippet_generator(&*q.query)?)
+            let code = req.hits.iter().any(|h| {
+                parse_section_id(&h.section_id)
+                    .and_then(|(p, o)| self.catalog.get(p)?.section(o))
+                    .is_some_and(|s| s.code.is_some())
+            });
+            let code_generator = if code { Some(self.lex.snippet_generator(&*q.query, true)?) } else { None };
+            Some((self.lex.snippet_generator(&*q.query, false)?, code_generator))
         };
         // path → the current text, and its sections when it is not the indexed version.
         let mut current: HashMap<&str, Option<(String, Option<NoteEntry>)>> = HashMap::new();
@@ -173,7 +180,7 @@ impl Engine {
         hit: &'r SnippetHit,
         texts: &NoteTexts,
         current: &mut HashMap<&'r str, Option<(String, Option<NoteEntry>)>>,
-        generator: Option<&tantivy::snippet::SnippetGenerator>,
+        generators: Option<&(SnippetGenerator, Option<SnippetGenerator>)>,
     ) -> Option<Snippet> {
         let (path, order) = parse_section_id(&hit.section_id).filter(|(p, _)| *p == hit.path)?;
         let indexed = self.catalog.get(path)?;
@@ -193,8 +200,9 @@ impl Engine {
             Some(f) => (f, matching_section(indexed, hit_sec, f).or(f.sections.first())?),
         };
         let body = markdown::slice_lines(text, body_start(note, sec), sec.end_line);
-        // The body is tokenized as it was indexed: in its note's language.
+        // The body is tokenized as it was indexed: in its note's language, or as code.
         self.lex.set_text_language(crate::language::text_stem(&indexed.lang, body));
+        let generator = generators.and_then(|(body, code)| if sec.code.is_some() { code.as_ref() } else { Some(body) });
         match generator.map(|g| g.snippet(body)) {
             Some(s) if !s.highlighted().is_empty() => Some(make_snippet(s.fragment(), s.highlighted())),
             _ => Some(leading_snippet(body, SNIPPET_CHARS)),

@@ -186,10 +186,12 @@ impl Lexical {
         Ok(LexResults { hits, query: user })
     }
 
-    /// A snippet generator for the body field of `query`.
-    pub fn snippet_generator(&self, query: &dyn Query) -> Result<SnippetGenerator> {
+    /// A snippet generator of `query` for the body field, or with `code` for code sections'
+    /// text (analysed by the code analyzer).
+    pub fn snippet_generator(&self, query: &dyn Query, code: bool) -> Result<SnippetGenerator> {
         let searcher = self.reader.searcher();
-        let mut g = SnippetGenerator::create(&searcher, query, self.fields.body)?;
+        let field = if code { self.fields.code } else { self.fields.body };
+        let mut g = SnippetGenerator::create(&searcher, query, field)?;
         g.set_max_num_chars(SNIPPET_CHARS);
         Ok(g)
     }
