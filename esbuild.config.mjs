@@ -19,7 +19,7 @@ export function wasmDirPlugin() {
     name: "strata-wasm-dir",
     setup(b) {
       if (path.resolve(WASM_DIR) === path.resolve("build/wasm")) return;
-      b.onResolve({ filter: /build\/wasm\/strata_(core|embedder)\.js$/ }, (args) => ({
+      b.onResolve({ filter: /build\/wasm\/strata_(core|embedder|code)\.js$/ }, (args) => ({
         path: path.resolve(WASM_DIR, path.basename(args.path)),
       }));
     },
@@ -55,19 +55,25 @@ export async function defineRelease() {
 }
 
 /** esbuild plugin: the virtual modules "strata:wasm" (the core's .wasm, base64), "strata:embedder-wasm" (gzip+base64:
- *  only loaded with a model), "strata:worker" (the worker bundle's text) and "strata:embed-worker" (an embedder worker's). See plugin/obsidian/wasm-inline.ts. */
+ *  only loaded with a model), "strata:code-wasm" (the code chunker's, gzip+base64: only loaded when the vault has code
+ *  files to index), "strata:worker" (the worker bundle's text) and "strata:embed-worker" (an embedder worker's). See
+ *  plugin/obsidian/wasm-inline.ts. */
 export function inlinePlugin() {
   let workerText = null;
   let embedWorkerText = null;
   return {
     name: "strata-inline",
     setup(b) {
-      b.onResolve({ filter: /^strata:(wasm|embedder-wasm|worker|embed-worker)$/ }, (args) => ({
+      b.onResolve({ filter: /^strata:(wasm|embedder-wasm|code-wasm|worker|embed-worker)$/ }, (args) => ({
         path: args.path,
         namespace: "strata-inline",
       }));
       b.onLoad({ filter: /.*/, namespace: "strata-inline" }, async (args) => {
-        const wasmFile = { "strata:wasm": "strata_core_bg.wasm", "strata:embedder-wasm": "strata_embedder_bg.wasm" }[args.path];
+        const wasmFile = {
+          "strata:wasm": "strata_core_bg.wasm",
+          "strata:embedder-wasm": "strata_embedder_bg.wasm",
+          "strata:code-wasm": "strata_code_bg.wasm",
+        }[args.path];
         if (wasmFile) {
           const wasm = await readFile(path.join(WASM_DIR, wasmFile));
           const text = args.path === "strata:wasm" ? wasm.toString("base64") : gzipSync(wasm, { level: 6 }).toString("base64");

@@ -10,6 +10,7 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 
 import type {
+  CoreConfig,
   ListRequest,
   ListResponse,
   NoteInfo,
@@ -31,6 +32,7 @@ import { errorMessage } from "../core/errors.ts";
 import { defaultIndexDir, openIndex, persist } from "../core/index-store.ts";
 import { readNote, searchWithSnippets } from "../core/note-reads.ts";
 import { reconcile } from "../core/reconcile.ts";
+import { prepareCode } from "../core/code-hook.ts";
 import { embedAll } from "../core/embedding.ts";
 import { chooseWorkers, EmbedPool } from "../core/embed-pool.ts";
 import { nodeEmbedSpawner } from "../core/embed-worker-node.ts";
@@ -119,6 +121,21 @@ export async function readPluginSettings(vaultDir: string, configDir: string): P
   return out;
 }
 
+/** The plugin's code settings (data.json `codeEnabled`, `codeExtensions`, `codeExcludeFolders`,
+ *  `maxCodeKB`) as CoreConfig fields, so that both index the same files; the core's defaults else. */
+export async function readCodeConfig(vaultDir: string, configDir: string): Promise<CoreConfig> {
+  const r = await readPluginData(vaultDir, configDir);
+  const out: CoreConfig = {};
+  const names = (v: unknown): string[] | null => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : null);
+  if (typeof r.codeEnabled === "boolean") out.codeEnabled = r.codeEnabled;
+  const exts = names(r.codeExtensions);
+  if (exts) out.codeExtensions = exts.map((e) => e.trim().replace(/^\./, "").toLowerCase()).filter(Boolean);
+  const folders = names(r.codeExcludeFolders);
+  if (folders) out.codeExcludeFolders = folders.map((f) => f.trim().replace(/^\/+|\/+$/g, "")).filter(Boolean);
+  if (typeof r.maxCodeKB === "number" && Number.isInteger(r.maxCodeKB) && r.maxCodeKB >= 1) out.maxCodeBytes = r.maxCodeKB * 1024;
+  return out;
+}
+
 /** The background embedding met an index abandoned to another writer: it stops, writing nothing. */
 class IndexAbandoned extends Error {}
 
@@ -178,7 +195,7 @@ export class HeadlessBackend implements VaultBackend {
     if ("heldBy" in got) throw new Error(`${describeHolder(got.heldBy)} is writing it; try again when it is done`);
     let b: HeadlessBackend;
     try {
-      const { core, report } = await openIndex(loadCore(), store, { configDir });
+      const { core, report } = await openIndex(loadCore(), store, { configDir, ...(await readCodeConfig(vaultDir, configDir)) });
       const settings = { ...DEFAULT_SETTINGS, ...(await readPluginSettings(vaultDir, configDir)), ...opts.settings };
       b = new HeadlessBackend(vaultDir, configDir, core, store, vault, opts, false, settings);
       b.lock = got.lock;
@@ -468,6 +485,8 @@ export class HeadlessBackend implements VaultBackend {
     });
     const mtime = Math.trunc((await fs.lstat(full)).mtimeMs);
     await this.mutex.run(async () => {
+      const code = await prepareCode(this.core, [p]);
+      if (code) this.log(`${code.path}: ${code.message}`);
       this.core.update({ upserts: [{ path: p, bytes, mtime }] });
       await persist(this.core, this.store);
     });

@@ -2,11 +2,11 @@
 // the whole note), similar, list and status. They orchestrate the core through a
 // VaultBackend; ranking, snippets and section boundaries are the core's.
 
-import type { Hit, ListRequest, ReadRequest, ReadResult, SearchFilters } from "../core/api.ts";
+import type { CodeInfo, Hit, ListRequest, ReadRequest, ReadResult, SearchFilters } from "../core/api.ts";
 import type { VaultBackend } from "../core/vault-backend.ts";
 import type { z } from "zod";
 
-import { args, bool, int, oneOf, text, textList, ToolInputError } from "./tool-schema.ts";
+import { args, argName, bool, int, oneOf, text, textList, ToolInputError } from "./tool-schema.ts";
 import { capText, isoDate, lineRange, oneLineSnippet, round, shortContext } from "./format.ts";
 import type { ToolResult } from "./loopback-protocol.ts";
 import { checkVaultFolder, checkVaultPath } from "./vault-paths.ts";
@@ -27,6 +27,14 @@ const propertyFilter = args({ key: text(200, { required: true }), value: text(10
   "A frontmatter property that must equal value (case-insensitive; list properties match any item).",
 );
 
+/** A code filter: a name, or several separated by commas (any of them matches). */
+const codeNames = (what: string, example: string) =>
+  text(200)
+    .refine((v) => /^\s*[A-Za-z0-9+#_-]+(\s*,\s*[A-Za-z0-9+#_-]+)*\s*$/.test(v), {
+      error: (iss) => `${argName(iss.path)} must be ${what} or several separated by commas, e.g. ${example}`,
+    })
+    .transform((v) => v.replace(/\s+/g, "").toLowerCase());
+
 export const searchInput = args({
   queries: textList({
     min: 1,
@@ -44,8 +52,18 @@ export const searchInput = args({
     folder: text(1024).optional().describe('Folder prefix, e.g. "Projects" or "Projects/Alpha".'),
     tag: text(200).optional().describe('A tag, with or without "#"; nested tags match their children ("a" matches "a/b").'),
     property: propertyFilter.optional(),
-    min_depth: int(0, 6).optional().describe("0 = whole note, 1–3 = heading levels."),
+    min_depth: int(0, 6).optional().describe("0 = whole note, 1–3 = heading levels (code: 0 = file, 1 = class, 2 = method)."),
     max_depth: int(0, 6).optional(),
+    lang: codeNames("a language", '"python" or "typescript,javascript"')
+      .optional()
+      .describe(
+        "Code only, in these languages: python, javascript, typescript, tsx, go, rust, java, c, cpp, json, yaml (comma-separated for several).",
+      ),
+    kind: codeNames("a kind of definition", '"function" or "function,method"')
+      .optional()
+      .describe(
+        "Code definitions of these kinds: function, method, class, interface, type, enum, constant, module (comma-separated for several).",
+      ),
   })
     .optional()
     .describe("Narrow the search."),
@@ -59,6 +77,11 @@ export const readInput = args({
   section_id: text(1200).optional().describe('A section id from search or similar, e.g. "Projects/Plan.md#3".'),
   section_ids: textList({ min: 1, max: MAX_SECTION_IDS, maxLen: 1200 }).optional().describe("Several sections of the same note at once."),
   heading: text(1000).optional().describe('Heading text, or a heading path such as "Plan > Risks".'),
+  symbol: text(500)
+    .optional()
+    .describe(
+      'A definition in a code file, by name or by its parent and name: "rebuild_auth" or "SessionRedirectMixin.rebuild_auth". Returns it with a few lines of context and the file\'s imports.',
+    ),
   start_line: int(1, 10_000_000).optional().describe("First line (1-based) of a line range."),
   max_lines: int(1, 100_000).optional().describe("Lines to read from start_line."),
   max_chars: int(100, MAX_READ_CHARS).optional().describe("Cut the text here (default 6000, at most 20000)."),
@@ -102,13 +125,26 @@ function parseFilters(f: z.output<typeof searchInput>["filters"], configDir: str
   if (f.property) out.property = f.property;
   if (f.min_depth !== undefined) out.minDepth = f.min_depth;
   if (f.max_depth !== undefined) out.maxDepth = f.max_depth;
+  if (f.lang !== undefined) out.lang = f.lang;
+  if (f.kind !== undefined) out.kind = f.kind;
   if (f.min_depth !== undefined && f.max_depth !== undefined && f.min_depth > f.max_depth) {
     throw new ToolInputError("filters.min_depth is larger than filters.max_depth");
   }
   return out;
 }
 
+/** A code hit's definition (absent for notes). */
+export interface CompactCode {
+  lang: string;
+  kind: string;
+  name: string;
+  signature: string;
+  syntax_errors: boolean;
+}
+
 export interface CompactHit {
+  /** "path:line": where the hit starts, to cite. */
+  cite: string;
   path: string;
   title: string;
   heading_path: string;
@@ -122,10 +158,16 @@ export interface CompactHit {
   explain: string;
   snippet: string;
   context: string | null;
+  code?: CompactCode;
+}
+
+export function compactCode(c: CodeInfo): CompactCode {
+  return { lang: c.lang, kind: c.kind, name: c.name, signature: c.signature.slice(0, 500), syntax_errors: c.syntaxErrors };
 }
 
 export function compactHit(h: Hit): CompactHit {
   return {
+    cite: `${h.path}:${h.startLine}`,
     path: h.path,
     title: h.title,
     heading_path: h.headingPath,
@@ -139,12 +181,22 @@ export function compactHit(h: Hit): CompactHit {
     explain: (h.explain ?? "").slice(0, 200),
     snippet: oneLineSnippet(h.snippet),
     context: shortContext(h.context),
+    ...(h.code ? { code: compactCode(h.code) } : {}),
   };
 }
 
+/** "[python method] def rebuild_auth(self, …):" on one line. */
+function codeLine(c: CompactCode): string {
+  const sig = c.signature.replace(/\s+/g, " ").trim() || c.name;
+  return `[${c.lang} ${c.kind}${c.syntax_errors ? ", syntax errors" : ""}] ${sig.length > 200 ? `${sig.slice(0, 199)}…` : sig}`;
+}
+
 function hitLines(i: number, h: CompactHit): string[] {
-  const where = h.heading_path ? `${h.path} › ${h.heading_path}` : h.path;
+  // A definition is cited by its first line (path:line); a note's section by its heading path.
+  const at = h.code ? h.cite : h.path;
+  const where = h.heading_path ? `${at} › ${h.heading_path}` : at;
   const lines = [`${i + 1}. ${where} (${lineRange(h.start_line, h.end_line)}; section_id ${h.section_id})`];
+  if (h.code) lines.push(`   ${codeLine(h.code)}`);
   lines.push(`   score ${h.score}: lexical ${h.lexical}, vector ${h.vector}${h.explain ? ` [${h.explain}]` : ""}`);
   if (h.context) lines.push(`   folder context: ${h.context}`);
   if (h.snippet) lines.push(`   ${h.snippet}`);
@@ -182,7 +234,11 @@ export async function searchTool(backend: VaultBackend, a: z.output<typeof searc
   if (res.notice) head.push(`notice: ${res.notice}`);
   const body = hits.flatMap((h, i) => hitLines(i, h));
   if (hits.length === 0) body.push("No matches. Try other words, a synonym, or fewer filters.");
-  else body.push("", "Next: read a hit with read {path, section_id} (or heading / start_line) before reading whole notes.");
+  else
+    body.push(
+      "",
+      "Next: read a hit with read {path, section_id} (or heading / start_line; a definition with symbol) before reading whole notes.",
+    );
   return result([...head, "", ...body].join("\n"), {
     mode: res.mode,
     strong_signal: res.strongSignal,
@@ -200,8 +256,11 @@ function nextStartLine(r: ReadResult): number {
 }
 
 function readHeader(r: ReadResult): string {
-  const where = r.headingPath ? `${r.path} › ${r.headingPath}` : r.path;
-  return `${where} (${lineRange(r.startLine, r.endLine)}${r.sectionId ? `; section_id ${r.sectionId}` : ""})\ncontent_hash: ${r.contentHash}`;
+  // A definition is cited by its first line (path:line), with its language, kind and signature.
+  const at = r.code ? `${r.path}:${r.startLine}` : r.path;
+  const where = r.headingPath ? `${at} › ${r.headingPath}` : at;
+  const code = r.code ? `\n${codeLine(compactCode(r.code))}` : "";
+  return `${where} (${lineRange(r.startLine, r.endLine)}${r.sectionId ? `; section_id ${r.sectionId}` : ""})${code}\ncontent_hash: ${r.contentHash}`;
 }
 
 function readStructured(r: ReadResult) {
@@ -215,6 +274,7 @@ function readStructured(r: ReadResult) {
     content_hash: r.contentHash,
     truncated: r.truncated,
     text: r.text,
+    ...(r.code ? { cite: `${r.path}:${r.startLine}`, code: compactCode(r.code) } : {}),
   };
 }
 
@@ -226,8 +286,10 @@ export async function readTool(backend: VaultBackend, a: z.output<typeof readInp
   const parent = a.parent ?? false;
   const whole = a.whole ?? false;
   const ids = [...(sectionId !== undefined ? [sectionId] : []), ...(sectionIds ?? [])];
-  const selectors = [heading !== undefined, ids.length > 0, startLine !== undefined].filter(Boolean).length;
-  if (selectors > 1) throw new ToolInputError("give only one of heading, section_id/section_ids, start_line");
+  const symbol = a.symbol?.trim();
+  if (a.symbol !== undefined && !symbol) throw new ToolInputError('symbol is empty (a definition\'s name, e.g. "rebuild_auth")');
+  const selectors = [heading !== undefined, ids.length > 0, startLine !== undefined, symbol !== undefined].filter(Boolean).length;
+  if (selectors > 1) throw new ToolInputError("give only one of heading, section_id/section_ids, start_line, symbol");
   if (maxLines !== undefined && startLine === undefined) throw new ToolInputError("max_lines goes with start_line");
   for (const id of ids) {
     if (!id.startsWith(path + "#")) {
@@ -257,6 +319,7 @@ export async function readTool(backend: VaultBackend, a: z.output<typeof readInp
   }
   const req: ReadRequest = { ...base };
   if (heading !== undefined) req.heading = heading;
+  if (symbol !== undefined) req.symbol = symbol;
   if (ids.length === 1) req.sectionId = ids[0];
   if (startLine !== undefined) {
     req.startLine = startLine;
@@ -267,7 +330,9 @@ export async function readTool(backend: VaultBackend, a: z.output<typeof readInp
   const more = r.truncated
     ? `\n[truncated at ${maxChars} characters; continue with start_line ${nextStartLine(r)}, or raise max_chars (≤ ${MAX_READ_CHARS})]`
     : "";
-  return result(`${readHeader(r)}\n\n${r.text}${more}`, readStructured(r));
+  // A definition read by symbol: the file's imports first, then the definition.
+  const imports = r.imports?.trim() ? `imports:\n${r.imports.trimEnd()}\n\n` : "";
+  return result(`${readHeader(r)}\n\n${imports}${r.text}${more}`, { ...readStructured(r), ...(r.imports ? { imports: r.imports } : {}) });
 }
 
 export async function similarTool(backend: VaultBackend, a: z.output<typeof similarInput>): Promise<ToolResult> {

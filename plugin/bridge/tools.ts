@@ -74,7 +74,9 @@ const DEFS: ToolDef[] = [
       "Search the user's Obsidian vault (hybrid: keyword BM25 + semantic vectors, fused). Returns a compact overview, best first: " +
       "path, heading path, line range, score breakdown, a short snippet, the section_id to read, and the folder's context. " +
       "Put the user's own words first in queries, then 2–3 rephrasings (synonyms, the likely wording of a note, another language " +
-      "the vault uses) unless the previous answer reported a strong signal. Then read the best sections with `read` rather than whole notes.",
+      "the vault uses) unless the previous answer reported a strong signal. Then read the best sections with `read` rather than whole notes. " +
+      "Code files in the vault are indexed by definition: a code result is cited as path:line with its language, kind and signature; " +
+      "filters.lang and filters.kind (e.g. python, function) keep to code, and the query may say lang:python or kind:function.",
     input: searchInput,
     annotations: { title: "Search the vault", ...READ_ONLY },
     write: false,
@@ -86,7 +88,8 @@ const DEFS: ToolDef[] = [
     description:
       "Read text from a note: one section (section_id or section_ids from search, or a heading), a line range (start_line + max_lines), " +
       "or the whole note (whole: true, or nothing but path). Returns the text with its location and the note's content_hash " +
-      "(apply_patch needs it). parent: true widens a section to its parent. Long text is cut at max_chars and says where to continue.",
+      "(apply_patch needs it). parent: true widens a section to its parent. Long text is cut at max_chars and says where to continue. " +
+      'In a code file, symbol ("rebuild_auth" or "SessionRedirectMixin.rebuild_auth") reads that definition with a few lines of context and the file\'s imports.',
     input: readInput,
     annotations: { title: "Read a note or a section", ...READ_ONLY },
     write: false,

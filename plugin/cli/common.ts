@@ -87,6 +87,35 @@ export const vaultOptions = {
   json: { type: "boolean" },
 } as const;
 
+/** What is indexed as code (`strata index`, and `strata search` when it indexes): the core's
+ *  defaults unless given. */
+export const codeOptions = {
+  "no-code": { type: "boolean" },
+  "code-ext": { type: "string" },
+  "code-exclude": { type: "string" },
+} as const;
+export const CODE_USAGE = "[--no-code] [--code-ext py,ts,…] [--code-exclude node_modules,…]";
+
+/** The CoreConfig fields of the code options (a comma-separated list replaces the default one). */
+export function codeConfig(opts: { "no-code"?: boolean; "code-ext"?: string; "code-exclude"?: string }): CoreConfig {
+  const items = (v: string) =>
+    v
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
+  const out: CoreConfig = {};
+  if (opts["no-code"]) out.codeEnabled = false;
+  if (opts["code-ext"] !== undefined) {
+    const exts = items(opts["code-ext"]).map((e) => e.replace(/^\./, "").toLowerCase());
+    const bad = exts.find((e) => !/^[a-z0-9+]+$/.test(e));
+    if (bad !== undefined || exts.length === 0)
+      throw new CliError(`--code-ext expects extensions separated by commas (py,ts,go), got ${JSON.stringify(opts["code-ext"])}`, 2);
+    out.codeExtensions = exts;
+  }
+  if (opts["code-exclude"] !== undefined) out.codeExcludeFolders = items(opts["code-exclude"]).map((f) => f.replace(/^\/+|\/+$/g, ""));
+  return out;
+}
+
 export interface VaultContext {
   vaultDir: string;
   indexDir: string;
@@ -104,9 +133,10 @@ export type IndexAccess = { access: "write" | "read"; what: string };
 
 export async function vaultContext(
   vaultArg: string | undefined,
-  opts: { "index-dir"?: string; "config-dir"?: string },
+  opts: { "index-dir"?: string; "config-dir"?: string; "no-code"?: boolean; "code-ext"?: string; "code-exclude"?: string },
   use: IndexAccess,
 ): Promise<VaultContext> {
+  const code = codeConfig(opts);
   if (!vaultArg) throw new CliError("missing <vault> argument", 2);
   const vaultDir = path.resolve(vaultArg);
   const problem = await checkVaultDir(vaultDir);
@@ -124,7 +154,7 @@ export async function vaultContext(
   return {
     vaultDir,
     indexDir,
-    config: { configDir },
+    config: { configDir, ...code },
     vault: new NodeVault(vaultDir, { configDir }),
     store: new FsIndexStore(indexDir),
     readOnly: writer,

@@ -6,6 +6,8 @@ import type { ReconcileSummary } from "../core/reconcile.ts";
 import { describeModel, modelReport, type ModelLoad } from "../core/models.ts";
 import { findModelDir, loadCore } from "../core/node.ts";
 import {
+  CODE_USAGE,
+  codeOptions,
   embedWithProgress,
   indexWithProgress,
   loadModel,
@@ -20,12 +22,14 @@ import {
 } from "./common.ts";
 import { bytes, seconds } from "./ui.ts";
 
-export const INDEX_USAGE = `strata index <vault> [--no-embed] [--threads auto|N] ${MODEL_USAGE} [--index-dir DIR] [--config-dir .obsidian] [--json]`;
+export const INDEX_USAGE = `strata index <vault> [--no-embed] [--threads auto|N] ${MODEL_USAGE}
+              ${CODE_USAGE} [--index-dir DIR] [--config-dir .obsidian] [--json]`;
 
 export async function indexCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, {
     ...vaultOptions,
     ...modelOptions,
+    ...codeOptions,
     "no-embed": { type: "boolean" },
     threads: { type: "string" },
   });

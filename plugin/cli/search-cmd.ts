@@ -7,6 +7,8 @@ import { describeModel, modelReport, type ModelLoad } from "../core/models.ts";
 import { groupByNote } from "../core/group-hits.ts";
 import {
   CliError,
+  CODE_USAGE,
+  codeOptions,
   intOption,
   MODEL_USAGE,
   modelOptions,
@@ -22,8 +24,23 @@ import { ms, renderSnippet, ttyOut } from "./ui.ts";
 
 export const SEARCH_USAGE = `strata search <vault> "<query>" [--mode lexical|semantic|hybrid] [--queries "<q2>" …] [--fusion rrf|linear]
               [--k N] [--folder F] [--tag T] [--property KEY=VALUE] [--depth-min N] [--depth-max N]
+              [--lang python,go…] [--kind function,method|class|interface|type|enum|constant|module]
               [--order relevance|shallow|deep] [--group note|section] [--refresh] [--no-embed] [--embed-limit 256]
-              ${MODEL_USAGE} [--index-dir DIR] [--config-dir .obsidian] [--json]`;
+              ${MODEL_USAGE} ${CODE_USAGE} [--index-dir DIR] [--config-dir .obsidian] [--json]`;
+
+/** --lang and --kind: a name, or several separated by commas (any of them matches). */
+export function codeFilter(value: string | undefined, name: "lang" | "kind"): string | undefined {
+  if (value === undefined) return undefined;
+  const items = value
+    .split(",")
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  if (items.length === 0 || items.some((s) => !/^[a-z0-9+#_-]+$/.test(s))) {
+    const example = name === "lang" ? "python or python,go" : "function or function,method";
+    throw new CliError(`--${name} expects a name or several separated by commas (${example}), got ${JSON.stringify(value)}`, 2);
+  }
+  return items.join(",");
+}
 
 const MODES: SearchMode[] = ["lexical", "semantic", "hybrid"];
 
@@ -68,6 +85,7 @@ export async function searchCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, {
     ...vaultOptions,
     ...modelOptions,
+    ...codeOptions,
     mode: { type: "string" },
     queries: { type: "string", multiple: true },
     fusion: { type: "string" },
@@ -77,6 +95,8 @@ export async function searchCommand(args: string[]): Promise<number> {
     property: { type: "string" },
     "depth-min": { type: "string" },
     "depth-max": { type: "string" },
+    lang: { type: "string" },
+    kind: { type: "string" },
     order: { type: "string" },
     group: { type: "string" },
     refresh: { type: "boolean" },
@@ -98,6 +118,10 @@ export async function searchCommand(args: string[]): Promise<number> {
   }
   filters.minDepth = intOption(values["depth-min"], "depth-min");
   filters.maxDepth = intOption(values["depth-max"], "depth-max");
+  const lang = codeFilter(values.lang, "lang");
+  if (lang) filters.lang = lang;
+  const kind = codeFilter(values.kind, "kind");
+  if (kind) filters.kind = kind;
   const order = values.order ?? "relevance";
   if (!["relevance", "shallow", "deep"].includes(order)) throw new CliError(`--order must be relevance, shallow or deep`, 2);
   const mode = parseMode(values.mode);
@@ -151,6 +175,11 @@ export async function searchCommand(args: string[]): Promise<number> {
   if (res.hits.length === 0) out.push(`no results for ${JSON.stringify(query)} (${res.mode}, ${ms(res.tookMs)})`);
   const pathText = (p: string) => (tty ? `\x1b[36m${p}\x1b[39m` : p);
   const line = (h: Hit) => `(lines ${h.startLine}–${h.endLine}, ${breakdown(h, res.mode)})`;
+  // A code hit: cited as path:line, its language, kind and signature on the next line.
+  const code = (h: Hit, indent: string) => {
+    const label = codeLabel(h);
+    if (label) out.push(`${indent}${label}`);
+  };
   const snippet = (h: Hit, indent: string) => {
     if (h.snippet && h.snippet.text.trim() !== "") out.push(`${indent}${renderSnippet(h.snippet, tty)}`);
   };
@@ -159,14 +188,18 @@ export async function searchCommand(args: string[]): Promise<number> {
     const rank = `${String(i + 1).padStart(2)}. `;
     if (n.hits.length === 1) {
       const h = n.hits[0];
-      out.push(`${rank}${pathText(h.path)}${h.headingPath ? ` › ${h.headingPath}` : ""}  ${line(h)}`);
+      const where = h.code ? `${h.path}:${h.startLine}` : h.path;
+      out.push(`${rank}${pathText(where)}${h.headingPath ? ` › ${crumb(h)}` : ""}  ${line(h)}`);
+      code(h, "    ");
       snippet(h, "    ");
       return;
     }
     // A note with several hits: the note, then each section under it (as the sidebar shows them).
     out.push(`${rank}${pathText(n.path)}  (${n.hits.length} sections)`);
     for (const h of n.hits) {
-      out.push(`    › ${h.headingPath || n.title || "(top of the note)"}  ${line(h)}`);
+      const where = h.code ? `:${h.startLine} ` : "";
+      out.push(`    ${where}› ${(h.headingPath && crumb(h)) || n.title || "(top of the note)"}  ${line(h)}`);
+      code(h, "      ");
       snippet(h, "      ");
     }
   });
@@ -174,6 +207,21 @@ export async function searchCommand(args: string[]): Promise<number> {
   if (res.hits.length > 0) out.push(footer(res, model, notes.length < res.hits.length ? notes.length : null));
   process.stdout.write(out.join("\n") + "\n");
   return 0;
+}
+
+/** A hit's heading path as the CLI shows it: a code hit's breadcrumb "Class › method". */
+function crumb(h: Hit): string {
+  return h.code ? h.headingPath.split(" > ").join(" › ") : h.headingPath;
+}
+
+/** "[python method] def rebuild_auth(self, prepared_request, response):" for a code hit (its
+ *  signature on one line, at most 160 characters); "" for a note's section. */
+export function codeLabel(h: Hit): string {
+  if (!h.code) return "";
+  const sig = h.code.signature.replace(/\s+/g, " ").trim();
+  const shown = sig.length > 160 ? `${sig.slice(0, 159)}…` : sig;
+  const flags = h.code.syntaxErrors ? " (syntax errors)" : "";
+  return `[${h.code.lang} ${h.code.kind}]${flags}${shown ? ` ${shown}` : h.code.name ? ` ${h.code.name}` : ""}`;
 }
 
 /** --group: by note (the default on a terminal, as the plugin shows results) or one line per section

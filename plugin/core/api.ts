@@ -46,6 +46,7 @@ import type {
 
 export type {
   AccessInfo,
+  CodeInfo,
   CoreConfig,
   DepthOrder,
   EmbedBatch,

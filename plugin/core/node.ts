@@ -21,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { initSync, StrataCore } from "../../build/wasm/strata_core.js";
 import { initSync as initEmbedderSync, StrataEmbedder } from "../../build/wasm/strata_embedder.js";
 import type { FileStat, Skip } from "./api.ts";
+import { CODE_WASM_NAME, setCodeLoader } from "./code-hook.ts";
 import { installEmbedderHook, type StrataCoreStatic } from "./wasm-classes.ts";
 import type { IndexStore } from "./index-store.ts";
 import type { VaultListing, VaultSource } from "./note-reads.ts";
@@ -32,8 +33,9 @@ export const EMBEDDER_WASM_NAME = "strata_embedder_bg.wasm";
 /**
  * Finds the core's .wasm: $STRATA_WASM, else `build/wasm/strata_core_bg.wasm` or a sibling
  * `strata_core_bg.wasm` in this module's folder or any folder above it (this file sits in
- * plugin/core/ when run from source and in dist/ when bundled). The embedder's .wasm
- * (`name` = EMBEDDER_WASM_NAME) is looked for the same way, and beside $STRATA_WASM.
+ * plugin/core/ when run from source and in dist/ when bundled). The embedder's and the code
+ * chunker's .wasm (`name` = EMBEDDER_WASM_NAME, CODE_WASM_NAME) are looked for the same way,
+ * and beside $STRATA_WASM.
  */
 export function findWasm(name: string = WASM_NAME): string {
   const env = process.env.STRATA_WASM;
@@ -132,16 +134,22 @@ let loaded = false;
 let embedderLoaded = false;
 let coreMemory: WebAssembly.Memory | null = null;
 let embedderMemory: WebAssembly.Memory | null = null;
+let codeMemory: WebAssembly.Memory | null = null;
 
-/** Bytes of the two wasm modules' linear memories (0 for a module not instantiated yet). */
-export function wasmMemory(): { core: number; embedder: number } {
-  return { core: coreMemory?.buffer.byteLength ?? 0, embedder: embedderMemory?.buffer.byteLength ?? 0 };
+/** Bytes of the wasm modules' linear memories (0 for a module not instantiated yet). */
+export function wasmMemory(): { core: number; embedder: number; code: number } {
+  return {
+    core: coreMemory?.buffer.byteLength ?? 0,
+    embedder: embedderMemory?.buffer.byteLength ?? 0,
+    code: codeMemory?.buffer.byteLength ?? 0,
+  };
 }
 
 /**
  * Instantiates the wasm core once per process and returns the StrataCore class. The
  * embedder's wasm (tract, 4× the core's size) is instantiated only when a model is loaded:
- * the core calls `globalThis.__strataCreateEmbedder`, installed here.
+ * the core calls `globalThis.__strataCreateEmbedder`, installed here. The code chunker's
+ * (tree-sitter) only when code files are to be indexed: see code-hook.ts.
  */
 export function loadCore(): StrataCoreStatic {
   if (!loaded) {
@@ -154,6 +162,11 @@ export function loadCore(): StrataCoreStatic {
         embedderLoaded = true;
       }
       return StrataEmbedder;
+    });
+    setCodeLoader(async () => {
+      const code = await import("../../build/wasm/strata_code.js");
+      codeMemory = code.initSync({ module: readFileSync(findWasm(CODE_WASM_NAME)) }).memory;
+      return code.chunkCode;
     });
   }
   return StrataCore;

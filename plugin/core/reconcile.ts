@@ -2,6 +2,7 @@
 // in batches → update, persisting as it goes.
 
 import type { FileStat, NoteInput, Plan, Skip, StrataCoreApi, UpdateReport, Warning } from "./api.ts";
+import { prepareCode } from "./code-hook.ts";
 import { errorMessage } from "./errors.ts";
 import { persist, type IndexStore } from "./index-store.ts";
 import type { VaultSource } from "./note-reads.ts";
@@ -112,6 +113,10 @@ export async function reconcile(core: StrataCoreApi, vault: VaultSource, opts: R
     coreMs: 0,
     tookMs: 0,
   };
+
+  // The code chunker's wasm, loaded only when code files are to be indexed.
+  const code = await prepareCode(core, plan.read);
+  if (code) sum.warnings.push(code);
 
   const stats = new Map(listing.files.map((f) => [f.path, f]));
   // Rename candidates: notes to read whose size equals that of a note that disappeared.

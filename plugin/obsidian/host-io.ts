@@ -25,10 +25,12 @@ export interface HostOptions {
   app: App;
   /** Vault-relative index folder. */
   indexDir: string;
-  /** Extensions to list (without dot), lower case. */
+  /** Extensions to list (without dot), lower case: the notes' and, when code is indexed, the code's. */
   extensions: () => string[];
   /** The embedder's inlined wasm (gzip + base64), when the bundle carries it. */
   embedderWasm?: () => string | null;
+  /** The code chunker's inlined wasm (gzip + base64), when the bundle carries it. */
+  codeWasm?: () => string | null;
 }
 
 type ModelBuffers = { model: ArrayBuffer; tokenizer: ArrayBuffer };
@@ -126,6 +128,12 @@ export class HostIO implements Handlers<HostApi> {
   embedderWasm(): string {
     const wasm = this.opts.embedderWasm?.();
     if (!wasm) throw new Error("[unavailable] this build carries no embedder wasm");
+    return wasm;
+  }
+
+  codeWasm(): string {
+    const wasm = this.opts.codeWasm?.();
+    if (!wasm) throw new Error("[unavailable] this build carries no code chunker wasm");
     return wasm;
   }
 

@@ -31,7 +31,7 @@ import { Endpoint, type PortLike } from "./rpc.ts";
 import { SearchModal, SimilarModal } from "./search-modal.ts";
 import { StrataSettingTab } from "./settings-tab.ts";
 import { TasksModal } from "./tasks-modal.ts";
-import { coreConfig, embedWorkerChoice, newToken, sanitizeSettings, type StrataSettings } from "./settings.ts";
+import { coreConfig, embedWorkerChoice, listedExtensions, newToken, sanitizeSettings, type StrataSettings } from "./settings.ts";
 import { fmt, StatusBar } from "./status.ts";
 import { StrataView, VECTORS_CHANGED, VIEW_TYPE } from "./sidebar.ts";
 
@@ -50,8 +50,9 @@ export default class StrataPlugin extends Plugin {
   /** The core's wasm, base64 (main.ts sets it from the bundle), posted with `init`; without
    *  it the worker loads the core itself (tests). */
   static coreWasm: (() => string) | null = null;
-  /** The embedder's wasm, gzip + base64 (main.ts sets it from the bundle). */
+  /** The embedder's and the code chunker's wasm, gzip + base64 (main.ts sets them from the bundle). */
   static embedderWasm: (() => string) | null = null;
+  static codeWasm: (() => string) | null = null;
   /** This build's release: version, repository, model table (compiled in; tests set their own). */
   static release: () => ReleaseInfo = bundledRelease;
 
@@ -111,8 +112,9 @@ export default class StrataPlugin extends Plugin {
     this.host = new HostIO({
       app: this.app,
       indexDir: this.indexDir,
-      extensions: () => this.settings.extensions,
+      extensions: () => [...listedExtensions(this.settings)],
       embedderWasm: () => StrataPlugin.embedderWasm?.() ?? null,
+      codeWasm: () => StrataPlugin.codeWasm?.() ?? null,
     });
 
     this.registerView(VIEW_TYPE, (leaf: WorkspaceLeaf) => new StrataView(leaf, this));
@@ -295,7 +297,7 @@ export default class StrataPlugin extends Plugin {
     const queue = new ChangeQueue((cs) => this.applyChanges(cs), 500);
     this.queue = queue;
     const stat = (f: TFile) => ({ path: f.path, size: f.stat.size, mtime: f.stat.mtime });
-    const wanted = (f: TAbstractFile): f is TFile => f instanceof TFile && this.settings.extensions.includes(f.extension.toLowerCase());
+    const wanted = (f: TAbstractFile): f is TFile => f instanceof TFile && listedExtensions(this.settings).has(f.extension.toLowerCase());
     const { vault } = this.app;
     this.registerEvent(vault.on("create", (f) => wanted(f) && queue.upsert(stat(f))));
     this.registerEvent(vault.on("modify", (f) => wanted(f) && queue.upsert(stat(f))));
@@ -485,7 +487,7 @@ export default class StrataPlugin extends Plugin {
     new Notice("Strata: index cleared. The rebuild index command indexes the vault again.");
   }
 
-  /** Settings that change the index (folders, extensions, chunk budget): reopen and reconcile. */
+  /** Settings that change the index (folders, extensions, chunk budget, code): reopen and reconcile. */
   async reindexForSettings(): Promise<void> {
     await this.ready;
     const worker = this.worker;

@@ -1,9 +1,10 @@
 // Rendering and opening search results, shared by the modal and the sidebar: a hit's title,
-// heading breadcrumb and highlighted snippet, its score breakdown (hover), a keyboard-driven
-// result list, opening a note at a line, and "latest wins" cancellation of searches.
+// heading breadcrumb and highlighted snippet (a code hit: its language and kind, and its
+// signature as the title), its score breakdown (hover), a keyboard-driven result list, opening
+// a file at a line, and "latest wins" cancellation of searches.
 
 import { MarkdownView, Notice, Platform, TFile, type App } from "obsidian";
-import type { Hit, SearchResponse, SimilarHit, Snippet } from "../core/api.ts";
+import type { CodeInfo, Hit, SearchResponse, SimilarHit, Snippet } from "../core/api.ts";
 import { isCancelled } from "./rpc.ts";
 
 /** Appends `snippet.text` with its highlights as <mark>. Bad offsets are clamped, never thrown. */
@@ -49,10 +50,30 @@ function folderOf(path: string): string {
   return i < 0 ? "" : path.slice(0, i);
 }
 
-/** One search hit: title (+ folder), breadcrumb, snippet; the breakdown on hover. */
+/** A code hit's signature on one line (its name when it has none). */
+export function signatureText(code: CodeInfo): string {
+  const sig = code.signature.replace(/\s+/g, " ").trim() || code.name;
+  return sig.length > 200 ? `${sig.slice(0, 199)}…` : sig;
+}
+
+/** A code hit's title row: the language and kind badge, the signature, and where it is. */
+function renderCodeTitle(el: HTMLElement, hit: Hit, code: CodeInfo, showPath: boolean): void {
+  const head = el.createDiv({ cls: "strata-hit-title" });
+  const badge = head.createSpan({ cls: "strata-code-badge", text: `${code.lang} · ${code.kind}` });
+  if (code.syntaxErrors) {
+    badge.addClass("mod-warning");
+    badge.setAttr("title", "The file has syntax errors: parts of it are indexed as plain lines.");
+  }
+  head.createSpan({ cls: "strata-hit-name strata-code-signature", text: signatureText(code) });
+  if (showPath) head.createSpan({ cls: "strata-hit-folder", text: `${hit.path}:${hit.startLine}` });
+}
+
+/** One search hit: title (+ folder), breadcrumb, snippet; the breakdown on hover. A code hit's
+ *  title is its badge and signature (with path:line where the note's title would be). */
 export function renderHit(parent: HTMLElement, hit: Hit, resp: SearchResponse | null, opts: { showTitle?: boolean } = {}): HTMLElement {
   const el = parent.createDiv({ cls: "strata-hit" });
-  if (opts.showTitle !== false) {
+  if (hit.code) renderCodeTitle(el, hit, hit.code, opts.showTitle !== false);
+  else if (opts.showTitle !== false) {
     const head = el.createDiv({ cls: "strata-hit-title" });
     head.createSpan({ cls: "strata-hit-name", text: hit.title || hit.path });
     const folder = folderOf(hit.path);
@@ -85,13 +106,40 @@ export function renderSimilarHit(parent: HTMLElement, hit: SimilarHit): HTMLElem
   return el;
 }
 
-/** Opens `path` and puts the cursor on 1-based `line`, in a new tab when asked. */
+/** Obsidian's view type for an extension (its internal view registry; undefined when none, or
+ *  when the registry is not there to ask). */
+function viewTypeOf(app: App, ext: string): string | undefined {
+  const registry = (app as unknown as { viewRegistry?: { getTypeByExtension?: (ext: string) => string | undefined } }).viewRegistry;
+  return typeof registry?.getTypeByExtension === "function" ? registry.getTypeByExtension(ext) : undefined;
+}
+
+/**
+ * A file Obsidian has no view for (a code file, unless a plugin registered its extension):
+ * opened with the system's default app on desktop (the line is said in a notice), else a notice
+ * naming path:line. True when handled here.
+ */
+async function openElsewhere(app: App, file: TFile, line: number): Promise<boolean> {
+  const ext = file.extension.toLowerCase();
+  if (ext === "md" || viewTypeOf(app, ext)) return false;
+  const withDefault = (app as unknown as { openWithDefaultApp?: (path: string) => unknown }).openWithDefaultApp;
+  if (Platform.isDesktopApp && typeof withDefault === "function") {
+    await withDefault.call(app, file.path);
+    new Notice(`Strata: ${file.path} opened in its default app (Obsidian has no view for .${ext} files); the result is at line ${line}.`);
+  } else {
+    new Notice(`Strata: Obsidian has no view for .${ext} files; the result is at ${file.path}:${line}.`);
+  }
+  return true;
+}
+
+/** Opens `path` and puts the cursor on 1-based `line`, in a new tab when asked (a file Obsidian
+ *  cannot show: see openElsewhere). */
 export async function openAtLine(app: App, path: string, line: number, newTab: boolean): Promise<void> {
   const file = app.vault.getAbstractFileByPath(path);
   if (!(file instanceof TFile)) {
     new Notice(`Strata: ${path} no longer exists.`);
     return;
   }
+  if (await openElsewhere(app, file, line || 1)) return;
   const leaf = app.workspace.getLeaf(newTab ? "tab" : false);
   const l = Math.max(0, (line || 1) - 1);
   await leaf.openFile(file, { active: true, eState: { line: l } });

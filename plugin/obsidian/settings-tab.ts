@@ -4,14 +4,14 @@
 // Obsidian 1.13+ draws it and finds each row in its settings search; before 1.13, display()
 // draws the same list (settings-fallback.ts).
 
-import { Platform, PluginSettingTab, requireApiVersion, type App, type SettingDefinitionItem } from "obsidian";
+import { Platform, PluginSettingTab, requireApiVersion, type App, type SettingDefinition, type SettingDefinitionItem } from "obsidian";
 import { AUTO_MODEL } from "../core/models.ts";
 import type StrataPlugin from "./plugin.ts";
 import { fmt } from "./status.ts";
 import { downloadUrlValue, modelInstallDefinitions } from "./settings-model.ts";
 import { claudeDefinitions, type BridgeLookup } from "./settings-claude.ts";
 import { destructive, renderDefinitions } from "./settings-fallback.ts";
-import type { StrataSettings } from "./settings.ts";
+import { extensionList, folderList, MAX_CODE_KB, type StrataSettings } from "./settings.ts";
 
 const list = (v: string) =>
   v
@@ -20,6 +20,17 @@ const list = (v: string) =>
     .filter(Boolean);
 
 const trimSlashes = (f: string) => f.replace(/^\/+|\/+$/g, "");
+
+/** Settings that change what is indexed: the vault is indexed again once the user stops typing. */
+const REINDEX = new Set([
+  "excludeFolders",
+  "extensions",
+  "chunkBudget",
+  "codeEnabled",
+  "codeExtensions",
+  "codeExcludeFolders",
+  "maxCodeKB",
+]);
 
 /** The folder settings of the write tools (text, never empty). */
 const FOLDERS = ["sessionsFolder", "memoryFolder", "changelogFolder"] as const;
@@ -81,6 +92,10 @@ export class StrataSettingTab extends PluginSettingTab {
         return s.excludeFolders.join("\n");
       case "extensions":
         return s.extensions.join(", ");
+      case "codeExtensions":
+        return s.codeExtensions.join(", ");
+      case "codeExcludeFolders":
+        return s.codeExcludeFolders.join("\n");
       case "semantic":
         return p.semanticEnabled;
       case "embedWorkers":
@@ -97,15 +112,26 @@ export class StrataSettingTab extends PluginSettingTab {
     const text = typeof value === "string" ? value : "";
     switch (key) {
       case "excludeFolders":
-        s.excludeFolders = list(text).map(trimSlashes).filter(Boolean);
+        s.excludeFolders = folderList(list(text));
         break;
       case "extensions": {
-        const exts = list(text)
-          .map((e) => e.replace(/^\./, "").toLowerCase())
-          .filter((e) => /^[a-z0-9]+$/.test(e));
+        const exts = extensionList(list(text));
         s.extensions = exts.length ? exts : ["md"];
         break;
       }
+      case "codeEnabled":
+        s.codeEnabled = value === true;
+        this.refresh(); // the code rows show with it
+        break;
+      case "codeExtensions":
+        s.codeExtensions = extensionList(list(text));
+        break;
+      case "codeExcludeFolders":
+        s.codeExcludeFolders = folderList(list(text));
+        break;
+      case "maxCodeKB":
+        s.maxCodeKB = Number(value);
+        break;
       case "chunkBudget":
         s.chunkBudget = Number(value);
         break;
@@ -163,7 +189,7 @@ export class StrataSettingTab extends PluginSettingTab {
         throw new Error(`no setting ${key}`);
     }
     await p.saveSettings();
-    if (key === "excludeFolders" || key === "extensions" || key === "chunkBudget") this.reindexSoon();
+    if (REINDEX.has(key)) this.reindexSoon();
   }
 
   override getSettingDefinitions(): SettingDefinitionItem[] {
@@ -204,6 +230,7 @@ export class StrataSettingTab extends PluginSettingTab {
             aliases: ["section size", "tokens"],
             control: { type: "number", key: "chunkBudget", min: 64, max: 4096, step: 1, validate: wholeIn(64, 4096) },
           },
+          ...codeDefinitions(s, wholeIn(1, MAX_CODE_KB)),
         ],
       },
       {
@@ -362,6 +389,42 @@ export class StrataSettingTab extends PluginSettingTab {
       },
     ];
   }
+}
+
+/** The rows of code indexing (the extensions, folders and size show while it is on). */
+function codeDefinitions(s: StrataSettings, sizeValid: (v: number) => string | undefined): SettingDefinition[] {
+  const on = () => s.codeEnabled;
+  const extension = (v: string) =>
+    list(v).every((e) => /^\.?[a-z0-9]+$/i.test(e)) ? undefined : "Extensions are letters and digits, separated by commas.";
+  return [
+    {
+      name: "Index code files",
+      desc: "Source files (Python, JavaScript, TypeScript, Go, Rust, Java, C, C++) and JSON and YAML files: each function, class, method and key is its own result, found by what it does and by its name.",
+      aliases: ["code", "source files", "programming"],
+      control: { type: "toggle", key: "codeEnabled" },
+    },
+    {
+      name: "Code extensions",
+      desc: "File extensions indexed as code, without the dot.",
+      aliases: ["code file types", "languages"],
+      visible: on,
+      control: { type: "text", key: "codeExtensions", placeholder: "py, ts, go", validate: extension },
+    },
+    {
+      name: "Skipped code folders",
+      desc: "One per line (or comma separated). Code inside a folder of this name anywhere in the vault (or at this path) is not indexed; notes there still are.",
+      aliases: ["node_modules", "vendor", "exclude code"],
+      visible: on,
+      control: { type: "textarea", key: "codeExcludeFolders", placeholder: "node_modules\nvendor" },
+    },
+    {
+      name: "Largest code file (KB)",
+      desc: `Larger code files are skipped with a warning (1–${MAX_CODE_KB}).`,
+      aliases: ["code size", "max code"],
+      visible: on,
+      control: { type: "number", key: "maxCodeKB", min: 1, max: MAX_CODE_KB, step: 1, validate: sizeValid },
+    },
+  ];
 }
 
 /** What the model setting chose and why, and how a switch between models is going. */

@@ -5,6 +5,7 @@ import type { CoreConfig, SearchMode } from "../core/api.ts";
 import type { ToolSettings } from "../core/vault-backend.ts";
 import { AUTO_MODEL, type ModelCatalog } from "../core/models.ts";
 import { chooseWorkers, MAX_WORKERS, type WorkerChoice } from "../core/embed-pool.ts";
+import { DEFAULT_CODE_EXCLUDE, DEFAULT_CODE_EXTENSIONS, DEFAULT_MAX_CODE_BYTES } from "../core/code-hook.ts";
 
 export interface StrataSettings extends ToolSettings {
   /** Vault folders not indexed (prefix on whole segments). */
@@ -13,6 +14,14 @@ export interface StrataSettings extends ToolSettings {
   extensions: string[];
   /** Section split budget in estimated tokens. */
   chunkBudget: number;
+  /** Index source files (and JSON, YAML) as definitions: functions, classes, keys. */
+  codeEnabled: boolean;
+  /** Extensions indexed as code, without dot. */
+  codeExtensions: string[];
+  /** Folders whose code files are skipped, by name anywhere in a path (node_modules) or as a path. */
+  codeExcludeFolders: string[];
+  /** Code files larger than this (KB) are skipped with a warning. */
+  maxCodeKB: number;
   /** Hybrid fusion: reciprocal rank fusion (default) or linear (the same per-query weights on max-normalised BM25 and cosine). */
   fusion: "rrf" | "linear";
   /** The sidebar's and the modal's search mode. */
@@ -45,6 +54,10 @@ export const DEFAULT_SETTINGS: StrataSettings = {
   excludeFolders: [],
   extensions: ["md"],
   chunkBudget: 512,
+  codeEnabled: true,
+  codeExtensions: DEFAULT_CODE_EXTENSIONS,
+  codeExcludeFolders: DEFAULT_CODE_EXCLUDE,
+  maxCodeKB: DEFAULT_MAX_CODE_BYTES / 1024,
   fusion: "rrf",
   mode: "hybrid",
   semantic: null,
@@ -64,7 +77,14 @@ export const DEFAULT_SETTINGS: StrataSettings = {
 
 /** Settings from data.json, with bad or missing values replaced by the defaults. */
 export function sanitizeSettings(raw: unknown): StrataSettings {
-  const s: StrataSettings = { ...DEFAULT_SETTINGS, excludeFolders: [], extensions: [...DEFAULT_SETTINGS.extensions], offeredModels: [] };
+  const s: StrataSettings = {
+    ...DEFAULT_SETTINGS,
+    excludeFolders: [],
+    extensions: [...DEFAULT_SETTINGS.extensions],
+    codeExtensions: [...DEFAULT_CODE_EXTENSIONS],
+    codeExcludeFolders: [...DEFAULT_CODE_EXCLUDE],
+    offeredModels: [],
+  };
   if (!raw || typeof raw !== "object") return s;
   const r = raw as Record<string, unknown>;
   const strList = (v: unknown) =>
@@ -73,10 +93,14 @@ export function sanitizeSettings(raw: unknown): StrataSettings {
   const bool = (v: unknown, d: boolean) => (typeof v === "boolean" ? v : d);
   const int = (v: unknown, d: number, lo: number, hi: number) =>
     typeof v === "number" && Number.isFinite(v) ? Math.min(hi, Math.max(lo, Math.round(v))) : d;
-  s.excludeFolders = (strList(r.excludeFolders) ?? []).map((f) => f.replace(/^\/+|\/+$/g, "")).filter(Boolean);
-  const exts = (strList(r.extensions) ?? s.extensions).map((e) => e.replace(/^\./, "").toLowerCase()).filter((e) => /^[a-z0-9]+$/.test(e));
+  s.excludeFolders = folderList(strList(r.excludeFolders) ?? []);
+  const exts = extensionList(strList(r.extensions) ?? s.extensions);
   s.extensions = exts.length ? exts : ["md"];
   s.chunkBudget = int(r.chunkBudget, s.chunkBudget, 64, 4096);
+  s.codeEnabled = bool(r.codeEnabled, true);
+  s.codeExtensions = extensionList(strList(r.codeExtensions) ?? s.codeExtensions);
+  s.codeExcludeFolders = folderList(strList(r.codeExcludeFolders) ?? s.codeExcludeFolders);
+  s.maxCodeKB = int(r.maxCodeKB, s.maxCodeKB, 1, MAX_CODE_KB);
   s.fusion = r.fusion === "linear" ? "linear" : "rrf";
   s.mode = r.mode === "lexical" || r.mode === "semantic" ? r.mode : "hybrid";
   s.semantic = typeof r.semantic === "boolean" ? r.semantic : null;
@@ -96,8 +120,36 @@ export function sanitizeSettings(raw: unknown): StrataSettings {
   return s;
 }
 
+/** The largest value of the "Largest code file" setting (KB): 64 MB. */
+export const MAX_CODE_KB = 65536;
+
+/** Extensions as settings keep them: without the dot, lower case, letters and digits only. */
+export function extensionList(items: string[]): string[] {
+  return [...new Set(items.map((e) => e.trim().replace(/^\./, "").toLowerCase()).filter((e) => /^[a-z0-9]+$/.test(e)))];
+}
+
+/** Folders as settings keep them: vault-relative, without leading or trailing slashes. */
+export function folderList(items: string[]): string[] {
+  return items.map((f) => f.trim().replace(/^\/+|\/+$/g, "")).filter(Boolean);
+}
+
 export function coreConfig(s: StrataSettings, configDir: string): CoreConfig {
-  return { configDir, extensions: s.extensions, excludeFolders: s.excludeFolders, chunkBudget: s.chunkBudget };
+  return {
+    configDir,
+    extensions: s.extensions,
+    excludeFolders: s.excludeFolders,
+    chunkBudget: s.chunkBudget,
+    codeEnabled: s.codeEnabled,
+    codeExtensions: s.codeExtensions,
+    codeExcludeFolders: s.codeExcludeFolders,
+    maxCodeBytes: s.maxCodeKB * 1024,
+  };
+}
+
+/** The extensions of the files the plugin lists and follows events of: the notes', and the
+ *  code's when code is indexed (the core's shouldIndex then decides, folders included). */
+export function listedExtensions(s: StrataSettings): Set<string> {
+  return new Set([...s.extensions, ...(s.codeEnabled ? s.codeExtensions : [])]);
 }
 
 /** How to add a model to the plugin (its files are not in main.js: the settings tab downloads them). */

@@ -18,6 +18,12 @@ declare module "strata:embedder-wasm" {
   export default base64Gzip;
 }
 
+/** The code chunker's .wasm (tree-sitter and its grammars), gzip-compressed, base64. */
+declare module "strata:code-wasm" {
+  const base64Gzip: string;
+  export default base64Gzip;
+}
+
 /** An embedder worker's bundle (embed-worker-entry.ts, IIFE) as source text. */
 declare module "strata:embed-worker" {
   const source: string;

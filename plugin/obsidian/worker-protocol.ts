@@ -129,6 +129,8 @@ export type HostApi = {
   /** The embedder's wasm (gzip + base64), asked for when a model is loaded: it stays out of
    *  the worker's own script, which parses faster without it. */
   embedderWasm(arg: Record<string, never>): string;
+  /** The code chunker's wasm (gzip + base64), asked for when code files are to be indexed. */
+  codeWasm(arg: Record<string, never>): string;
   /** A model's two files from the plugin folder (`<modelsDir>/<id>/`), null when absent. */
   modelFiles(arg: { modelsDir: string; id: string }): { model: ArrayBuffer; tokenizer: ArrayBuffer } | null;
 };

@@ -15,6 +15,7 @@ import init, { StrataCore } from "../../build/wasm/strata_core.js";
 import initEmbedder, { StrataEmbedder } from "../../build/wasm/strata_embedder.js";
 import type { CoreConfig, EmbedProgress, ModelInfo, FileStat, NoteInput, Rename, StrataCoreApi } from "../core/api.ts";
 import { errorMessage } from "../core/errors.ts";
+import { prepareCode, setCodeLoader } from "../core/code-hook.ts";
 import { asBytes } from "../core/bytes.ts";
 import { installEmbedderHook, type StrataCoreStatic } from "../core/wasm-classes.ts";
 import { openIndex, persist, type IndexStore } from "../core/index-store.ts";
@@ -43,11 +44,13 @@ const Core = StrataCore as unknown as StrataCoreStatic;
 /** Loads the wasm bytes where the worker has them itself (tests read build/wasm; main.js posts its base64 with init). */
 export type WasmLoader = () => Promise<ArrayBuffer | Uint8Array> | ArrayBuffer | Uint8Array;
 
-/** The core's and the embedder's wasm. The embedder (4× the core) is loaded with a model
- *  only; without a loader for it, the server asks the UI thread (HostApi.embedderWasm). */
+/** The core's, the embedder's and the code chunker's wasm. The embedder (4× the core) is loaded
+ *  with a model only, the code chunker when code files are to be indexed; without a loader for
+ *  them, the server asks the UI thread (HostApi.embedderWasm, HostApi.codeWasm). */
 export interface WasmLoaders {
   core: WasmLoader;
   embedder?: WasmLoader;
+  code?: WasmLoader;
 }
 
 const PERSIST_AFTER_MS = 2000;
@@ -121,6 +124,24 @@ export class WorkerServer implements Handlers<WorkerApi> {
       },
       read: async (path) => new Uint8Array(await host.call("vaultRead", { path })),
     };
+    setCodeLoader(() => this.loadCodeChunker());
+  }
+
+  /** Compiles the code chunker's wasm (asked for by prepareCode before code files are indexed);
+   *  a failure is told to the user once (code files are then indexed as plain line windows). */
+  private async loadCodeChunker() {
+    try {
+      const bytes = this.loaders?.code ? await this.loaders.code() : await decodeInlineWasm(await this.host.call("codeWasm", {}));
+      const code = await import("../../build/wasm/strata_code.js");
+      await code.default({ module_or_path: bytes });
+      return code.chunkCode;
+    } catch (err) {
+      this.host.emit("error", {
+        message: `${errorMessage(err)}. Notes are indexed as usual; code files as plain line windows`,
+        where: "loading the code chunker",
+      });
+      throw err;
+    }
   }
 
   // ---- lifecycle -------------------------------------------------------------------------
@@ -270,6 +291,9 @@ export class WorkerServer implements Handlers<WorkerApi> {
         }),
       );
       this.st.pendingNotes = changed.size;
+      // The code chunker's wasm, loaded before the first code file is indexed.
+      const code = await prepareCode(core, [...changed.keys(), ...renames.map((r) => r.to)]);
+      if (code) warnings.push(code);
       const upserts: NoteInput[] = [];
       await Promise.all(
         [...changed.values()]

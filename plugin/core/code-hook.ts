@@ -1,0 +1,123 @@
+// The code chunker's wasm (build/wasm/strata_code_bg.wasm, tree-sitter and its grammars,
+// ~10 MB) as the core reaches it: through `globalThis.__strataChunkCode`, installed by the host.
+// A host registers how it loads the module (setCodeLoader: Node reads the file, the plugin's
+// worker decodes its inlined copy); the module is loaded only when files about to be indexed
+// include a code file (prepareCode, called by the reconcile and by each host's event path), so
+// a vault of notes never pays for it. Without the hook the core indexes code files as plain line
+// windows and says so in its report.
+
+import type { StrataCoreApi, Warning } from "./api.ts";
+import { errorMessage } from "./errors.ts";
+
+/** The code wasm's export: a file's chunks, encoded for the core. */
+export type ChunkCode = (lang: string, text: string, budgetTokens: number) => Uint8Array;
+
+/** Loads the code wasm and returns its `chunkCode` (throws when it is missing or corrupt). */
+export type CodeLoader = () => ChunkCode | Promise<ChunkCode>;
+
+/** The code wasm's file name in build/wasm (and beside the bundles). */
+export const CODE_WASM_NAME = "strata_code_bg.wasm";
+
+/** The extensions indexed as code by default (crate/code's DEFAULT_EXTENSIONS). */
+export const DEFAULT_CODE_EXTENSIONS = [
+  "py",
+  "js",
+  "jsx",
+  "mjs",
+  "cjs",
+  "ts",
+  "tsx",
+  "mts",
+  "cts",
+  "go",
+  "rs",
+  "java",
+  "c",
+  "h",
+  "cpp",
+  "hpp",
+  "cc",
+  "cxx",
+  "hh",
+  "json",
+  "yaml",
+  "yml",
+];
+
+/** Folders whose code files are skipped by default (the core's DEFAULT_CODE_EXCLUDE). */
+export const DEFAULT_CODE_EXCLUDE = ["node_modules", "target", "dist", "build", ".venv", "vendor", "__pycache__"];
+
+/** The largest code file indexed by default (the core's `maxCodeBytes`). */
+export const DEFAULT_MAX_CODE_BYTES = 1024 * 1024;
+
+/** Extensions the chunker has a grammar for (crate/code's CodeLang::from_extension): a path the
+ *  core indexes with one of these is chunked through the hook. */
+const CHUNKED_EXTENSIONS = new Set([...DEFAULT_CODE_EXTENSIONS, "pyi", "hxx", "c++"]);
+
+/** The extension of a path, lower case, without the dot ("" when it has none). */
+export function extensionOf(path: string): string {
+  const base = path.slice(path.lastIndexOf("/") + 1);
+  const dot = base.lastIndexOf(".");
+  return dot <= 0 ? "" : base.slice(dot + 1).toLowerCase();
+}
+
+/** Whether the core would chunk `path` as code: it indexes the path, and the chunker knows the
+ *  language (code indexing off, or another extension: false). */
+export function isCodePath(core: Pick<StrataCoreApi, "shouldIndex">, path: string): boolean {
+  return CHUNKED_EXTENSIONS.has(extensionOf(path)) && core.shouldIndex(path);
+}
+
+const HOOK = "__strataChunkCode";
+
+let loader: CodeLoader | null = null;
+let loading: Promise<void> | null = null;
+let failure: string | null = null;
+
+/** Sets how this thread loads the code wasm (null: none, code files stay line windows). */
+export function setCodeLoader(load: CodeLoader | null): void {
+  loader = load;
+  failure = null;
+}
+
+/** Whether the hook is installed (the code wasm was loaded in this thread). */
+export function codeHookInstalled(): boolean {
+  return typeof (globalThis as Record<string, unknown>)[HOOK] === "function";
+}
+
+/** Installs `chunk` as the core's hook. */
+export function installCodeHook(chunk: ChunkCode): void {
+  (globalThis as Record<string, unknown>)[HOOK] = chunk;
+}
+
+/**
+ * Before files are indexed: when `paths` hold a code file and the hook is not installed, loads
+ * the code wasm (once per thread) and installs it. Returns null when the hook is there (or not
+ * needed), else a warning on the first code file saying why code files will be indexed as plain
+ * line windows: no loader in this host, or a load that failed (missing or corrupt wasm; not
+ * retried until setCodeLoader is called again). Never throws: the notes are indexed regardless.
+ */
+export async function prepareCode(core: Pick<StrataCoreApi, "shouldIndex">, paths: Iterable<string>): Promise<Warning | null> {
+  if (codeHookInstalled()) return null;
+  let first: string | null = null;
+  for (const p of paths) {
+    if (isCodePath(core, p)) {
+      first = p;
+      break;
+    }
+  }
+  if (first === null) return null;
+  if (failure) return { path: first, message: failure };
+  const load = loader;
+  if (!load) return { path: first, message: "this host cannot load the code chunker; code files are indexed as plain line windows" };
+  loading ??= (async () => {
+    try {
+      installCodeHook(await load());
+    } catch (err) {
+      failure = `the code chunker could not be loaded (${errorMessage(err)}); code files are indexed as plain line windows`;
+    } finally {
+      loading = null;
+    }
+  })();
+  await loading;
+  return codeHookInstalled() ? null : { path: first, message: failure ?? "the code chunker is not loaded" };
+}

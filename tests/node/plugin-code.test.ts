@@ -1,0 +1,211 @@
+// Code files in the Obsidian plugin (fake Obsidian, the real worker and wasm): the code wasm
+// travels as the bundle carries it (gzip + base64, asked for by the worker) and only when the
+// listing or a vault event holds a code file; without it, a notice and code as line windows;
+// the code settings (sanitised, drawn, validated, reaching the core and the event filter); a code
+// hit's badge and signature, and what opening it does when Obsidian has no view for the file.
+
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import * as path from "node:path";
+import { after, describe, test } from "node:test";
+import { gzipSync } from "node:zlib";
+
+import { CODE_WASM_NAME, codeHookInstalled } from "../../plugin/core/code-hook.ts";
+import { findWasm } from "../../plugin/core/node.ts";
+import { coreConfig, DEFAULT_SETTINGS, listedExtensions, sanitizeSettings } from "../../plugin/obsidian/settings.ts";
+import { CODE_FILES, makeVault, NOTES } from "./code-vault.ts";
+import { cleanupTemps, copyFixture } from "./helpers.ts";
+import { eventually, loadPlugin, Notice, PLUGIN_DIR, StrataPlugin, unloadPlugin, type AppT } from "./plugin-env.ts";
+
+after(cleanupTemps);
+
+const { newEl } = await import("../obsidian-fake/dom.ts");
+const results = await import("../../plugin/obsidian/results.ts");
+
+const CODE_WASM = gzipSync(readFileSync(findWasm(CODE_WASM_NAME))).toString("base64");
+/** How often the worker asked the UI thread for the code wasm. */
+let asked = 0;
+const offerCodeWasm = () => {
+  StrataPlugin.codeWasm = () => {
+    asked++;
+    return CODE_WASM;
+  };
+};
+
+type El = {
+  children: El[];
+  tagName: string;
+  value: string;
+  classList: { contains(c: string): boolean };
+  getText(): string;
+  dispatch(t: string): void;
+};
+const all = (e: El, out: El[] = []) => (e.children.forEach((c) => (out.push(c), all(c, out))), out);
+
+/** The shown settings tab's row named `name` (undefined when hidden). */
+function row(app: AppT, name: string) {
+  const tab = app.settingTabs[0];
+  const rows = all(tab.containerEl as unknown as El).filter((e) => e.classList.contains("setting-item"));
+  const r = rows.find(
+    (e) =>
+      all(e)
+        .find((c) => c.classList.contains("setting-item-name"))
+        ?.getText() === name,
+  );
+  if (!r) return undefined;
+  const inRow = all(r);
+  return {
+    invalid: r.classList.contains("is-invalid"),
+    input: inRow.find((e) => e.tagName === "input" || e.tagName === "textarea"),
+    toggle: inRow.find((e) => e.classList.contains("checkbox-container")),
+  };
+}
+
+function type(app: AppT, name: string, value: string): void {
+  const input = row(app, name)?.input;
+  if (!input) throw new Error(`no input in ${name}`);
+  input.value = value;
+  input.dispatch("input");
+}
+
+async function saved(vault: string): Promise<Record<string, unknown>> {
+  try {
+    return JSON.parse(await readFile(path.join(vault, PLUGIN_DIR, "data.json"), "utf8")) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+describe("plugin: code files", () => {
+  test("settings: defaults, sanitised values, the core config and the listed extensions", () => {
+    const d = sanitizeSettings({});
+    assert.equal(d.codeEnabled, true);
+    assert.ok(d.codeExtensions.includes("py") && d.codeExtensions.includes("yml"));
+    assert.ok(d.codeExcludeFolders.includes("node_modules"));
+    assert.equal(d.maxCodeKB, 1024);
+    assert.notEqual(d.codeExtensions, DEFAULT_SETTINGS.codeExtensions, "a copy, never the defaults themselves");
+    const s = sanitizeSettings({
+      codeEnabled: false,
+      codeExtensions: [".PY", "b@d", "ts", 3, "py"],
+      codeExcludeFolders: ["/vendor/", " ", "gen/out"],
+      maxCodeKB: 0,
+    });
+    assert.deepEqual([s.codeEnabled, s.codeExtensions, s.codeExcludeFolders, s.maxCodeKB], [false, ["py", "ts"], ["vendor", "gen/out"], 1]);
+    assert.deepEqual(sanitizeSettings(JSON.parse(JSON.stringify(s))), s, "a round trip through data.json");
+    assert.equal(sanitizeSettings({ maxCodeKB: 1e9 }).maxCodeKB, 65536);
+    assert.equal(sanitizeSettings({ codeEnabled: "yes" }).codeEnabled, true);
+    const c = coreConfig({ ...d, maxCodeKB: 2 }, ".obsidian");
+    assert.deepEqual(
+      [c.codeEnabled, c.codeExtensions, c.codeExcludeFolders, c.maxCodeBytes],
+      [true, d.codeExtensions, d.codeExcludeFolders, 2048],
+    );
+    assert.ok(listedExtensions(d).has("md") && listedExtensions(d).has("go"));
+    assert.deepEqual([...listedExtensions(s)], ["md"], "code off: notes only");
+  });
+
+  test("a vault of notes never loads the code chunker", async () => {
+    offerCodeWasm();
+    const { plugin } = await loadPlugin(await copyFixture(), { settings: { semantic: false } });
+    try {
+      assert.ok((plugin.lastReconcile?.added ?? 0) > 0);
+      assert.equal(asked, 0);
+      assert.equal(codeHookInstalled(), false);
+    } finally {
+      await unloadPlugin(plugin);
+    }
+  });
+
+  test("without the code wasm: a notice, the notes indexed, code files as line windows", async () => {
+    StrataPlugin.codeWasm = null;
+    const { plugin } = await loadPlugin(await makeVault(), { settings: { semantic: false } });
+    try {
+      assert.ok(
+        plugin.notices.some((n) => /loading the code chunker failed: .*no code chunker wasm.*Notes are indexed as usual/.test(n)),
+        plugin.notices.join("\n"),
+      );
+      assert.equal(plugin.lastReconcile?.added, Object.keys(NOTES).length + Object.keys(CODE_FILES).length - 1);
+      assert.equal(codeHookInstalled(), false);
+      const note = (await plugin.search({ query: "starter flour", k: 3, mode: "lexical" })).hits[0];
+      assert.equal(note?.path, "Notes/Sourdough.md");
+      const code = (await plugin.search({ query: "liveness probe", k: 3, mode: "lexical" })).hits[0];
+      assert.equal(code?.path, "cmd/server/main.go");
+    } finally {
+      await unloadPlugin(plugin);
+    }
+  });
+
+  test("a new .py file: its event loads the code wasm, then its definitions are found", async () => {
+    offerCodeWasm();
+    asked = 0;
+    const { plugin, app } = await loadPlugin(await copyFixture(), { settings: { semantic: false } });
+    try {
+      assert.equal(asked, 0);
+      for (const folder of ["src", "src/auth", "node_modules", "node_modules/left-pad"]) await app.vault.createFolder(folder);
+      await app.vault.create("src/auth/session.py", CODE_FILES["src/auth/session.py"]);
+      await app.vault.create("node_modules/left-pad/index.js", CODE_FILES["node_modules/left-pad/index.js"]);
+      const hit = await eventually(
+        async () =>
+          (
+            await plugin.search({
+              query: "strip authentication so credentials do not leak to another host",
+              k: 3,
+              mode: "lexical",
+              filters: { lang: "python" },
+            })
+          ).hits[0],
+        10_000,
+        "the new file's definition",
+      );
+      assert.deepEqual([hit.path, hit.code?.kind, hit.code?.name], ["src/auth/session.py", "method", "rebuild_auth"]);
+      assert.equal(asked, 1);
+      assert.equal(codeHookInstalled(), true);
+      assert.equal((await plugin.indexStatus())?.notes, 15, "the fixture's 14 notes and the .py file; node_modules skipped");
+
+      // A code hit: the language and kind badge, the signature as its title, path:line beside it.
+      const el = results.renderHit(newEl(), hit, null) as unknown as El;
+      const byClass = (c: string) =>
+        all(el)
+          .find((e) => e.classList.contains(c))
+          ?.getText();
+      assert.equal(byClass("strata-code-badge"), "python · method");
+      assert.equal(byClass("strata-code-signature"), "def rebuild_auth(self, prepared_request, response):");
+      assert.equal(byClass("strata-hit-folder"), `src/auth/session.py:${hit.startLine}`);
+      // Obsidian has no view for .py here: a notice names path:line (nothing opened, no error).
+      const opened = app.workspace.opened.length;
+      await results.openAtLine(app as never, hit.path, hit.startLine, false);
+      assert.match(Notice.log.at(-1) ?? "", new RegExp(`no view for \\.py files; the result is at src/auth/session\\.py:${hit.startLine}`));
+      assert.equal(app.workspace.opened.length, opened);
+    } finally {
+      await unloadPlugin(plugin);
+    }
+  });
+
+  test("the settings tab's code rows: validated, saved, and turning code off re-indexes without it", async () => {
+    offerCodeWasm();
+    const vault = await makeVault();
+    const { plugin, app } = await loadPlugin(vault, { settings: { semantic: false } });
+    try {
+      assert.equal((await plugin.indexStatus())?.notes, Object.keys(NOTES).length + Object.keys(CODE_FILES).length - 1);
+      app.openSettingTab(app.settingTabs[0]);
+      type(app, "Code extensions", "py, b@d");
+      await eventually(async () => row(app, "Code extensions")?.invalid === true, 3000, "the error");
+      assert.ok(plugin.settings.codeExtensions.includes("go"), "not stored");
+      type(app, "Largest code file (KB)", "0");
+      await eventually(async () => row(app, "Largest code file (KB)")?.invalid === true, 3000, "the error");
+      type(app, "Largest code file (KB)", "2048");
+      type(app, "Skipped code folders", "vendor\n/gen/");
+      await eventually(async () => (await saved(vault)).maxCodeKB === 2048, 3000, "data.json");
+      assert.deepEqual((await saved(vault)).codeExcludeFolders, ["vendor", "gen"]);
+
+      row(app, "Index code files")!.toggle!.dispatch("click");
+      await eventually(async () => (await saved(vault)).codeEnabled === false, 3000, "data.json");
+      app.openSettingTab(app.settingTabs[0]);
+      assert.equal(row(app, "Code extensions"), undefined, "the code rows hide with it");
+      assert.ok(row(app, "Index code files"));
+      await eventually(async () => (await plugin.indexStatus())?.notes === Object.keys(NOTES).length, 10_000, "the re-index without code");
+    } finally {
+      await unloadPlugin(plugin);
+    }
+  });
+});
