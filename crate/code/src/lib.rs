@@ -31,7 +31,10 @@ pub use parse::MAX_PARSE_BYTES;
 /// a text the grammar cannot handle, longer than [`MAX_PARSE_BYTES`], or that makes the parser
 /// give up is cut into line windows (`fallback`). An empty or all-blank text has no chunks.
 /// A definition can exceed the budget only where it cannot be cut (a single long line, a
-/// signature, a definition at the deepest level).
+/// signature, a definition at the deepest level). Module chunks, error windows and the parts of
+/// an oversized definition (which repeat its signature) have no signature line of their own:
+/// their `signature_end_line` is `start_line - 1`. Lines holding only brackets or punctuation
+/// between top-level chunks (a `});`, JSON's braces, YAML's `---`) join the chunk before them.
 #[cfg(feature = "parse")]
 pub fn chunk(lang: CodeLang, text: &str, budget_tokens: usize) -> CodeFile {
     let lines = text::Lines::new(text);
