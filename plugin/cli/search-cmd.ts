@@ -24,9 +24,9 @@ import { ms, renderSnippet, ttyOut } from "./ui.ts";
 
 export const SEARCH_USAGE = `strata search <vault> "<query>" [--mode lexical|semantic|hybrid] [--queries "<q2>" …] [--fusion rrf|linear]
               [--k N] [--folder F] [--tag T] [--property KEY=VALUE] [--depth-min N] [--depth-max N]
-              [--lang python,go…] [--kind function,method|class|interface|type|enum|constant|module]
               [--order relevance|shallow|deep] [--group note|section] [--refresh] [--no-embed] [--embed-limit 256]
-              ${MODEL_USAGE} ${CODE_USAGE} [--index-dir DIR] [--config-dir .obsidian] [--json]`;
+              [--lang python,go…] [--kind function,method|class|interface|type|enum|constant|module] ${CODE_USAGE}
+              ${MODEL_USAGE} [--index-dir DIR] [--config-dir .obsidian] [--json]`;
 
 /** --lang and --kind: a name, or several separated by commas (any of them matches). */
 export function codeFilter(value: string | undefined, name: "lang" | "kind"): string | undefined {
