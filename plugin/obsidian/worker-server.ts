@@ -16,6 +16,7 @@ import initEmbedder, { StrataEmbedder } from "../../build/wasm/strata_embedder.j
 import type { CoreConfig, EmbedProgress, ModelInfo, FileStat, NoteInput, Rename, StrataCoreApi } from "../core/api.ts";
 import { errorMessage } from "../core/errors.ts";
 import { prepareCode, setCodeLoader } from "../core/code-hook.ts";
+import { workerCodeLoader } from "./code-loader.ts";
 import { asBytes } from "../core/bytes.ts";
 import { installEmbedderHook, type StrataCoreStatic } from "../core/wasm-classes.ts";
 import { openIndex, persist, type IndexStore } from "../core/index-store.ts";
@@ -124,24 +125,13 @@ export class WorkerServer implements Handlers<WorkerApi> {
       },
       read: async (path) => new Uint8Array(await host.call("vaultRead", { path })),
     };
-    setCodeLoader(() => this.loadCodeChunker());
-  }
-
-  /** Compiles the code chunker's wasm (asked for by prepareCode before code files are indexed);
-   *  a failure is told to the user once (code files are then indexed as plain line windows). */
-  private async loadCodeChunker() {
-    try {
-      const bytes = this.loaders?.code ? await this.loaders.code() : await decodeInlineWasm(await this.host.call("codeWasm", {}));
-      const code = await import("../../build/wasm/strata_code.js");
-      await code.default({ module_or_path: bytes });
-      return code.chunkCode;
-    } catch (err) {
-      this.host.emit("error", {
-        message: `${errorMessage(err)}. Notes are indexed as usual; code files as plain line windows`,
-        where: "loading the code chunker",
-      });
-      throw err;
-    }
+    setCodeLoader(
+      workerCodeLoader({
+        own: loaders?.code,
+        inline: () => host.call("codeWasm", {}),
+        failed: (message) => host.emit("error", { message, where: "loading the code chunker" }),
+      }),
+    );
   }
 
   // ---- lifecycle -------------------------------------------------------------------------
