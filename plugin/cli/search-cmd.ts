@@ -197,7 +197,8 @@ export async function searchCommand(args: string[]): Promise<number> {
     // A note with several hits: the note, then each section under it (as the sidebar shows them).
     out.push(`${rank}${pathText(n.path)}  (${n.hits.length} sections)`);
     for (const h of n.hits) {
-      const where = h.code ? `:${h.startLine} ` : "";
+      // A definition cited whole (path:line: a terminal or an editor opens it there).
+      const where = h.code ? `${pathText(`${h.path}:${h.startLine}`)} ` : "";
       out.push(`    ${where}› ${(h.headingPath && crumb(h)) || n.title || "(top of the note)"}  ${line(h)}`);
       code(h, "      ");
       snippet(h, "      ");

@@ -120,6 +120,12 @@ describe("code in the vault (Node hosts)", () => {
     assert.match(text.out, new RegExp(`cmd/server/main\\.go:(${line}|${line - 1}) › healthHandler`));
     assert.match(text.out, /\[go function\] func healthHandler\(w http\.ResponseWriter, r \*http\.Request\)/);
 
+    // Grouped by file (the terminal's default), each definition is still cited as path:line.
+    const grouped = strata(["search", vault, "redirect session request", "--mode", "lexical"]);
+    assert.match(grouped.out, /^ 1\. src\/auth\/session\.py {2}\(\d+ sections\)$/m);
+    assert.match(grouped.out, /^ {4}src\/auth\/session\.py:\d+ › SessionRedirectMixin {2}\(lines/m);
+    assert.match(grouped.out, /^ {6}\[python class\] class SessionRedirectMixin:$/m);
+
     // Bad filters are usage errors.
     const bad = strata(["search", vault, "x", "--lang", "py thon"]);
     assert.equal(bad.code, 2);
