@@ -90,27 +90,35 @@ impl<'a> Lines<'a> {
     }
 
     /// Rows `a..=b` cut into windows of at most `budget` tokens (a single longer row is a
-    /// window of its own), each trimmed of blank rows. A window ends, when it must, before the
-    /// best row in its second half to start the next one: the least indented (the start of a
-    /// statement at the outermost level in the window, so a body is cut between its inner
-    /// blocks), after a blank row rather than not, and never a row opening with a closing
-    /// bracket.
+    /// window of its own), each trimmed of blank rows, of about equal size: as many windows as
+    /// the budget needs, each aiming at the average. A window ends before the best row near its
+    /// aim to start the next one: the least indented (the start of a statement at the outermost
+    /// level there, so a body is cut between its inner blocks), after a blank row rather than
+    /// not, never a row opening with a closing bracket; then the closest to the aim.
     pub(crate) fn windows(&self, a: u32, b: u32, budget: usize) -> Vec<(u32, u32)> {
         let budget = budget.max(1);
         let mut out = Vec::new();
         let Some((mut start, b)) = self.trim(a, b) else { return out };
+        let total = self.tokens(start, b);
+        let aim = total.div_ceil(total.div_ceil(budget).max(1)).clamp(1, budget);
         while start <= b {
-            let mut end = start;
-            while end < b && self.tokens(start, end + 1) <= budget {
-                end += 1;
-            }
+            let reach = |limit: usize| {
+                let mut end = start;
+                while end < b && self.tokens(start, end + 1) <= limit {
+                    end += 1;
+                }
+                end
+            };
+            let end = reach(budget);
             if end == b {
                 out.extend(self.trim(start, b));
                 break;
             }
-            let half = start + (end - start).div_ceil(2);
-            let cut = (half.max(start + 1)..=end + 1).min_by_key(|&c| (self.cut_cost(c), std::cmp::Reverse(c)));
-            let cut = cut.unwrap_or(end + 1);
+            let target = reach(aim) + 1;
+            let from = start + (target - start).div_ceil(2);
+            let cut = (from.max(start + 1)..=end + 1)
+                .min_by_key(|&c| (self.cut_cost(c), c.abs_diff(target)))
+                .unwrap_or(end + 1);
             out.extend(self.trim(start, cut - 1));
             start = cut;
             while start <= b && self.is_blank(start) {
