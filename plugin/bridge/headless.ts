@@ -32,7 +32,7 @@ import { errorMessage } from "../core/errors.ts";
 import { defaultIndexDir, openIndex, persist } from "../core/index-store.ts";
 import { readNote, searchWithSnippets } from "../core/note-reads.ts";
 import { reconcile } from "../core/reconcile.ts";
-import { prepareCode } from "../core/code-hook.ts";
+import { codeLoadFailure, prepareCode } from "../core/code-hook.ts";
 import { embedAll } from "../core/embedding.ts";
 import { chooseWorkers, EmbedPool } from "../core/embed-pool.ts";
 import { nodeEmbedSpawner } from "../core/embed-worker-node.ts";
@@ -364,6 +364,8 @@ export class HeadlessBackend implements VaultBackend {
     await this.refresh();
     const embedding = this.modelLoaded ? this.core.embedProgress() : null;
     const notices = [...this.notices];
+    const code = codeLoadFailure();
+    if (code) notices.push(code);
     if (embedding && embedding.done < embedding.total) notices.push(`embedding in progress: ${embedding.done}/${embedding.total}`);
     return {
       mode: "headless",

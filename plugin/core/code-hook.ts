@@ -79,6 +79,11 @@ export function setCodeLoader(load: CodeLoader | null): void {
   failure = null;
 }
 
+/** Why the code wasm could not be loaded in this thread (null: loaded, not tried, or no failure). */
+export function codeLoadFailure(): string | null {
+  return failure;
+}
+
 /** Whether the hook is installed (the code wasm was loaded in this thread). */
 export function codeHookInstalled(): boolean {
   return typeof (globalThis as Record<string, unknown>)[HOOK] === "function";

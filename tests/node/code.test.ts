@@ -14,6 +14,7 @@ import { CODE_WASM_NAME, codeHookInstalled, isCodePath } from "../../plugin/core
 import { EMBEDDER_WASM_NAME, findWasm, wasmMemory } from "../../plugin/core/node.ts";
 import { HeadlessBackend } from "../../plugin/bridge/headless.ts";
 import { callTool } from "../../plugin/bridge/tools.ts";
+import { ok, spawnBridge } from "./bridge-helpers.ts";
 import { CODE_FILES, lineOf, makeVault, NOTES } from "./code-vault.ts";
 import { cleanupTemps, copyFixture, indexVault, ROOT, tempDir } from "./helpers.ts";
 
@@ -171,6 +172,18 @@ describe("code in the vault (Node hosts)", () => {
       assert.equal((JSON.parse(s.out) as { hits: Hit[] }).hits[0]?.path, "Notes/Sourdough.md");
       const code = strata(["search", vault, "liveness probe", "--json", "--mode", "lexical"], env);
       assert.equal((JSON.parse(code.out) as { hits: Hit[] }).hits[0]?.path, "cmd/server/main.go", damage);
+      // The headless bridge's status says so (a code file changed since: the bridge's refresh tries to load it).
+      await writeFile(path.join(vault, "web/retry.ts"), CODE_FILES["web/retry.ts"] + "\nexport const VERSION = 2;\n");
+      const bridge = await spawnBridge([vault, "--headless", "--no-model"], env);
+      try {
+        const st = await ok(bridge.client, "status");
+        assert.ok(
+          (st.data.notices as string[]).some((n) => /code chunker could not be loaded/.test(n)),
+          `${damage}: ${st.text}`,
+        );
+      } finally {
+        await bridge.close();
+      }
     }
   });
 
