@@ -236,4 +236,28 @@ describe("code in the vault (Node hosts)", () => {
       await backend.close();
     }
   });
+
+  test("the headless bridge indexes code as the plugin's settings say (data.json)", async () => {
+    const vault = await makeVault();
+    const pluginDir = path.join(vault, ".obsidian", "plugins", "strata-search");
+    await mkdir(pluginDir, { recursive: true });
+    await writeFile(path.join(pluginDir, "data.json"), JSON.stringify({ codeExtensions: ["go"], codeExcludeFolders: [] }));
+    let backend = await HeadlessBackend.open({ vaultDir: vault, modelsDir: null, embed: false });
+    try {
+      assert.deepEqual((await backend.list({ limit: 50 })).entries.map((e) => e.path).sort(), [
+        "Notes/Architecture.md",
+        "Notes/Sourdough.md",
+        "cmd/server/main.go",
+      ]);
+    } finally {
+      await backend.close();
+    }
+    await writeFile(path.join(pluginDir, "data.json"), JSON.stringify({ codeEnabled: false }));
+    backend = await HeadlessBackend.open({ vaultDir: vault, modelsDir: null, embed: false });
+    try {
+      assert.equal((await backend.status()).index.notes, Object.keys(NOTES).length);
+    } finally {
+      await backend.close();
+    }
+  });
 });
