@@ -29,13 +29,7 @@ pub(crate) fn chunk(lang: CodeLang, lines: &Lines, budget: usize) -> CodeFile {
         items.push(Item::region(e.0, e.1, 1));
     }
     items.sort_by_key(|i| (i.start, std::cmp::Reverse(i.end)));
-    let mut kept: Vec<Item> = Vec::with_capacity(items.len());
-    for it in items {
-        if kept.last().is_some_and(|l| it.start <= l.end) {
-            continue;
-        }
-        kept.push(it);
-    }
+    let kept = without_overlaps(items);
     let error_count = errors.len() as u32;
     let mut emit = Emit::new(lines, budget, errors);
     emit.file(kept);
@@ -60,6 +54,24 @@ fn mappings(root: Node) -> Vec<Node> {
     out
 }
 
+/// Items in order without one that starts on a row an earlier one holds (`"a": 1, "b": 2` on
+/// one line: "a" holds it); a comment above an item on such a row stays with the earlier one.
+fn without_overlaps(items: Vec<Item>) -> Vec<Item> {
+    let mut kept: Vec<Item> = Vec::with_capacity(items.len());
+    for mut it in items {
+        if let Some(last) = kept.last() {
+            if it.start <= last.end {
+                if it.node_start <= last.end {
+                    continue;
+                }
+                it.start = it.node_start;
+            }
+        }
+        kept.push(it);
+    }
+    kept
+}
+
 /// A mapping node inside a value (`"config": {…}`, `servers:\n  alpha: …`).
 fn mapping_of(value: Node) -> Option<Node> {
     let mut n = value;
@@ -80,10 +92,12 @@ struct Data<'a> {
 
 impl Data<'_> {
     fn pairs(&self, mapping: Node, level: u8) -> Vec<Item> {
-        named_children(mapping)
-            .filter(|p| matches!(p.kind(), "pair" | "block_mapping_pair" | "flow_pair"))
-            .map(|p| self.pair(p, level))
-            .collect()
+        without_overlaps(
+            named_children(mapping)
+                .filter(|p| matches!(p.kind(), "pair" | "block_mapping_pair" | "flow_pair"))
+                .map(|p| self.pair(p, level))
+                .collect(),
+        )
     }
 
     fn pair(&self, pair: Node, level: u8) -> Item {

@@ -92,6 +92,14 @@ fn a_large_yaml_mapping_is_split_by_its_keys() {
 }
 
 #[test]
+fn keys_sharing_a_line_are_one_chunk() {
+    let text = "{\n  \"outer\": {\n    \"x\": \"aaaaaaaaaaaaaaaaaaaa\", \"y\": \"bbbbbbbbbbbbbbbbbbbbbbbb\",\n    \"z\": 3\n  }\n}\n";
+    let f = chunk(CodeLang::Json, text, 8);
+    common::check_layout(text, &f);
+    assert_eq!(describe(&f), ["key outer 1-6", "key x <outer 3-3", "key z <outer 4-4"]);
+}
+
+#[test]
 fn broken_and_odd_data_files() {
     for (lang, text) in [
         (CodeLang::Json, "{\n  \"a\": 1,\n  \"b\": [1, 2,\n  \"c\": {\n}\n"),

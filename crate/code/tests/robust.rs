@@ -153,3 +153,41 @@ fn minified_code_is_one_chunk_per_line() {
     check_layout(text, &f);
     assert_eq!(describe(&f), ["function a 1-1", "function d 2-2"]);
 }
+
+#[test]
+fn mutated_fixtures_keep_the_layout() {
+    // Deterministic mutations (cut, duplicate, insert brackets or quotes) of every fixture.
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n.max(1) as u64) as usize
+    };
+    for name in FIXTURES {
+        let text = common::fixture(name);
+        for _ in 0..400 {
+            let mut t = text.clone().into_bytes();
+            for _ in 0..1 + next(4) {
+                let at = next(t.len());
+                match next(4) {
+                    0 => {
+                        let len = next(40).min(t.len() - at);
+                        t.drain(at..at + len);
+                    }
+                    1 => {
+                        let piece: Vec<u8> = t[at..(at + next(200)).min(t.len())].to_vec();
+                        t.splice(at..at, piece);
+                    }
+                    2 => t.insert(at, b"{}()[]\"'`:\n\t#/*"[next(15)]),
+                    _ => t.splice(at..at, b"\n\n    ".iter().copied()).for_each(drop),
+                }
+            }
+            let t = String::from_utf8_lossy(&t).into_owned();
+            for budget in [8, 512] {
+                let f = chunk(lang_of(name), &t, budget);
+                check_layout(&t, &f);
+            }
+        }
+    }
+}
