@@ -110,15 +110,16 @@ await buildBridge({
   plugins: [config.wasmDirPlugin()],
   cjsOutfile: path.join(server, "strata-mcp.cjs"),
 });
-for (const w of ["strata_core_bg.wasm", "strata_embedder_bg.wasm"]) copyFileSync(path.join(wasmDir, w), path.join(server, w));
+const bridgeWasm = ["strata_core_bg.wasm", "strata_embedder_bg.wasm", "strata_code_bg.wasm"];
+for (const w of bridgeWasm) copyFileSync(path.join(wasmDir, w), path.join(server, w));
 
 // 5. The bridge's files for Claude Code, as release assets the plugin installs into its folder
 // (`bridge/`) from the settings tab, checked like a model: they join the table in models.json.
 const bridgeDir = path.join(stage, "bridge");
 mkdirSync(bridgeDir, { recursive: true });
 copyFileSync(path.join(server, "strata-mcp.cjs"), path.join(bridgeDir, "mcp-bridge.js"));
-for (const w of ["strata_core_bg.wasm", "strata_embedder_bg.wasm"]) copyFileSync(path.join(server, w), path.join(bridgeDir, w));
-table.bridge = await describeFiles("bridge", bridgeDir, ["mcp-bridge.js", "strata_core_bg.wasm", "strata_embedder_bg.wasm"], {
+for (const w of bridgeWasm) copyFileSync(path.join(server, w), path.join(bridgeDir, w));
+table.bridge = await describeFiles("bridge", bridgeDir, ["mcp-bridge.js", ...bridgeWasm], {
   license: pkg.license ?? "MIT",
 });
 await writeEntryParts(table.bridge, bridgeDir, out);

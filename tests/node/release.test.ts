@@ -99,10 +99,10 @@ describe("release", () => {
         }
       }
     }
-    // The bridge for Claude Code: mcp-bridge.js and the two .wasm, in the table and compiled in too.
+    // The bridge for Claude Code: mcp-bridge.js and the three .wasm, in the table and compiled in too.
     assert.deepEqual(
       table.bridge?.files.map((f) => f.name),
-      ["mcp-bridge.js", "strata_core_bg.wasm", "strata_embedder_bg.wasm"],
+      ["mcp-bridge.js", "strata_core_bg.wasm", "strata_embedder_bg.wasm", "strata_code_bg.wasm"],
     );
     for (const f of table.bridge.files) assert.ok(main.includes(f.sha256), `the bridge's ${f.name} SHA-256 is in main.js`);
     const parts = [...table.models, table.bridge].flatMap((m) => m.files.flatMap((f) => f.parts.map((p) => p.name)));
