@@ -26,7 +26,7 @@ CFLAGS_wasm32_unknown_unknown="$(bash scripts/wasm-cflags.sh)" \
 # tests check that embedder against the reference vectors (compiling tract natively as well
 # took ~6 of the ~25 minutes of a cold run on 2 cores). `cargo test --workspace` runs the
 # native embedder's own tests too.
-cargo test -p strata-core --no-default-features
+cargo test -p strata-core --no-default-features --features code
 # The chunker's tests: fixtures per language, JSON/YAML, garbage, huge and nested input.
 cargo test -p strata-code
 node esbuild.config.mjs

@@ -161,71 +161,93 @@ fn push_chunks(text: &str, lines: &LineIndex, file: &CodeFile, offset: u32, pare
 /// Token estimates and embedding keys of the code sections from `from` on: each has a vector
 /// when it has text of its own (a class's declaration and fields beside its methods).
 fn set_embed_keys(text: &str, sections: &mut [Section], from: usize) {
+    let tree = Tree::new(text, sections);
+    let mut keys = Vec::new();
     for i in from..sections.len() {
         if sections[i].code.is_none() {
             continue;
         }
-        let own = own_text(text, sections, i, false);
-        sections[i].tokens = estimate_tokens(&own) as u32;
-        if !own.trim().is_empty() {
-            sections[i].embed_key = Some(embed_key(&embed_text(text, sections, i)));
-        }
+        let own = tree.own_text(sections, i, false);
+        let key = (!own.trim().is_empty()).then(|| embed_key(&tree.embed_text(sections, i)));
+        keys.push((i, estimate_tokens(&own) as u32, key));
+    }
+    for (i, tokens, key) in keys {
+        sections[i].tokens = tokens;
+        sections[i].embed_key = key;
     }
 }
 
-/// Indices of the direct children of section `i`, by line.
-fn children(sections: &[Section], i: usize) -> Vec<usize> {
-    let order = sections[i].order;
-    sections.iter().enumerate().skip(i + 1).filter(|(_, s)| s.parent == Some(order)).map(|(k, _)| k).collect()
+/// A note's text with its line index and each section's children: what own texts are cut
+/// from (built once per note; every section's text is cut in time linear in its own lines).
+pub struct Tree<'a> {
+    text: &'a str,
+    lines: LineIndex,
+    children: Vec<Vec<u32>>,
 }
 
-/// Section `i`'s own lines: its lines without its children's. With `collapse`, each child is
-/// replaced by its signature and "…" (a class's embedded text lists its methods).
-pub fn own_text(text: &str, sections: &[Section], i: usize, collapse: bool) -> String {
-    let s = &sections[i];
-    let lines = LineIndex::new(text);
-    let mut out = String::new();
-    let mut next = s.start_line;
-    for k in children(sections, i) {
-        let c = &sections[k];
-        if c.start_line > next {
-            out.push_str(&text[lines.byte_range(text, next, c.start_line - 1)]);
-            out.push('\n');
-        }
-        if collapse {
-            if let Some(sig) = c.code.as_ref().map(|c| c.signature.as_str()).filter(|s| !s.is_empty()) {
-                out.push_str(sig);
-                out.push_str(" …\n");
+impl<'a> Tree<'a> {
+    pub fn new(text: &'a str, sections: &[Section]) -> Tree<'a> {
+        let mut children = vec![Vec::new(); sections.len()];
+        for s in sections {
+            if let Some(p) = s.parent.filter(|p| (*p as usize) < sections.len()) {
+                children[p as usize].push(s.order);
             }
         }
-        next = next.max(c.end_line + 1);
+        Tree { text, lines: LineIndex::new(text), children }
     }
-    if next <= s.end_line {
-        out.push_str(&text[lines.byte_range(text, next, s.end_line)]);
+
+    /// Section `i`'s own lines: its lines without its children's. With `collapse`, each child
+    /// is replaced by its signature and "…" (a class's embedded text lists its methods).
+    pub fn own_text(&self, sections: &[Section], i: usize, collapse: bool) -> String {
+        let (text, lines) = (self.text, &self.lines);
+        let s = &sections[i];
+        let mut out = String::new();
+        let mut next = s.start_line;
+        for &k in &self.children[i] {
+            let c = &sections[k as usize];
+            if c.start_line > next {
+                out.push_str(&text[lines.byte_range(text, next, c.start_line - 1)]);
+                out.push('\n');
+            }
+            if collapse {
+                if let Some(sig) = c.code.as_ref().map(|c| c.signature.as_str()).filter(|s| !s.is_empty()) {
+                    out.push_str(sig);
+                    out.push_str(" …\n");
+                }
+            }
+            next = next.max(c.end_line + 1);
+        }
+        if next <= s.end_line {
+            out.push_str(&text[lines.byte_range(text, next, s.end_line)]);
+        }
+        out
     }
-    out
+
+    /// The text embedded for code section `i`: its breadcrumb, then (for a part of an oversized
+    /// definition) the definition's signature, then its own lines with its children collapsed
+    /// to their signatures. Nothing depends on the file's path, so a rename keeps every key.
+    pub fn embed_text(&self, sections: &[Section], i: usize) -> String {
+        let s = &sections[i];
+        let mut out = String::new();
+        if !s.heading_path.is_empty() {
+            out.push_str(&s.heading_path);
+            out.push_str("\n\n");
+        }
+        let parent = s.parent.and_then(|p| sections.get(p as usize)).and_then(|p| p.code.as_ref());
+        if let (Some(code), Some(sig)) = (&s.code, parent.map(|c| &c.signature)) {
+            if code.kind() == ChunkKind::Lines && !sig.is_empty() {
+                out.push_str(sig);
+                out.push_str("\n…\n");
+            }
+        }
+        out.push_str(self.own_text(sections, i, true).trim());
+        out
+    }
 }
 
-/// The text embedded for code section `i`: its breadcrumb, then (for a part of an oversized
-/// definition) the definition's signature, then its own lines with its children collapsed to
-/// their signatures. Nothing depends on the file's path, so a rename keeps every key.
+/// [`Tree::embed_text`] of one section.
 pub fn embed_text(text: &str, sections: &[Section], i: usize) -> String {
-    let s = &sections[i];
-    let mut out = String::new();
-    if !s.heading_path.is_empty() {
-        out.push_str(&s.heading_path);
-        out.push_str("\n\n");
-    }
-    let parent_sig =
-        s.parent.and_then(|p| sections.get(p as usize)).and_then(|p| p.code.as_ref()).map(|c| &c.signature);
-    if let (Some(code), Some(sig)) = (&s.code, parent_sig) {
-        if code.kind() == ChunkKind::Lines && !sig.is_empty() {
-            out.push_str(sig);
-            out.push_str("\n…\n");
-        }
-    }
-    out.push_str(own_text(text, sections, i, true).trim());
-    out
+    Tree::new(text, sections).embed_text(sections, i)
 }
 
 /// Adds the chunks of the note's large fenced code blocks as children of the sections that

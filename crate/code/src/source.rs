@@ -9,7 +9,21 @@ use crate::parse::parse;
 use crate::text::Lines;
 use crate::{CodeFile, CodeLang};
 
+/// Lines longer than this are minified or generated code ([`minified`]).
+pub const LONG_LINE_BYTES: usize = 500;
+
+/// Bundled or minified code: at least half of the text on lines over [`LONG_LINE_BYTES`]. It is
+/// not parsed: its definitions would share a few lines, and such files cost the parser the most
+/// (measured on npm packages: 22 of 2,272 files, 37 % of the chunker's time).
+pub fn minified(text: &str) -> bool {
+    text.len() >= 2 * LONG_LINE_BYTES
+        && 2 * text.split('\n').map(str::len).filter(|&n| n > LONG_LINE_BYTES).sum::<usize>() >= text.len()
+}
+
 pub(crate) fn chunk(lang: CodeLang, lines: &Lines, budget: usize) -> CodeFile {
+    if minified(lines.text()) {
+        return windows(lang, lines, budget, Vec::new(), true);
+    }
     let Some(tree) = parse(lang, lines.text()) else { return windows(lang, lines, budget, Vec::new(), true) };
     let root = tree.root_node();
     let errors = error_regions(&tree);

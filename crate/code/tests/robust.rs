@@ -155,6 +155,24 @@ fn minified_code_is_one_chunk_per_line() {
 }
 
 #[test]
+fn bundled_code_is_not_parsed() {
+    // A bundle: most bytes on lines of thousands of characters.
+    let line: String = (0..200).map(|i| format!("function f{i}(a){{return a+{i}}}")).collect();
+    let text = format!("/*! bundle v1 */\n{line}\n{line}\n");
+    let f = chunk(CodeLang::JavaScript, &text, 512);
+    check_layout(&text, &f);
+    assert!(f.fallback && f.chunks.iter().all(|c| c.kind == ChunkKind::Lines), "{:?}", describe(&f));
+    // One long line in an ordinary file (a data URL) does not make it a bundle.
+    let ordinary = format!(
+        "const icon = \"data:image/png;base64,{}\";\n{}",
+        "A".repeat(2000),
+        "function g() {\n  return 1;\n}\n".repeat(100)
+    );
+    let f = chunk(CodeLang::JavaScript, &ordinary, 512);
+    assert!(!f.fallback && describe(&f).iter().any(|d| d.starts_with("function g")), "{:?}", describe(&f));
+}
+
+#[test]
 fn mutated_fixtures_keep_the_layout() {
     // Deterministic mutations (cut, duplicate, insert brackets or quotes) of every fixture.
     let mut seed = 0x2545_f491_4f6c_dd1du64;

@@ -3,7 +3,13 @@
 use std::path::Path;
 
 /// The `.md` files under `dir` (hidden entries skipped) as (vault-relative path, bytes).
+#[allow(dead_code)]
 pub fn walk(dir: &Path, root: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+    walk_with(dir, root, &|name| name.ends_with(".md"), out)
+}
+
+/// The files under `dir` whose name `wanted` accepts (hidden entries skipped).
+pub fn walk_with(dir: &Path, root: &Path, wanted: &dyn Fn(&str) -> bool, out: &mut Vec<(String, Vec<u8>)>) {
     let Ok(rd) = std::fs::read_dir(dir) else { return };
     for e in rd.flatten() {
         let p = e.path();
@@ -13,8 +19,8 @@ pub fn walk(dir: &Path, root: &Path, out: &mut Vec<(String, Vec<u8>)>) {
         }
         let Ok(ft) = e.file_type() else { continue };
         if ft.is_dir() {
-            walk(&p, root, out);
-        } else if ft.is_file() && name.ends_with(".md") {
+            walk_with(&p, root, wanted, out);
+        } else if ft.is_file() && wanted(&name) {
             let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
             out.push((rel, std::fs::read(&p).unwrap_or_default()));
         }

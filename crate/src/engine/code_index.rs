@@ -30,10 +30,9 @@ impl CodeTexts {
                 holds_code[p as usize] = true;
             }
         }
+        let tree = crate::code::Tree::new(text, sections);
         let own = (0..sections.len())
-            .map(|i| {
-                (sections[i].code.is_some() || holds_code[i]).then(|| crate::code::own_text(text, sections, i, false))
-            })
+            .map(|i| (sections[i].code.is_some() || holds_code[i]).then(|| tree.own_text(sections, i, false)))
             .collect();
         let symbols = sections
             .iter()
@@ -68,10 +67,14 @@ impl Engine {
     ) -> Result<()> {
         let FileFacts { hash, size, mtime, existed, known } = file;
         let (chunks, warning) = crate::code::chunk(lang, text, self.config.chunk_budget, self.config.code_syntax);
-        if let Some(message) = warning {
-            report.warnings.push(Warning { path: path.to_string(), message });
+        if let Some(message) = &warning {
+            report.warnings.push(Warning { path: path.to_string(), message: message.clone() });
         }
-        if chunks.error_regions > 0 {
+        if chunks.fallback && self.config.code_syntax && warning.is_none() && !chunks.chunks.is_empty() {
+            let message =
+                "not parsed (minified or bundled code, or beyond the parser's limits): indexed in line windows";
+            report.warnings.push(Warning { path: path.to_string(), message: message.into() });
+        } else if chunks.error_regions > 0 {
             let n = chunks.error_regions;
             let message = format!(
                 "{n} syntax-error region{}: the definitions around {} are indexed, the damaged lines as plain text",
