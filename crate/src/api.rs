@@ -8,8 +8,10 @@ use serde::{Deserialize, Serialize};
 pub use crate::snippet::Snippet;
 
 mod code;
+mod similar;
 mod structured;
 pub use code::*;
+pub use similar::*;
 pub use structured::*;
 
 /// The current bytes of notes by path, read by the host: the index does not store note text
@@ -167,6 +169,11 @@ pub struct UpdateReport {
     pub warnings: Vec<Warning>,
     pub sections: usize,
     pub took_ms: f64,
+    /// Notes whose large fenced code blocks stayed whole because the code chunker was not
+    /// loaded: the host loads it and passes these notes again (their blocks are then chunked).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
+    pub code_chunker_needed: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -333,46 +340,6 @@ pub struct SnippetRequest {
     #[serde(default)]
     #[cfg_attr(test, ts(type = "NoteTexts"))]
     pub texts: NoteTexts,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[cfg_attr(test, ts(optional_fields))]
-pub struct SimilarRequest {
-    pub path: Option<String>,
-    pub section_id: Option<String>,
-    pub k: Option<usize>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
-pub struct SimilarSection {
-    pub section_id: String,
-    pub heading_path: String,
-    pub start_line: u32,
-    pub end_line: u32,
-    pub score: f32,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
-pub struct SimilarHit {
-    pub path: String,
-    pub title: String,
-    pub score: f32,
-    pub sections: Vec<SimilarSection>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
-pub struct SimilarResponse {
-    pub source: String,
-    pub hits: Vec<SimilarHit>,
-    pub took_ms: f64,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -17,21 +17,33 @@ use crate::sections::{embed_key, Section, SectionCode, HEADING_SEPARATOR};
 use crate::token_estimate::estimate_tokens;
 
 /// Chunks `text` of a source file in `lang` by its syntax; without `syntax`, not at all (the
-/// file is one section: the baseline `strata eval` compares with). The second value is a
-/// warning for the index report (no chunker available: line windows).
-pub fn chunk(lang: CodeLang, text: &str, budget: usize, syntax: bool) -> (CodeFile, Option<String>) {
+/// file is one section: the baseline `strata eval` compares with). An error when no chunker is
+/// available (the wasm core's host has not loaded the code wasm).
+pub fn chunk(lang: CodeLang, text: &str, budget: usize, syntax: bool) -> Result<CodeFile, String> {
     if !syntax {
-        return (CodeFile { lang, chunks: Vec::new(), error_regions: 0, fallback: true, imports: None }, None);
+        return Ok(CodeFile { lang, chunks: Vec::new(), error_regions: 0, fallback: true, imports: None });
+    }
+    #[cfg(test)]
+    if tests::CHUNKER_OFF.get() {
+        return Err("no chunker (test)".into());
     }
     chunker::chunk(lang, text, budget)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    thread_local! {
+        /// Tests of a host without the code wasm: the chunker reports itself missing.
+        pub static CHUNKER_OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
 }
 
 #[cfg(feature = "code")]
 mod chunker {
     use super::*;
 
-    pub fn chunk(lang: CodeLang, text: &str, budget: usize) -> (CodeFile, Option<String>) {
-        (strata_code::chunk(lang, text, budget), None)
+    pub fn chunk(lang: CodeLang, text: &str, budget: usize) -> Result<CodeFile, String> {
+        Ok(strata_code::chunk(lang, text, budget))
     }
 }
 
@@ -48,20 +60,12 @@ mod chunker {
         fn chunk_code(lang: &str, text: &str, budget: u32) -> Result<js_sys::Uint8Array, JsValue>;
     }
 
-    pub fn chunk(lang: CodeLang, text: &str, budget: usize) -> (CodeFile, Option<String>) {
-        let result = chunk_code(lang.name(), text, budget as u32)
-            .map_err(|e| {
-                let msg = e.as_string().or_else(|| e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())));
-                msg.unwrap_or_else(|| "the host has not loaded the code wasm (globalThis.__strataChunkCode)".into())
-            })
-            .and_then(|bytes| CodeFile::decode(&bytes.to_vec()));
-        match result {
-            Ok(file) => (file, None),
-            Err(e) => (
-                CodeFile::line_windows(lang, text, budget),
-                Some(format!("code chunker unavailable ({e}): indexed in line windows")),
-            ),
-        }
+    pub fn chunk(lang: CodeLang, text: &str, budget: usize) -> Result<CodeFile, String> {
+        let bytes = chunk_code(lang.name(), text, budget as u32).map_err(|e| {
+            let msg = e.as_string().or_else(|| e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())));
+            msg.unwrap_or_else(|| "the host has not loaded the code wasm (globalThis.__strataChunkCode)".into())
+        })?;
+        CodeFile::decode(&bytes.to_vec())
     }
 }
 
@@ -69,9 +73,8 @@ mod chunker {
 mod chunker {
     use super::*;
 
-    pub fn chunk(lang: CodeLang, text: &str, budget: usize) -> (CodeFile, Option<String>) {
-        let warning = "this build has no code chunker (feature `code`): indexed in line windows";
-        (CodeFile::line_windows(lang, text, budget), Some(warning.into()))
+    pub fn chunk(_: CodeLang, _: &str, _: usize) -> Result<CodeFile, String> {
+        Err("this build has no code chunker (feature `code`)".into())
     }
 }
 
@@ -253,14 +256,15 @@ pub fn embed_text(text: &str, sections: &[Section], i: usize) -> String {
 /// Adds the chunks of the note's large fenced code blocks as children of the sections that
 /// hold them. `sections` are the note's Markdown sections (pre-order); the result is pre-order
 /// again, orders and parents renumbered. A block is chunked when its language is known and it
-/// is over `budget` estimated tokens; smaller blocks stay part of their section's text.
+/// is over `budget` estimated tokens; smaller blocks stay part of their section's text, and so
+/// do large ones when no chunker is available (`missing` is then set).
 pub fn add_code_blocks(
     text: &str,
     sections: Vec<Section>,
     blocks: &[crate::markdown::CodeBlock],
     budget: usize,
     syntax: bool,
-    warnings: &mut Vec<String>,
+    missing: &mut bool,
 ) -> Vec<Section> {
     let lines = LineIndex::new(text);
     let mut chunked: Vec<(u32, CodeFile)> = Vec::new();
@@ -273,9 +277,11 @@ pub fn add_code_blocks(
         if estimate_tokens(code) <= budget {
             continue;
         }
-        let (file, warning) = chunk(lang, code, budget, syntax);
-        warnings.extend(warning);
-        chunked.push((b.first_line - 1, file));
+        match chunk(lang, code, budget, syntax) {
+            Ok(file) => chunked.push((b.first_line - 1, file)),
+            // Without a chunker the block stays whole in its section, as a small one does.
+            Err(_) => *missing = true,
+        }
     }
     if chunked.is_empty() {
         return sections;

@@ -32,7 +32,7 @@ import { errorMessage } from "../core/errors.ts";
 import { defaultIndexDir, openIndex, persist } from "../core/index-store.ts";
 import { readNote, searchWithSnippets } from "../core/note-reads.ts";
 import { reconcile } from "../core/reconcile.ts";
-import { codeLoadFailure, prepareCode } from "../core/code-hook.ts";
+import { codeLoadFailure, prepareCode, retryCodeBlocks } from "../core/code-hook.ts";
 import { embedAll } from "../core/embedding.ts";
 import { chooseWorkers, EmbedPool } from "../core/embed-pool.ts";
 import { nodeEmbedSpawner } from "../core/embed-worker-node.ts";
@@ -489,7 +489,9 @@ export class HeadlessBackend implements VaultBackend {
     await this.mutex.run(async () => {
       const code = await prepareCode(this.core, [p]);
       if (code) this.log(`${code.path}: ${code.message}`);
-      this.core.update({ upserts: [{ path: p, bytes, mtime }] });
+      const upserts = [{ path: p, bytes, mtime }];
+      const again = await retryCodeBlocks(this.core, this.core.update({ upserts }), upserts, true);
+      for (const w of again?.warnings ?? []) this.log(`${w.path}: ${w.message}`);
       await persist(this.core, this.store);
     });
     this.lastUpdate = Date.now();

@@ -6,7 +6,7 @@
 // a vault of notes never pays for it. Without the hook the core indexes code files as plain line
 // windows and says so in its report.
 
-import type { StrataCoreApi, Warning } from "./api.ts";
+import type { NoteInput, StrataCoreApi, UpdateReport, Warning } from "./api.ts";
 import { errorMessage } from "./errors.ts";
 
 /** The code wasm's export: a file's chunks, encoded for the core. */
@@ -111,6 +111,13 @@ export async function prepareCode(core: Pick<StrataCoreApi, "shouldIndex">, path
     }
   }
   if (first === null) return null;
+  return loadFor(first);
+}
+
+/** Loads the code wasm (once per thread) and installs the hook; a warning on `path` when it
+ *  cannot be loaded. */
+async function loadFor(first: string): Promise<Warning | null> {
+  if (codeHookInstalled()) return null;
   if (failure) return { path: first, message: failure };
   const load = loader;
   if (!load) return { path: first, message: "this host cannot load the code chunker; code files are indexed as plain line windows" };
@@ -125,4 +132,26 @@ export async function prepareCode(core: Pick<StrataCoreApi, "shouldIndex">, path
   })();
   await loading;
   return codeHookInstalled() ? null : { path: first, message: failure ?? "the code chunker is not loaded" };
+}
+
+/**
+ * After `core.update`: notes whose large fenced code blocks stayed whole because the chunker was
+ * not loaded (`report.codeChunkerNeeded`: a vault of notes never loads it for its paths alone)
+ * are passed again once it is, and their blocks are chunked. Returns the second update's report
+ * (null when none was needed), with a warning when the chunker cannot be loaded.
+ */
+export async function retryCodeBlocks(
+  core: Pick<StrataCoreApi, "update">,
+  report: UpdateReport,
+  upserts: readonly NoteInput[],
+  commit: boolean,
+): Promise<UpdateReport | null> {
+  const needed = new Set(report.codeChunkerNeeded ?? []);
+  if (needed.size === 0) return null;
+  const first = [...needed][0];
+  const warning = await loadFor(first);
+  if (warning) {
+    return { added: 0, updated: 0, unchanged: 0, moved: 0, deleted: 0, skipped: [], warnings: [warning], sections: 0, tookMs: 0 };
+  }
+  return core.update({ upserts: upserts.filter((u) => needed.has(u.path)), commit });
 }

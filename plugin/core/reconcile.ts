@@ -2,7 +2,7 @@
 // in batches → update, persisting as it goes.
 
 import type { FileStat, NoteInput, Plan, Skip, StrataCoreApi, UpdateReport, Warning } from "./api.ts";
-import { prepareCode } from "./code-hook.ts";
+import { prepareCode, retryCodeBlocks } from "./code-hook.ts";
 import { errorMessage } from "./errors.ts";
 import { persist, type IndexStore } from "./index-store.ts";
 import type { VaultSource } from "./note-reads.ts";
@@ -143,8 +143,14 @@ export async function reconcile(core: StrataCoreApi, vault: VaultSource, opts: R
     // Batches are staged uncommitted so that a bulk index makes one segment; the commit
     // comes with the next persist() (flush commits) or the core.commit() at the end.
     const rep: UpdateReport = core.update({ upserts, deletes: pendingDeletes, commit: false });
-    sum.coreMs += performance.now() - t;
     pendingDeletes = [];
+    // Notes whose large fenced code blocks waited for the code chunker: again, with it.
+    const again = await retryCodeBlocks(core, rep, upserts, false);
+    if (again) {
+      rep.warnings.push(...again.warnings);
+      rep.sections += again.sections;
+    }
+    sum.coreMs += performance.now() - t;
     sum.added += rep.added;
     sum.updated += rep.updated;
     sum.unchanged += rep.unchanged;

@@ -15,7 +15,7 @@ import init, { StrataCore } from "../../build/wasm/strata_core.js";
 import initEmbedder, { StrataEmbedder } from "../../build/wasm/strata_embedder.js";
 import type { CoreConfig, EmbedProgress, ModelInfo, FileStat, NoteInput, Rename, StrataCoreApi } from "../core/api.ts";
 import { errorMessage } from "../core/errors.ts";
-import { prepareCode, setCodeLoader } from "../core/code-hook.ts";
+import { prepareCode, retryCodeBlocks, setCodeLoader } from "../core/code-hook.ts";
 import { workerCodeLoader } from "./code-loader.ts";
 import { asBytes } from "../core/bytes.ts";
 import { installEmbedderHook, type StrataCoreStatic } from "../core/wasm-classes.ts";
@@ -297,6 +297,8 @@ export class WorkerServer implements Handlers<WorkerApi> {
           }),
       );
       const rep = core.update({ upserts, deletes, renames, commit: true });
+      const again = await retryCodeBlocks(core, rep, upserts, true);
+      if (again) rep.warnings.push(...again.warnings);
       this.st.counters.notesRead += upserts.length;
       this.st.counters.renamesRead += renamesRead;
       this.st.pendingNotes = 0;

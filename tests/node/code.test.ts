@@ -137,6 +137,22 @@ describe("code in the vault (Node hosts)", () => {
     assert.match(strata(["index", "--help"]).out, /\[--no-code\] \[--code-ext py,ts,…\] \[--code-exclude node_modules,…\]/);
   });
 
+  test("a vault of notes: a large fenced code block is chunked into its definitions (the chunker loaded for it)", async () => {
+    const vault = await tempDir();
+    const steps = Array.from(
+      { length: 60 },
+      (_, i) => `def resize_step_${i}(image):\n    """Scales the image by ${i} percent."""\n    return image.scale(${i})\n`,
+    );
+    await writeFile(path.join(vault, "Pipeline.md"), `# Pipeline\n\nHow images are resized.\n\n\`\`\`python\n${steps.join("\n")}\`\`\`\n`);
+    await writeFile(path.join(vault, "Small.md"), "# Small\n\n```python\ndef tiny():\n    pass\n```\n");
+    const report = index(vault);
+    assert.deepEqual(report.warnings, []);
+    const hits = search(vault, "resize_step_42");
+    assert.equal(hits[0]?.path, "Pipeline.md");
+    assert.equal(hits[0]?.code?.name, "resize_step_42");
+    assert.equal(hits[0]?.code?.kind, "function");
+  });
+
   test("--no-code, --code-ext and --code-exclude choose what is indexed as code", async () => {
     const notesOnly = index(await makeVault(), "--no-code");
     assert.equal(notesOnly.added, Object.keys(NOTES).length);

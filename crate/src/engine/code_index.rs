@@ -66,11 +66,17 @@ impl Engine {
         report: &mut UpdateReport,
     ) -> Result<()> {
         let FileFacts { hash, size, mtime, existed, known } = file;
-        let (chunks, warning) = crate::code::chunk(lang, text, self.config.chunk_budget, self.config.code_syntax);
-        if let Some(message) = &warning {
-            report.warnings.push(Warning { path: path.to_string(), message: message.clone() });
-        }
-        if chunks.fallback && self.config.code_syntax && warning.is_none() && !chunks.chunks.is_empty() {
+        let chunked = crate::code::chunk(lang, text, self.config.chunk_budget, self.config.code_syntax);
+        let chunks = match chunked {
+            Ok(chunks) => chunks,
+            Err(e) => {
+                let message = format!("code chunker unavailable ({e}): indexed in line windows");
+                report.warnings.push(Warning { path: path.to_string(), message });
+                strata_code::CodeFile::line_windows(lang, text, self.config.chunk_budget)
+            }
+        };
+        let unparsed = chunks.fallback && chunks.error_regions == 0;
+        if unparsed && self.config.code_syntax && !chunks.chunks.is_empty() && !report_has(report, path) {
             let message =
                 "not parsed (minified or bundled code, or beyond the parser's limits): indexed in line windows";
             report.warnings.push(Warning { path: path.to_string(), message: message.into() });
@@ -148,4 +154,9 @@ impl Engine {
         self.catalog.insert(entry);
         Ok(())
     }
+}
+
+/// Whether the report already has a warning for `path` (the chunker's absence said once).
+fn report_has(report: &UpdateReport, path: &str) -> bool {
+    report.warnings.iter().any(|w| w.path == path)
 }

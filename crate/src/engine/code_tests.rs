@@ -265,6 +265,33 @@ mod syntax {
     }
 
     #[test]
+    fn fenced_blocks_wait_for_the_chunker_and_are_chunked_when_passed_again() {
+        let mut body = String::from("def helper():\n    return 0\n\n");
+        for i in 0..60 {
+            body.push_str(&format!(
+                "def step_{i}(x):\n    \"\"\"Step {i} of the pipeline.\"\"\"\n    return x + {i}\n\n"
+            ));
+        }
+        let note = file("notes/Pipeline.md", &format!("# Pipeline\n\n```python\n{body}```\n"));
+        let mut e = Engine::create(CoreConfig::default()).unwrap();
+        crate::code::tests::CHUNKER_OFF.set(true);
+        let r = e.update(UpdateBatch { upserts: vec![note.clone()], commit: true, ..Default::default() }).unwrap();
+        crate::code::tests::CHUNKER_OFF.set(false);
+        assert_eq!(r.code_chunker_needed, ["notes/Pipeline.md"]);
+        assert!(r.warnings.is_empty(), "no warning: the host loads the chunker and passes the note again");
+        let n = e.catalog.get("notes/Pipeline.md").unwrap();
+        assert!(n.sections.iter().all(|s| s.code.is_none()), "the block stays whole meanwhile");
+        // Passed again, unchanged, with the chunker: indexed again, its block chunked.
+        let r = e.update(UpdateBatch { upserts: vec![note.clone()], commit: true, ..Default::default() }).unwrap();
+        assert!(r.code_chunker_needed.is_empty() && r.updated == 1, "{r:?}");
+        let n = e.catalog.get("notes/Pipeline.md").unwrap();
+        assert!(n.sections.iter().any(|s| s.code.as_ref().is_some_and(|c| c.name == "step_42")));
+        // And then it is unchanged as usual.
+        let r = e.update(UpdateBatch { upserts: vec![note], commit: true, ..Default::default() }).unwrap();
+        assert_eq!(r.unchanged, 1);
+    }
+
+    #[test]
     fn syntax_errors_are_reported_and_the_rest_is_indexed() {
         let broken = "def good():\n    return 1\n\ndef broken(:\n    return (\n\ndef also_good():\n    return 2\n";
         let (mut e, report) = engine_with(&[file("src/broken.py", broken)]);

@@ -170,7 +170,7 @@ impl Engine {
             return Ok(());
         }
         let (hash, known) = note_hashes(&note.bytes);
-        if let Some(existing) = self.catalog.get(&path) {
+        if let Some(existing) = self.catalog.get(&path).filter(|_| !self.blocks_pending.contains(&path)) {
             if existing.hash == hash {
                 if existing.mtime != note.mtime || existing.size != size {
                     let e = self.catalog.get_mut(&path).expect("present");
@@ -315,17 +315,20 @@ impl Engine {
             SplitConfig { budget: self.config.chunk_budget, min: self.config.chunk_min },
             known,
         );
-        let mut block_warnings = Vec::new();
+        let mut chunker_missing = false;
         let sections = crate::code::add_code_blocks(
             text,
             sections,
             &parsed.code_blocks,
             self.config.chunk_budget,
             self.config.code_syntax,
-            &mut block_warnings,
+            &mut chunker_missing,
         );
-        for message in block_warnings {
-            report.warnings.push(Warning { path: path.to_string(), message });
+        if chunker_missing {
+            self.blocks_pending.insert(path.to_string());
+            report.code_chunker_needed.push(path.to_string());
+        } else {
+            self.blocks_pending.remove(path);
         }
         let folders = paths::folder_prefixes(path);
         let mut titles = vec![parsed.title.clone()];

@@ -57,6 +57,9 @@ pub struct Engine {
     /// Notes deleted since the last flush, by content hash: a new path with the same
     /// content is counted as a move.
     recent_deletes: HashMap<String, String>,
+    /// Notes indexed with their large fenced code blocks whole (no code chunker loaded): passed
+    /// again, they are indexed again even when unchanged.
+    blocks_pending: HashSet<String>,
     semantic: Semantic,
     /// Vector key → the notes and leaf sections (None: the note's lead) with that text
     /// (built on demand).
@@ -103,6 +106,7 @@ impl Engine {
             persisted: Persisted::default(),
             report: OpenReport { fresh: true, ..Default::default() },
             recent_deletes: HashMap::new(),
+            blocks_pending: HashSet::new(),
             semantic: Semantic::default(),
             key_map: None,
             plan_seen: None,
@@ -219,6 +223,7 @@ impl Engine {
             persisted,
             report,
             recent_deletes: HashMap::new(),
+            blocks_pending: HashSet::new(),
             semantic,
             key_map: None,
             plan_seen: None,

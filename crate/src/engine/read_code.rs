@@ -71,9 +71,9 @@ impl Engine {
             None => Some(sec.order),
             Some(indexed) => matching_section(note, sec, indexed).map(|s| s.order),
         };
-        let (chunks, _) = crate::code::chunk(lang, text, self.config.chunk_budget, self.config.code_syntax);
-        let imports = chunks
-            .imports
+        let imports = crate::code::chunk(lang, text, self.config.chunk_budget, self.config.code_syntax)
+            .ok()
+            .and_then(|c| c.imports)
             .filter(|(a, b)| a <= b && *b < sec.start_line)
             .map(|(a, b)| slice_lines(text, a, b).to_string());
         let r = ReadResult {

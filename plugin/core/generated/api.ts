@@ -50,8 +50,8 @@ codeExcludeFolders?: Array<string>,
  */
 maxCodeBytes?: number, 
 /**
- * Chunk code by its syntax (tree-sitter); `false`: fixed line windows, as a file the parser
- * cannot handle is chunked (kept for comparisons: `strata eval`).
+ * Chunk code by its syntax (tree-sitter); `false`: each code file is one section (the
+ * baseline that `strata eval` compares with).
  */
 codeSyntax?: boolean, };
 
@@ -103,7 +103,12 @@ commit?: boolean, };
 
 export type Warning = { path: string, message: string, };
 
-export type UpdateReport = { added: number, updated: number, unchanged: number, moved: number, deleted: number, skipped: Array<Skip>, warnings: Array<Warning>, sections: number, tookMs: number, };
+export type UpdateReport = { added: number, updated: number, unchanged: number, moved: number, deleted: number, skipped: Array<Skip>, warnings: Array<Warning>, sections: number, tookMs: number, 
+/**
+ * Notes whose large fenced code blocks stayed whole because the code chunker was not
+ * loaded: the host loads it and passes these notes again (their blocks are then chunked).
+ */
+codeChunkerNeeded?: Array<string>, };
 
 export type FlushOutput = { writes: Array<IndexFile>, deletes: Array<string>, bytesWritten: number, };
 
