@@ -1,12 +1,15 @@
-// Symbol-level hit@5 of `strata eval` (plugin/cli/metrics.ts) on synthetic rankings.
+// Symbol-level hit@5 of `strata eval` (plugin/cli/metrics.ts) on synthetic rankings, and the
+// bundled CLI's eval on a small code vault with syntax chunks and whole files.
 
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 
 import { evaluate, loadQueries, scoreSymbols, type EvalQuery, type RankedHit } from "../../plugin/cli/metrics.ts";
+import { ROOT } from "./helpers.ts";
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), "strata-eval-symbols-"));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -97,5 +100,59 @@ describe("loadQueries", () => {
       writeFileSync(f, JSON.stringify({ id: "q", query: "x", relevant: { "a.rs": 2 }, symbols: bad }) + "\n");
       assert.throws(() => loadQueries(f), /"symbols" expects/);
     }
+  });
+});
+
+describe("strata eval on code", () => {
+  // Three functions of 7 lines in a 23-line file: the labelled one is under half of it.
+  const source = ["celsius", "fahrenheit", "kelvin"]
+    .map((unit, i) =>
+      [
+        `/** Converts a reading to ${unit}. */`,
+        `export function to${unit[0].toUpperCase()}${unit.slice(1)}(value: number): number {`,
+        `  const offset = ${i * 100};`,
+        `  const scaled = value * ${i + 2};`,
+        `  // ${unit} readings are rounded`,
+        `  return Math.round(scaled + offset);`,
+        "}",
+      ].join("\n"),
+    )
+    .join("\n\n");
+  const vault = path.join(tmp, "code-vault");
+  mkdirSync(path.join(vault, "src"), { recursive: true });
+  writeFileSync(path.join(vault, "src", "units.ts"), source + "\n");
+  writeFileSync(path.join(vault, "Readme.md"), "# Readme\n\nA note beside the code.\n");
+  const queries = path.join(tmp, "code-queries.jsonl");
+  const label = { id: "k", query: "convert a reading to kelvin", relevant: { "src/units.ts": 2 } };
+  writeFileSync(queries, JSON.stringify({ ...label, symbols: [{ path: "src/units.ts", start: 17, end: 23 }] }) + "\n");
+
+  const evalJson = (...args: string[]) => {
+    const r = spawnSync(
+      process.execPath,
+      [path.join(ROOT, "dist", "strata.js"), "eval", vault, queries, "--mode", "lexical", "--json", ...args],
+      {
+        encoding: "utf8",
+        timeout: 120_000,
+      },
+    );
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout) as ReturnType<typeof evaluate> & { code_chunks: string };
+  };
+
+  test("syntax chunks land on the definition; a whole file only overlaps it", () => {
+    const syntax = evalJson();
+    assert.equal(syntax.code_chunks, "syntax");
+    assert.deepEqual([syntax.recall10, syntax.symbol_n, syntax.symbol_hit5, syntax.symbol_precise_hit5], [1, 1, 1, 1]);
+    const whole = evalJson("--code-chunks", "whole");
+    assert.equal(whole.code_chunks, "whole");
+    assert.deepEqual([whole.recall10, whole.symbol_n, whole.symbol_hit5, whole.symbol_precise_hit5], [1, 1, 1, 0]);
+  });
+
+  test("--code-chunks takes syntax or whole", () => {
+    const r = spawnSync(process.execPath, [path.join(ROOT, "dist", "strata.js"), "eval", vault, queries, "--code-chunks", "lines"], {
+      encoding: "utf8",
+    });
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /--code-chunks must be syntax or whole/);
   });
 });
