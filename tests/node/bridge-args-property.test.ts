@@ -274,7 +274,7 @@ async function checkCall(
   assert.ok(Array.isArray(r.content) && r.content.length > 0, `${what}: no content`);
   for (const c of r.content) assert.equal(typeof c.text, "string", `${what}: content without text`);
   if (r.isError !== true && r.structuredContent !== undefined) JSON.stringify(r.structuredContent);
-  assert.deepEqual(await hashTree(env.outside), env.outsideBefore, `${what}: wrote outside the vault`);
+  assert.deepEqual(await outsideState(env.vault, env.outside), env.outsideBefore, `${what}: wrote outside the vault`);
   const now = await hashTree(env.vault, [".obsidian"]);
   const changed = [...new Set([...before.keys(), ...now.keys()])].filter((p) => before.get(p) !== now.get(p));
   if (changed.length > 0) {
@@ -284,6 +284,13 @@ async function checkCall(
     for (const p of changed) assert.ok(p.startsWith(WRITE_FOLDER) || p === target, `${what} changed ${p}`);
   }
   return now;
+}
+
+/** The files beside the vault (its parent folder, where `../x` leads) and in the folder the
+ *  symlinks and hostile paths point to. */
+async function outsideState(vault: string, outside: string): Promise<Map<string, string>> {
+  const beside = await hashTree(path.dirname(vault), [path.basename(vault)]);
+  return new Map([...(await hashTree(outside)), ...[...beside].map(([p, h]): [string, string] => [`../${p}`, h])]);
 }
 
 /** Records what a successful call returned that later calls can use (hashes, ids). */
@@ -331,7 +338,7 @@ test("every tool answers generated garbage and near-valid arguments cleanly (cal
     // Real content hashes, so that some apply_patch calls reach the edit itself.
     for (const p of ["Welcome.md", "Cooking/Sourdough starter.md"]) learn(known, await callTool(backend, "read", { path: p }));
     assert.ok(known.hashes.length >= 3, "the reads gave content hashes");
-    const env = { vault, outside, outsideBefore: await hashTree(outside) };
+    const env = { vault, outside, outsideBefore: await outsideState(vault, outside) };
     let state = await hashTree(vault, [".obsidian"]);
     const tally = { calls: 0, errors: 0, writes: 0 };
     const perTool: Record<string, string> = {};
@@ -367,7 +374,7 @@ test("the stdio bridge answers generated arguments cleanly and keeps serving (SD
   MAX_NESTING = 200;
   const bridge = await spawnBridge([vault, "--write-tools", "--no-model", "--headless"]);
   try {
-    const env = { vault, outside, outsideBefore: await hashTree(outside) };
+    const env = { vault, outside, outsideBefore: await outsideState(vault, outside) };
     let state = await hashTree(vault, [".obsidian"]);
     for (const [i, tool] of TOOLS.entries()) {
       const objects = objectArgsFor(tool.inputSchema as JsonSchema, known);
