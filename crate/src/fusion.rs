@@ -17,8 +17,8 @@ use std::hash::Hash;
 
 use crate::ranking::{
     LEX_HALF, LOW_OVERLAP, QUESTION_MIN_WORDS, RRF_K, RRF_TOP1_BONUS, RRF_TOP3_BONUS, STRONG_GAP, STRONG_TOP,
-    WEAK_LEXICAL_RATIO, WEIGHTS_CJK_ENGLISH_MODEL, WEIGHTS_DEFAULT, WEIGHTS_EXACT, WEIGHTS_QUESTION,
-    WEIGHTS_WEAK_LEXICAL,
+    WEAK_BACKGROUND_RANK, WEAK_GAP_E5, WEAK_GAP_MINILM, WEAK_LEXICAL_RATIO, WEIGHTS_CJK_ENGLISH_MODEL, WEIGHTS_DEFAULT,
+    WEIGHTS_EXACT, WEIGHTS_QUESTION, WEIGHTS_WEAK_LEXICAL,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -119,6 +119,32 @@ pub fn overlap<K: Eq + Hash>(a: &[K], b: &[K], n: usize) -> f32 {
     }
     let set: std::collections::HashSet<&K> = b.iter().take(n).collect();
     a.iter().take(n).filter(|k| set.contains(k)).count() as f32 / n as f32
+}
+
+/// The weaker-match margin of a model's scores ([`WEAK_GAP_MINILM`], [`WEAK_GAP_E5`]); 0 (no
+/// cut-off) for a model not measured.
+pub fn weak_gap(model_id: &str) -> f32 {
+    match model_id {
+        "all-MiniLM-L6-v2" => WEAK_GAP_MINILM,
+        "multilingual-e5-small" => WEAK_GAP_E5,
+        _ => 0.0,
+    }
+}
+
+/// The query's background similarity: the score at [`WEAK_BACKGROUND_RANK`] of its vector
+/// list (best first), or the last one's; `None` for an empty list.
+pub fn background(vec_scores: &[f32]) -> Option<f32> {
+    vec_scores.get(WEAK_BACKGROUND_RANK.min(vec_scores.len().checked_sub(1)?)).copied()
+}
+
+/// Whether a note is a weaker match: only the vector side found it, and its score stands less
+/// than `gap` above the query's background (in a vault where nothing answers the query, every
+/// note's score sits near the background).
+pub fn is_weak(lexical: bool, vec_score: Option<f32>, background: Option<f32>, gap: f32) -> bool {
+    match (lexical, vec_score, background) {
+        (false, Some(v), Some(bg)) => gap > 0.0 && v - bg < gap,
+        _ => false,
+    }
 }
 
 /// Reciprocal Rank Fusion of weighted ranked lists (rank 0 = best).
@@ -238,6 +264,20 @@ impl NoteEvidence {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn weaker_matches_are_vector_only_and_near_the_background() {
+        let scores: Vec<f32> = (0..100).map(|i| 0.9 - i as f32 * 0.002).collect();
+        let bg = background(&scores);
+        assert_eq!(bg, Some(scores[WEAK_BACKGROUND_RANK]));
+        assert_eq!(background(&[0.5, 0.4]), Some(0.4), "a small vault: the last note");
+        assert_eq!(background(&[]), None);
+        let gap = weak_gap("multilingual-e5-small");
+        assert!(is_weak(false, Some(scores[56]), bg, gap), "near the background");
+        assert!(!is_weak(false, Some(scores[0]), bg, gap), "stands out");
+        assert!(!is_weak(true, Some(scores[50]), bg, gap), "found by the lexical side too");
+        assert!(!is_weak(false, Some(0.1), bg, weak_gap("another-model")), "no cut-off for a model not measured");
+    }
 
     #[test]
     fn rrf_rewards_agreement_and_top_ranks() {

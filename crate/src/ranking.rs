@@ -110,6 +110,18 @@ pub const STRONG_TOP: f32 = 0.85;
 /// …and at least this far above the second.
 pub const STRONG_GAP: f32 = 0.15;
 
+// ---- weaker matches -----------------------------------------------------------------------
+
+/// The query's background similarity: the vector score of the note at this rank (0-based) of
+/// its vector list, or of the last note in a smaller vault.
+pub const WEAK_BACKGROUND_RANK: usize = 59;
+/// A note only the vector side found is a weaker match when its score stands less than this
+/// above the background, with all-MiniLM-L6-v2 (measured on the dev and out-of-vault queries:
+/// no answer lost in en and de)…
+pub const WEAK_GAP_MINILM: f32 = 0.12;
+/// …and with multilingual-e5-small (its cosines crowd near 0.8: zh, ja, ru, th, km).
+pub const WEAK_GAP_E5: f32 = 0.015;
+
 // ---- several query strings ----------------------------------------------------------------
 
 /// RRF weight of the original query among several query strings.
