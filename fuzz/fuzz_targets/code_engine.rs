@@ -2,10 +2,13 @@
 //! one of the default code extensions, then searched by its definitions' names (with the
 //! language and kind filters), read by symbol (each definition's name, its `Parent.name`, and a
 //! symbol taken from the input), read whole, replaced by a shorter version and deleted. Nothing
-//! may panic; the file is in the catalog exactly while it should be.
+//! may panic; the file is in the catalog exactly while it should be. One engine serves every
+//! input (each leaves it empty again), as a plugin's engine lives through many edits.
 //!
 //! Input: the extension (first byte, modulo `DEFAULT_EXTENSIONS`), then the file's bytes.
 #![no_main]
+
+use std::cell::RefCell;
 
 use libfuzzer_sys::fuzz_target;
 use strata_code::{chunk, CodeLang, DEFAULT_EXTENSIONS};
@@ -28,15 +31,21 @@ fn read_symbol(e: &Engine, path: &str, symbol: &str, bytes: &[u8]) {
     let _ = e.read(&req);
 }
 
+thread_local! {
+    static ENGINE: RefCell<Option<Engine>> = const { RefCell::new(None) };
+}
+
 fuzz_target!(|data: &[u8]| {
+    ENGINE.with_borrow_mut(|e| run(e.get_or_insert_with(|| Engine::create(CoreConfig::default()).unwrap()), data));
+});
+
+fn run(e: &mut Engine, data: &[u8]) {
     let Some((&ext, bytes)) = data.split_first() else { return };
     let ext = DEFAULT_EXTENSIONS[ext as usize % DEFAULT_EXTENSIONS.len()];
     let lang = CodeLang::from_extension(ext).unwrap();
     let path = format!("src/fuzz.{ext}");
-    let cfg = CoreConfig::default();
-    let budget = cfg.chunk_budget;
-    let mut e = Engine::create(cfg).unwrap();
-    upsert(&mut e, &path, bytes);
+    let budget = CoreConfig::default().chunk_budget;
+    upsert(e, &path, bytes);
     let Some(info) = e.note(&path) else { return };
 
     let text = String::from_utf8_lossy(bytes);
@@ -63,7 +72,7 @@ fuzz_target!(|data: &[u8]| {
     let tail = &bytes[bytes.len().saturating_sub(24)..];
     symbols.push(String::from_utf8_lossy(tail).into_owned());
     for s in &symbols {
-        read_symbol(&e, &path, s, bytes);
+        read_symbol(e, &path, s, bytes);
     }
     let whole = ReadRequest { path: path.clone(), whole: true, bytes: Some(bytes.to_vec()), ..Default::default() };
     let _ = e.read(&whole);
@@ -72,11 +81,11 @@ fuzz_target!(|data: &[u8]| {
     // A shorter version (the first half of the lines) replaces it; the index's sections answer
     // a read by symbol with the old bytes given (stale) and with the new ones.
     let half = text.lines().take(text.lines().count() / 2).collect::<Vec<_>>().join("\n");
-    upsert(&mut e, &path, half.as_bytes());
+    upsert(e, &path, half.as_bytes());
     for s in symbols.iter().take(4) {
-        read_symbol(&e, &path, s, bytes);
-        read_symbol(&e, &path, s, half.as_bytes());
+        read_symbol(e, &path, s, bytes);
+        read_symbol(e, &path, s, half.as_bytes());
     }
     e.update(UpdateBatch { deletes: vec![path.clone()], commit: true, ..Default::default() }).unwrap();
     assert!(e.note(&path).is_none(), "{path} still indexed after its delete");
-});
+}
