@@ -207,6 +207,16 @@ pub struct SearchFilters {
     pub lang: Option<String>,
     /// Code chunk kinds, comma-separated ("function,method"). Also `kind:class` in the query.
     pub kind: Option<String>,
+    /// A property expression the hit's note must match (the language of `query`:
+    /// `status = draft AND file.mtime >= today-7d`).
+    #[serde(rename = "where")]
+    #[cfg_attr(test, ts(rename = "where"))]
+    pub where_: Option<String>,
+    /// For `where`'s relative dates: the host's date (`YYYY-MM-DD`), now (ms since the epoch)
+    /// and offset from UTC in minutes, as in `QueryRequest`.
+    pub today: Option<String>,
+    pub now: Option<f64>,
+    pub utc_offset_minutes: Option<i32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

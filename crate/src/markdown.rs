@@ -42,6 +42,9 @@ pub struct ParsedNote {
     /// Tags without '#', in first-seen order, deduplicated case-insensitively.
     pub tags: Vec<String>,
     pub links: Vec<Link>,
+    /// The line (1-based) where each of `links` starts, in the same order (not kept in the
+    /// catalog: outlines parse the note's text).
+    pub link_lines: Vec<u32>,
     pub headings: Vec<Heading>,
     /// Callout types in order of appearance (`> [!note]` → "note").
     pub callouts: Vec<String>,
@@ -160,7 +163,7 @@ pub fn parse(path: &str, text: &str) -> ParsedNote {
     let mut metadata_text = String::new();
     let mut code_depth = 0usize;
     let mut fenced: Option<(String, std::ops::Range<usize>)> = None;
-    let mut link_stack: Vec<(Link, String)> = Vec::new();
+    let mut link_stack: Vec<(Link, String, usize)> = Vec::new();
     let mut first_h1: Option<String> = None;
     let mut inline_tags: Vec<String> = Vec::new();
 
@@ -220,19 +223,20 @@ pub fn parse(path: &str, text: &str) -> ParsedNote {
                 }
             }
             Event::Start(Tag::Link { link_type, dest_url, .. }) => {
-                link_stack.push((make_link(link_type, &dest_url, false), String::new()));
+                link_stack.push((make_link(link_type, &dest_url, false), String::new(), range.start));
             }
             Event::Start(Tag::Image { link_type, dest_url, .. }) => {
-                link_stack.push((make_link(link_type, &dest_url, true), String::new()));
+                link_stack.push((make_link(link_type, &dest_url, true), String::new(), range.start));
             }
             Event::End(TagEnd::Link) | Event::End(TagEnd::Image) => {
-                if let Some((mut link, label)) = link_stack.pop() {
+                if let Some((mut link, label, start)) = link_stack.pop() {
                     let label = label.trim();
                     if !label.is_empty() && label != link.target && link.alias.is_none() {
                         link.alias = Some(label.to_string());
                     }
                     if is_note_link(&link) {
                         note.links.push(link);
+                        note.link_lines.push(lines.line_of(start));
                     }
                 }
             }
@@ -244,7 +248,7 @@ pub fn parse(path: &str, text: &str) -> ParsedNote {
                 if let Some((_, _, h)) = heading.as_mut() {
                     h.push_str(&t);
                 }
-                if let Some((_, label)) = link_stack.last_mut() {
+                if let Some((_, label, _)) = link_stack.last_mut() {
                     label.push_str(&t);
                 }
                 if code_depth == 0 {

@@ -4,7 +4,8 @@
 //! code, or a `---` block that is not frontmatter.
 //!
 //! Lines are 1-based and inclusive, as in every other answer of the core (`read`, hits,
-//! sections). The outline is a struct so that further per-section facts can be added to it.
+//! sections). Each heading carries the links written in its own lines (up to the next heading
+//! of any level), the links above the first heading are the outline's `links_before`.
 
 use serde::{Deserialize, Serialize};
 
@@ -23,6 +24,8 @@ pub struct Outline {
     pub body_start_line: u32,
     /// Headings in document order (none inside code blocks or the frontmatter).
     pub headings: Vec<OutlineHeading>,
+    /// Links above the first heading.
+    pub links_before: Vec<OutlineLink>,
 }
 
 /// One heading of an [`Outline`].
@@ -41,6 +44,21 @@ pub struct OutlineHeading {
     pub end_line: u32,
     /// Heading texts from the top level down to this one (its own text last).
     pub path: Vec<String>,
+    /// The links of its own lines (from the heading to the next heading of any level).
+    pub links: Vec<OutlineLink>,
+}
+
+/// A link (wikilink, embed, or Markdown link to a vault file) of an [`Outline`], at its line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct OutlineLink {
+    pub target: String,
+    /// The heading the link points to (`[[Note#Heading]]`).
+    pub heading: Option<String>,
+    pub alias: Option<String>,
+    pub embed: bool,
+    pub line: u32,
 }
 
 /// The outline of a note's bytes: decoded as indexing decodes them (invalid UTF-8 replaced,
@@ -52,7 +70,17 @@ pub fn outline_bytes(bytes: &[u8]) -> Outline {
 /// The outline of a note's text.
 pub fn outline(text: &str) -> Outline {
     let parsed = markdown::parse("", text);
-    from_parsed(&parsed.headings, parsed.line_count, parsed.body_start_line)
+    let mut o = from_parsed(&parsed.headings, parsed.line_count, parsed.body_start_line);
+    for (link, &line) in parsed.links.into_iter().zip(&parsed.link_lines) {
+        let markdown::Link { target, heading, alias, embed } = link;
+        let link = OutlineLink { target, heading, alias, embed, line };
+        // The last heading at or above the link's line holds it.
+        match o.headings.iter().rposition(|h| h.line <= line) {
+            Some(i) => o.headings[i].links.push(link),
+            None => o.links_before.push(link),
+        }
+    }
+    o
 }
 
 /// The outline of a note already parsed by [`markdown::parse`].
@@ -72,6 +100,7 @@ pub fn from_parsed(headings: &[markdown::Heading], line_count: u32, body_start_l
             line: h.line,
             end_line,
             path: chain.iter().map(|c| c.text.clone()).collect(),
+            links: Vec::new(),
         });
     }
     Outline {
@@ -80,6 +109,7 @@ pub fn from_parsed(headings: &[markdown::Heading], line_count: u32, body_start_l
         frontmatter_end: (body_start_line > 1).then(|| body_start_line - 1),
         body_start_line,
         headings: out,
+        links_before: Vec::new(),
     }
 }
 
@@ -151,7 +181,10 @@ mod tests {
     fn no_headings_and_empty_notes() {
         let o = outline("just text\nmore\n");
         assert_eq!((o.line_count, o.headings.len(), o.frontmatter_end), (2, 0, None));
-        assert_eq!(outline(""), Outline { line_count: 0, frontmatter_end: None, body_start_line: 1, headings: vec![] });
+        assert_eq!(
+            outline(""),
+            Outline { line_count: 0, frontmatter_end: None, body_start_line: 1, ..Default::default() }
+        );
     }
 
     #[test]
@@ -168,5 +201,19 @@ mod tests {
     fn a_heading_on_the_last_line_ends_there() {
         let o = outline("text\n# Last");
         assert_eq!(shape(&o), vec![(1, "Last", 2, 2)]);
+    }
+
+    #[test]
+    fn links_under_the_heading_whose_lines_hold_them() {
+        let text = "---\nup: \"[[Fm]]\"\n---\nSee [[Intro]].\n# A [[InHeading]]\ntext [[B#Part|the part]]\n## A1\n![[pic.png]] and [md](Other.md)\n```\n[[Not a link]]\n```\n# C\n[web](https://example.com) [[D]]\n";
+        let o = outline(text);
+        let links = |ls: &[OutlineLink]| ls.iter().map(|l| (l.target.clone(), l.line)).collect::<Vec<_>>();
+        assert_eq!(links(&o.links_before), [("Intro".to_string(), 4)]);
+        assert_eq!(links(&o.headings[0].links), [("InHeading".to_string(), 5), ("B".to_string(), 6)]);
+        assert_eq!(o.headings[0].links[1].heading.as_deref(), Some("Part"));
+        assert_eq!(o.headings[0].links[1].alias.as_deref(), Some("the part"));
+        assert_eq!(links(&o.headings[1].links), [("pic.png".to_string(), 8), ("Other.md".to_string(), 8)]);
+        assert!(o.headings[1].links[0].embed && !o.headings[1].links[1].embed);
+        assert_eq!(links(&o.headings[2].links), [("D".to_string(), 13)]);
     }
 }

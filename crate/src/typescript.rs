@@ -16,7 +16,7 @@ use crate::embed::models::{ModelFile, ModelInfo};
 use crate::embed::{EmbedderConfig, Pooling, ShapeMode};
 use crate::fusion::FusionMethod;
 use crate::markdown::Link;
-use crate::outline::{Outline, OutlineHeading};
+use crate::outline::{Outline, OutlineHeading, OutlineLink};
 
 const HEADER: &str = "// Generated from the Rust types of crate/src (api.rs and the types it uses) by
 // crate/src/typescript.rs: do not edit. Rewrite it with
@@ -93,6 +93,7 @@ fn generated() -> String {
         ModelFile,
         Outline,
         OutlineHeading,
+        OutlineLink,
         Priority,
         StatusKind,
         DateRange,

@@ -74,6 +74,7 @@ export type {
   OpenTimings,
   Outline,
   OutlineHeading,
+  OutlineLink,
   Plan,
   Pooling,
   Priority,

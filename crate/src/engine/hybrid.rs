@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::search::{lift, note_matches, Scores};
+use super::where_filter::WhereFilter;
 use super::{Engine, KeyMap, MAX_K};
 use crate::api::*;
 use crate::catalog::NoteEntry;
@@ -41,7 +42,13 @@ impl Engine {
     /// best section's (the one shown); either alone when the note has only that one embedded
     /// or passing the filters. The scan's candidates name the notes; a component they leave
     /// out is scored from the stored vector.
-    fn vector_hits(&mut self, query: &str, filters: &SearchFilters, limit: usize) -> Result<Vec<VecHit>> {
+    fn vector_hits(
+        &mut self,
+        query: &str,
+        filters: &SearchFilters,
+        filter: Option<&WhereFilter>,
+        limit: usize,
+    ) -> Result<Vec<VecHit>> {
         let qv = self.semantic.query_vector(query)?;
         self.key_map(); // built once per catalog change, borrowed (not cloned) per query
         let map = self.key_map.as_ref().expect("built");
@@ -52,7 +59,7 @@ impl Engine {
         // A leaf's section as a hit: lifted for overview searches, filtered.
         let shown = |note: &'_ NoteEntry, order: u32| -> Option<u32> {
             let sec = lift(note, note.section(order)?, filters.max_depth)?;
-            note_matches(note, sec, filters).then_some(sec.order)
+            (note_matches(note, sec, filters) && filter.is_none_or(|w| w.allows(note))).then_some(sec.order)
         };
         // Each note the scan met, in the order it met them.
         let mut found: Vec<NoteCosines> = Vec::new();
@@ -112,7 +119,12 @@ impl Engine {
 
     /// Hybrid and semantic search: rankings fused per note (RRF by default), one hit per
     /// note (its best section), several query strings fused by RRF (original × 2).
-    pub(super) fn search_fused(&mut self, req: &SearchRequest, mode: SearchMode) -> Result<SearchResponse> {
+    pub(super) fn search_fused(
+        &mut self,
+        req: &SearchRequest,
+        mode: SearchMode,
+        filter: Option<&WhereFilter>,
+    ) -> Result<SearchResponse> {
         let t0 = now_ms();
         if !self.semantic.can_search() {
             return Err(CoreError::Unavailable(crate::semantic::HOW_TO_ENABLE.into()));
@@ -145,18 +157,21 @@ impl Engine {
         let mut weights_used = None;
         for (qi, (q, _)) in queries.iter().enumerate() {
             let lex: Vec<SectionScore> = if mode == SearchMode::Hybrid {
-                let r = self.lex.search(&LexQuery {
-                    text: q.clone(),
-                    folder: filters.folder.clone(),
-                    tag: filters.tag.clone(),
-                    property: filters.property.as_ref().map(|p| (p.key.clone(), p.value.clone())),
-                    min_depth: depth.0,
-                    max_depth: None,
-                    code_langs: super::code_filter::values(filters.lang.as_deref()),
-                    kinds: super::code_filter::values(filters.kind.as_deref()),
-                    limit: pool,
-                    langs: self.query_languages(q),
-                })?;
+                let r = self.lex_search_where(
+                    &LexQuery {
+                        text: q.clone(),
+                        folder: filters.folder.clone(),
+                        tag: filters.tag.clone(),
+                        property: filters.property.as_ref().map(|p| (p.key.clone(), p.value.clone())),
+                        min_depth: depth.0,
+                        max_depth: None,
+                        code_langs: super::code_filter::values(filters.lang.as_deref()),
+                        kinds: super::code_filter::values(filters.kind.as_deref()),
+                        limit: pool,
+                        langs: self.query_languages(q),
+                    },
+                    filter,
+                )?;
                 r.hits
                     .into_iter()
                     .filter_map(|h| {
@@ -169,7 +184,7 @@ impl Engine {
                 Vec::new()
             };
             // Vector hits are one per note already.
-            let vec_notes = self.vector_hits(q, &filters, pool)?;
+            let vec_notes = self.vector_hits(q, &filters, filter, pool)?;
             let lex_notes = best_per_note(&lex);
             if qi == 0 {
                 strong = fusion::strong_signal(&lex_notes.iter().map(|x| x.score).collect::<Vec<_>>());

@@ -38,6 +38,7 @@ mod read_code;
 mod search;
 mod similar;
 mod tasks;
+mod where_filter;
 
 use search::note_matches;
 
@@ -405,3 +406,5 @@ mod structured_tests;
 mod switch_tests;
 #[cfg(test)]
 mod text_tests;
+#[cfg(test)]
+mod where_tests;

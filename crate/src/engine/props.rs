@@ -63,27 +63,34 @@ impl PropCache {
     }
 }
 
-/// Decodes the properties `keys` (lower-cased) of every note, in one pass over the catalog.
-fn decode_columns(catalog: &Catalog, keys: &[String]) -> Vec<(String, Column)> {
-    let quoted: Vec<Option<String>> = keys
-        .iter()
+/// The quick tests of `keys` (lower-cased) in a note's frontmatter JSON: each key quoted, or
+/// None for a key JSON escapes, or whose case does not fold in ASCII (no quick test).
+fn quoted_keys(keys: &[String]) -> Vec<Option<String>> {
+    keys.iter()
         .map(|k| {
-            // A key JSON escapes, or whose case does not fold in ASCII, has no quick test.
             let plain = k.is_ascii() && !k.chars().any(|c| c == '"' || c == '\\' || c.is_control());
             plain.then(|| format!("\"{k}\""))
         })
-        .collect();
+        .collect()
+}
+
+/// The properties `keys` (lower-cased, `quoted` their quick tests) of one note's frontmatter
+/// JSON, the other values skipped; nothing parsed when the JSON mentions none of them.
+fn select(json: &str, keys: &[String], quoted: &[Option<String>]) -> Map<String, Value> {
+    let mentioned = json.len() > 2 && quoted.iter().any(|q| q.as_deref().is_none_or(|q| expr::contains_lower(json, q)));
+    if !mentioned {
+        return Map::new();
+    }
+    let mut de = serde_json::Deserializer::from_str(json);
+    serde::de::DeserializeSeed::deserialize(Select(keys), &mut de).unwrap_or_default()
+}
+
+/// Decodes the properties `keys` (lower-cased) of every note, in one pass over the catalog.
+fn decode_columns(catalog: &Catalog, keys: &[String]) -> Vec<(String, Column)> {
+    let quoted = quoted_keys(keys);
     let mut cols: Vec<Vec<Option<Box<Value>>>> = keys.iter().map(|_| Vec::with_capacity(catalog.len())).collect();
     for n in catalog.entries() {
-        let json = n.frontmatter.as_str();
-        let mentioned =
-            json.len() > 2 && quoted.iter().any(|q| q.as_deref().is_none_or(|q| expr::contains_lower(json, q)));
-        let mut found = if mentioned {
-            let mut de = serde_json::Deserializer::from_str(json);
-            serde::de::DeserializeSeed::deserialize(Select(keys), &mut de).unwrap_or_default()
-        } else {
-            Map::new()
-        };
+        let mut found = select(&n.frontmatter, keys, &quoted);
         for (j, k) in keys.iter().enumerate() {
             // The key as written first, then any other case of it.
             let name = found
@@ -181,16 +188,78 @@ impl<'a> NoteSubject<'a> {
 
 impl Subject for NoteSubject<'_> {
     fn value(&self, field: &Field) -> Option<Val<'_>> {
-        let n = self.note;
-        Some(match field {
-            Field::Path => Val::Str(&n.path),
-            Field::Name => Val::Str(paths::stem(&n.path)),
-            Field::Folder => Val::Str(paths::folder(&n.path)),
-            Field::Tags => Val::Tags(&n.tags),
-            Field::Mtime => Val::Instant(n.mtime),
-            Field::Size => Val::Num(n.size as f64),
-            Field::Title => Val::Str(&n.title),
-            Field::Prop(key) => Val::Json(self.columns.value(key, self.index)?),
-        })
+        match field {
+            Field::Prop(key) => Some(Val::Json(self.columns.value(key, self.index)?)),
+            _ => file_value(self.note, field),
+        }
+    }
+}
+
+/// A built-in field of a note (None for a property).
+fn file_value<'a>(n: &'a NoteEntry, field: &Field) -> Option<Val<'a>> {
+    Some(match field {
+        Field::Path => Val::Str(&n.path),
+        Field::Name => Val::Str(paths::stem(&n.path)),
+        Field::Folder => Val::Str(paths::folder(&n.path)),
+        Field::Tags => Val::Tags(&n.tags),
+        Field::Mtime => Val::Instant(n.mtime),
+        Field::Size => Val::Num(n.size as f64),
+        Field::Title => Val::Str(&n.title),
+        Field::Prop(_) => return None,
+    })
+}
+
+/// The property keys an expression reads (lower-cased), with their quick tests: what one note
+/// at a time is decoded for ([`OneNote`]).
+pub(super) struct NoteKeys {
+    keys: Vec<String>,
+    quoted: Vec<Option<String>>,
+}
+
+impl NoteKeys {
+    pub fn of(fields: &[Field]) -> Self {
+        let mut keys: Vec<String> = Vec::new();
+        for f in fields {
+            if let Field::Prop(k) = f {
+                let k = k.to_lowercase();
+                if !keys.contains(&k) {
+                    keys.push(k);
+                }
+            }
+        }
+        let quoted = quoted_keys(&keys);
+        NoteKeys { keys, quoted }
+    }
+}
+
+/// A catalog entry seen by an expression with its own properties decoded (only the keys named):
+/// for the few notes of a search's candidates, where columns of the whole catalog would cost
+/// more than they save.
+pub(super) struct OneNote<'a> {
+    note: &'a NoteEntry,
+    props: Map<String, Value>,
+}
+
+impl<'a> OneNote<'a> {
+    pub fn new(note: &'a NoteEntry, keys: &NoteKeys) -> Self {
+        let props = if keys.keys.is_empty() { Map::new() } else { select(&note.frontmatter, &keys.keys, &keys.quoted) };
+        OneNote { note, props }
+    }
+}
+
+impl Subject for OneNote<'_> {
+    fn value(&self, field: &Field) -> Option<Val<'_>> {
+        match field {
+            // The key as written first, then any other case of it.
+            Field::Prop(key) => self
+                .props
+                .get(key)
+                .or_else(|| {
+                    let lower = key.to_lowercase();
+                    self.props.iter().find(|(name, _)| expr::eq_lower(name, &lower)).map(|e| e.1)
+                })
+                .map(Val::Json),
+            _ => file_value(self.note, field),
+        }
     }
 }

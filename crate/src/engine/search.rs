@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use super::read::matching_section;
+use super::where_filter::WhereFilter;
 use super::{parse_section_id, section_id, Engine, MAX_K};
 use crate::api::*;
 use crate::catalog::NoteEntry;
@@ -26,14 +27,16 @@ impl Engine {
         let normalized = super::code_filter::normalize(req)?;
         let req = normalized.as_ref().unwrap_or(req);
         let mode = req.mode.unwrap_or_default();
+        let filter = WhereFilter::compile(req.filters.as_ref())?;
+        let filter = filter.as_ref();
         match mode {
-            SearchMode::Lexical => self.search_lexical(req),
-            SearchMode::Semantic => self.search_fused(req, mode),
+            SearchMode::Lexical => self.search_lexical(req, filter),
+            SearchMode::Semantic => self.search_fused(req, mode, filter),
             SearchMode::Hybrid => {
                 if self.semantic.can_search() {
-                    self.search_fused(req, mode)
+                    self.search_fused(req, mode, filter)
                 } else {
-                    let mut r = self.search_lexical(req)?;
+                    let mut r = self.search_lexical(req, filter)?;
                     r.mode = SearchMode::Lexical;
                     r.notice = Some(crate::semantic::HOW_TO_ENABLE.to_string());
                     Ok(r)
@@ -42,7 +45,7 @@ impl Engine {
         }
     }
 
-    fn search_lexical(&self, req: &SearchRequest) -> Result<SearchResponse> {
+    fn search_lexical(&self, req: &SearchRequest, filter: Option<&WhereFilter>) -> Result<SearchResponse> {
         let t0 = now_ms();
         let mode = SearchMode::Lexical;
         let k = req.k.unwrap_or(10).clamp(1, MAX_K);
@@ -60,7 +63,7 @@ impl Engine {
             limit: k * LEXICAL_POOL_PER_HIT + LEXICAL_POOL_EXTRA,
             langs: self.query_languages(&req.query),
         };
-        let results = self.lex.search(&q)?;
+        let results = self.lex_search_where(&q, filter)?;
         let mut kept: Vec<(f32, &NoteEntry, &Section)> = Vec::new();
         for h in &results.hits {
             let Some(note) = self.catalog.get(&h.path) else { continue };

@@ -224,3 +224,27 @@ fn kept_vectors_survive_a_reopen_before_the_first_flush() {
     assert!(e3.open_report().rebuilt);
     assert_eq!(e3.status().vectors, 10);
 }
+
+#[test]
+fn where_filters_semantic_and_hybrid_hits_by_note() {
+    let Some(mut e) = ready() else { return };
+    for mode in [SearchMode::Semantic, SearchMode::Hybrid] {
+        let search = |e: &mut Engine, expr: &str| -> Vec<String> {
+            let filters = SearchFilters { where_: Some(expr.into()), ..Default::default() };
+            let req = SearchRequest {
+                query: "keep my notes safe".into(),
+                mode: Some(mode),
+                filters: Some(filters),
+                ..Default::default()
+            };
+            let mut paths: Vec<String> = e.search(&req).unwrap().hits.into_iter().map(|h| h.path).collect();
+            paths.sort();
+            paths
+        };
+        assert_eq!(search(&mut e, "file.folder = tech"), ["Tech/Backups.md", "Tech/Sync.md"], "{mode:?}");
+        assert_eq!(search(&mut e, "file.name = sync"), ["Tech/Sync.md"], "{mode:?}");
+        let others = search(&mut e, "NOT file.folder = tech");
+        assert!(!others.is_empty() && others.iter().all(|p| !p.starts_with("Tech/")), "{mode:?} {others:?}");
+        assert!(search(&mut e, "status exists").is_empty(), "{mode:?}");
+    }
+}

@@ -19,7 +19,7 @@ macro_rules! fixture {
 const NOV_26: f64 = 1_795_651_200_000.0;
 const DAY: f64 = 86_400_000.0;
 
-fn vault() -> Vec<NoteInput> {
+pub(super) fn vault() -> Vec<NoteInput> {
     vec![
         fixture!("Projects/Alpha/Plan.md", NOV_26 - 1.0 * DAY + 3_600_000.0),
         fixture!("Projects/Beta/Notes.md", NOV_26 - 10.0 * DAY),
@@ -29,7 +29,7 @@ fn vault() -> Vec<NoteInput> {
     ]
 }
 
-fn engine() -> Engine {
+pub(super) fn engine() -> Engine {
     let mut e = Engine::create(cfg()).unwrap();
     upsert(&mut e, vault());
     e

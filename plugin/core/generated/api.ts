@@ -122,7 +122,17 @@ lang?: string,
 /**
  * Code chunk kinds, comma-separated ("function,method"). Also `kind:class` in the query.
  */
-kind?: string, };
+kind?: string, 
+/**
+ * A property expression the hit's note must match (the language of `query`:
+ * `status = draft AND file.mtime >= today-7d`).
+ */
+where?: string, 
+/**
+ * For `where`'s relative dates: the host's date (`YYYY-MM-DD`), now (ms since the epoch)
+ * and offset from UTC in minutes, as in `QueryRequest`.
+ */
+today?: string, now?: number, utcOffsetMinutes?: number, };
 
 /**
  * What a code section is: a definition's language, kind, name and signature.
@@ -542,7 +552,11 @@ bodyStartLine: number,
 /**
  * Headings in document order (none inside code blocks or the frontmatter).
  */
-headings: Array<OutlineHeading>, };
+headings: Array<OutlineHeading>, 
+/**
+ * Links above the first heading.
+ */
+linksBefore: Array<OutlineLink>, };
 
 /**
  * One heading of an [`Outline`].
@@ -568,7 +582,20 @@ endLine: number,
 /**
  * Heading texts from the top level down to this one (its own text last).
  */
-path: Array<string>, };
+path: Array<string>, 
+/**
+ * The links of its own lines (from the heading to the next heading of any level).
+ */
+links: Array<OutlineLink>, };
+
+/**
+ * A link (wikilink, embed, or Markdown link to a vault file) of an [`Outline`], at its line.
+ */
+export type OutlineLink = { target: string, 
+/**
+ * The heading the link points to (`[[Note#Heading]]`).
+ */
+heading: string | null, alias: string | null, embed: boolean, line: number, };
 
 /**
  * A task's priority, ordered: `Lowest` < … < `Normal` (none given) < … < `Highest`.
