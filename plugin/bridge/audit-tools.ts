@@ -18,13 +18,17 @@ export const logInput = args({
   since: text(40).optional().describe("Only the writes at or after this time (an ISO date or date-time, UTC)."),
 });
 
-interface AuditEntry {
+export interface AuditEntry {
   time: string;
   tool: string;
   path: string;
   old_hash: string | null;
   new_hash: string;
   reason: string;
+  /** The MCP client that asked for the write (null: unknown, or written before it was recorded). */
+  actor: string | null;
+  /** The notes the write was based on, as the client gave them. */
+  based_on: string[];
 }
 
 /** The audit log's entries; lines that are not entries (a torn last line) are skipped. */
@@ -42,6 +46,8 @@ export function parseAuditLog(text: string): AuditEntry[] {
           old_hash: e.old_hash ?? null,
           new_hash: e.new_hash,
           reason: String(e.reason ?? ""),
+          actor: typeof e.actor === "string" ? e.actor : null,
+          based_on: Array.isArray(e.based_on) ? e.based_on.filter((p): p is string => typeof p === "string") : [],
         });
       }
     } catch {
@@ -75,7 +81,11 @@ export async function logTool(backend: VaultBackend, a: z.output<typeof logInput
   ];
   for (const e of shown) {
     const hashes = `${e.old_hash ? e.old_hash.slice(0, 8) : "new"} → ${e.new_hash.slice(0, 8)}`;
-    lines.push(`- ${e.time.slice(0, 19).replace("T", " ")} UTC · ${e.tool} · ${e.path} · ${hashes} · ${e.reason || "(no reason)"}`);
+    const by = e.actor ? ` · by ${e.actor}` : "";
+    const from = e.based_on.length ? ` · based on ${e.based_on.join(", ")}` : "";
+    lines.push(
+      `- ${e.time.slice(0, 19).replace("T", " ")} UTC · ${e.tool} · ${e.path} · ${hashes} · ${e.reason || "(no reason)"}${by}${from}`,
+    );
   }
   return result(lines.join("\n"), { total: all.length, matching: matching.length, entries: shown });
 }

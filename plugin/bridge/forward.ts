@@ -6,6 +6,7 @@ import * as http from "node:http";
 import * as path from "node:path";
 
 import { BRIDGE_INFO_FILE, type BridgeInfo, CALL_PATH, PING_PATH, pluginDirOf, type ToolResult } from "./loopback-protocol.ts";
+import type { Caller } from "./writes.ts";
 
 /** A transport failure (the plugin is gone): the caller falls back to headless. */
 export class PluginUnreachable extends Error {}
@@ -96,8 +97,9 @@ export class PluginClient {
   }
 
   /** Forwards one tool call. Throws PluginUnreachable when the plugin is gone. */
-  async call(name: string, args: unknown, timeoutMs = 120_000): Promise<ToolResult> {
-    const res = await request(this.info, "POST", CALL_PATH, { name, arguments: args ?? {} }, timeoutMs);
+  async call(name: string, args: unknown, caller: Caller = {}, timeoutMs = 120_000): Promise<ToolResult> {
+    const body = { name, arguments: args ?? {}, ...(caller.client ? { client: caller.client } : {}) };
+    const res = await request(this.info, "POST", CALL_PATH, body, timeoutMs);
     if (res.status === 200 && res.body && typeof res.body === "object" && "result" in res.body) {
       return (res.body as { result: ToolResult }).result;
     }

@@ -4,7 +4,8 @@
 //
 // Protocol (127.0.0.1 only, every request carries `Authorization: Bearer <token>`):
 //   GET  /v1/ping  → 200 {"server":"strata","protocol":1,"mode":"plugin","vault":"…"}
-//   POST /v1/call  {"name": tool, "arguments": {…}} → 200 {"result": ToolResult}
+//   POST /v1/call  {"name": tool, "arguments": {…}, "client"?: "name version"} → 200 {"result": ToolResult}
+//                  (client: the MCP client the bridge serves, recorded with the tool's writes)
 // Errors: 401 (token), 403 (Host/Origin), 404, 405, 413 (body too large), 400 (bad JSON),
 // always as {"error": message}; and from Node's HTTP server itself, without a JSON body, 408
 // (a request not sent within the endpoint's timeouts; the connection is then closed) and 400

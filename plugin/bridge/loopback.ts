@@ -14,6 +14,7 @@ import * as path from "node:path";
 import type { VaultBackend } from "../core/vault-backend.ts";
 import { BRIDGE_INFO_FILE, type BridgeInfo, CALL_PATH, MAX_BODY_BYTES, PING_PATH, PROTOCOL_VERSION } from "./loopback-protocol.ts";
 import { callTool } from "./tools.ts";
+import { clientLabel } from "./writes.ts";
 
 export interface LoopbackOptions {
   backend: VaultBackend;
@@ -182,8 +183,9 @@ export async function startLoopbackServer(opts: LoopbackOptions): Promise<Loopba
       send(res, 400, { error: 'the body must be {"name": string, "arguments": object}' });
       return;
     }
-    const { name, arguments: args } = body as { name: string; arguments?: unknown };
-    const result = await callTool(backend, name, args ?? {});
+    const { name, arguments: args, client } = body as { name: string; arguments?: unknown; client?: unknown };
+    const caller = typeof client === "string" ? { client: clientLabel({ name: client }) } : {};
+    const result = await callTool(backend, name, args ?? {}, caller);
     send(res, 200, { result });
   };
 

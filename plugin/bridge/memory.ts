@@ -16,7 +16,7 @@ import { result } from "./read-tools.ts";
 import { checkId, newId } from "./sessions.ts";
 import { args, argName, bool, int, num, oneOf, text, textList, ToolInputError } from "./tool-schema.ts";
 import { checkVaultFolder } from "./vault-paths.ts";
-import { auditedWrite } from "./writes.ts";
+import { auditedWrite, basedOnInput, checkBasedOn, type Caller } from "./writes.ts";
 
 export const LEVELS = ["project", "task", "subtask"] as const;
 export type Level = (typeof LEVELS)[number];
@@ -38,6 +38,7 @@ export const memorySaveInput = args({
   confidence: num(0, 1).optional(),
   tags: textList({ max: 20, maxLen: 100 }).optional(),
   promoted_from: text(80).optional().describe("The id of a lower-level memory this one promotes."),
+  based_on: basedOnInput,
 });
 
 export const memorySearchInput = args({
@@ -119,8 +120,9 @@ async function findMemory(backend: VaultBackend, folder: string, id: string): Pr
   return null;
 }
 
-export async function memorySaveTool(backend: VaultBackend, a: z.output<typeof memorySaveInput>): Promise<ToolResult> {
+export async function memorySaveTool(backend: VaultBackend, a: z.output<typeof memorySaveInput>, caller: Caller = {}): Promise<ToolResult> {
   const configDir = (await backend.status()).configDir;
+  const basedOn = checkBasedOn(a.based_on, configDir);
   const folder = memoryFolder(backend, configDir);
   const { level, text, parent_id: parentId, ttl_days: ttl, confidence, promoted_from: promotedFrom } = a;
   const tags = (a.tags ?? []).map((t) => t.replace(/^#/, "").trim()).filter(Boolean);
@@ -171,6 +173,8 @@ export async function memorySaveTool(backend: VaultBackend, a: z.output<typeof m
     oldText: null,
     newText: note,
     reason: `${level} memory: ${text.slice(0, 120)}`,
+    actor: caller.client,
+    basedOn,
   });
   return result(
     `saved ${level} memory ${id} (${p})${expires ? `, expires ${expires.slice(0, 10)}` : ""}. Use it as parent_id for lower levels.` +

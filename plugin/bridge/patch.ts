@@ -14,7 +14,7 @@ import type { ToolResult } from "./loopback-protocol.ts";
 import { notePath, result } from "./read-tools.ts";
 import { args, bool, oneOf, text, ToolInputError } from "./tool-schema.ts";
 import { checkNotePath } from "./vault-paths.ts";
-import { auditedWrite } from "./writes.ts";
+import { auditedWrite, basedOnInput, checkBasedOn, type Caller } from "./writes.ts";
 
 export const MAX_EDIT_CHARS = 200_000;
 
@@ -31,6 +31,7 @@ export const applyPatchInput = args({
     { missing: 'edit is required: {"type": "replace_section", "heading", "content"} or {"type": "unified_diff", "diff"}' },
   ).describe("What to change."),
   reason: text(500, { required: true }).describe("Why, in one sentence (shown to the user)."),
+  based_on: basedOnInput,
   dry_run: bool()
     .optional()
     .describe(
@@ -62,9 +63,10 @@ function applyUnifiedDiff(text: string, diff: string, notePath: string): string 
   return out;
 }
 
-export async function applyPatchTool(backend: VaultBackend, a: z.output<typeof applyPatchInput>): Promise<ToolResult> {
+export async function applyPatchTool(backend: VaultBackend, a: z.output<typeof applyPatchInput>, caller: Caller = {}): Promise<ToolResult> {
   const configDir = (await backend.status()).configDir;
   const notePath = checkNotePath(a.path, configDir);
+  const basedOn = checkBasedOn(a.based_on, configDir);
   const expected = a.expected_hash.trim().toLowerCase();
   if (!/^[0-9a-f]{64}$/.test(expected)) throw new ToolInputError("expected_hash must be the 64-character content_hash that read returned");
   const { reason, edit } = a;
@@ -120,7 +122,15 @@ export async function applyPatchTool(backend: VaultBackend, a: z.output<typeof a
       { applied: false, dry_run: true, path: notePath, old_hash: actual, new_hash: newHash, diff },
     );
   }
-  const out = await auditedWrite(backend, { tool: "apply_patch", path: notePath, oldText: current, newText: next, reason });
+  const out = await auditedWrite(backend, {
+    tool: "apply_patch",
+    path: notePath,
+    oldText: current,
+    newText: next,
+    reason,
+    actor: caller.client,
+    basedOn,
+  });
   return result(
     `applied to ${notePath}: content_hash ${out.oldHash} → ${out.newHash}. Logged in the audit log and CHANGELOG.md.` +
       (out.warning ? `\nwarning: ${out.warning}` : ""),

@@ -5,13 +5,12 @@
 
 import type { z } from "zod";
 
-import type { QueryRequest, TaskHit, TasksRequest } from "../core/api.ts";
-import { coreErrorCode, errorMessage } from "../core/errors.ts";
+import type { OutlineLink, QueryRequest, TaskHit, TasksRequest } from "../core/api.ts";
 import { hostClock, isIsoDate, outlineText, outlineWithTasks, taskCounts, taskLine } from "../core/structured.ts";
 import type { VaultBackend } from "../core/vault-backend.ts";
 import { isoDate } from "./format.ts";
 import type { ToolResult } from "./loopback-protocol.ts";
-import { notePath, result } from "./read-tools.ts";
+import { asked, notePath, result } from "./read-tools.ts";
 import { args, int, oneOf, text, textList, ToolInputError } from "./tool-schema.ts";
 import { checkNotePath, checkVaultFolder, checkVaultPath } from "./vault-paths.ts";
 
@@ -62,16 +61,6 @@ export const queryInput = args({
   limit: int(1, MAX_QUERY).optional().describe("At most this many notes (default 50)."),
   today,
 });
-
-/** The core's request errors (a bad expression, a bad date) as the model's input errors. */
-async function asked<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    if (coreErrorCode(err) === "bad-request") throw new ToolInputError(errorMessage(err).replace(/^\[bad-request\]\s*/, ""));
-    throw err;
-  }
-}
 
 function checkToday(value: string | undefined): string {
   const t = value?.trim() || hostClock().today;
@@ -176,8 +165,19 @@ export async function queryTool(backend: VaultBackend, a: z.output<typeof queryI
 
 export const outlineInput = args({
   path: notePath("The note."),
-  tasks: int(0, 100).optional().describe("Tasks listed per heading at most (default 10); the counts cover them all."),
+  tasks: int(0, 100).optional().describe("Tasks and links listed per heading at most (default 10); the counts cover them all."),
 });
+
+/** A link of an outline: its target (and heading, alias), whether it embeds, its line. */
+function compactLink(l: OutlineLink) {
+  return {
+    target: l.target,
+    ...(l.heading ? { heading: l.heading } : {}),
+    ...(l.alias ? { alias: l.alias } : {}),
+    ...(l.embed ? { embed: true } : {}),
+    line: l.line,
+  };
+}
 
 /** A note's headings (levels, line ranges, section ids), and its tasks under each heading. */
 export async function outlineTool(backend: VaultBackend, a: z.output<typeof outlineInput>): Promise<ToolResult> {
@@ -200,8 +200,11 @@ export async function outlineTool(backend: VaultBackend, a: z.output<typeof outl
       ...(h.sectionId ? { section_id: h.sectionId } : {}),
       tasks: h.tasks.slice(0, perHeading).map(compactTask),
       task_count: h.tasks.length,
+      links: h.links.slice(0, perHeading).map(compactLink),
+      link_count: h.links.length,
     })),
     tasks_before_headings: o.before.slice(0, perHeading).map(compactTask),
+    links_before_headings: o.linksBefore.slice(0, perHeading).map(compactLink),
     links: o.links,
   });
 }

@@ -4,6 +4,8 @@
 
 import type { CodeInfo, Hit, ListRequest, ReadRequest, ReadResult, SearchFilters } from "../core/api.ts";
 import type { VaultBackend } from "../core/vault-backend.ts";
+import { coreErrorCode, errorMessage } from "../core/errors.ts";
+import { hostClock } from "../core/structured.ts";
 import type { z } from "zod";
 
 import { args, argName, bool, int, oneOf, text, textList, ToolInputError } from "./tool-schema.ts";
@@ -52,6 +54,11 @@ export const searchInput = args({
     folder: text(1024).optional().describe('Folder prefix, e.g. "Projects" or "Projects/Alpha".'),
     tag: text(200).optional().describe('A tag, with or without "#"; nested tags match their children ("a" matches "a/b").'),
     property: propertyFilter.optional(),
+    where: text(2000)
+      .optional()
+      .describe(
+        'A property expression the note must match, as in the query tool: "status = draft AND file.mtime >= today-7d", "tags contains project AND NOT archived exists".',
+      ),
     min_depth: int(0, 6).optional().describe("0 = whole note, 1–3 = heading levels (code: 0 = file, 1 = class, 2 = method)."),
     max_depth: int(0, 6).optional(),
     lang: codeNames("a language", '"python" or "typescript,javascript"')
@@ -110,6 +117,16 @@ export const listInput = args({
 
 export const statusInput = args({});
 
+/** The core's request errors (a bad expression, a bad date) as the model's input errors. */
+export async function asked<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (coreErrorCode(err) === "bad-request") throw new ToolInputError(errorMessage(err).replace(/^\[bad-request\]\s*/, ""));
+    throw err;
+  }
+}
+
 export function result(text: string, structured?: Record<string, unknown>): ToolResult {
   return { content: [{ type: "text", text: capText(text) }], ...(structured ? { structuredContent: structured } : {}) };
 }
@@ -123,6 +140,7 @@ function parseFilters(f: z.output<typeof searchInput>["filters"], configDir: str
   }
   if (f.tag !== undefined && f.tag.trim()) out.tag = f.tag.trim();
   if (f.property) out.property = f.property;
+  if (f.where?.trim()) Object.assign(out, { where: f.where.trim() }, hostClock());
   if (f.min_depth !== undefined) out.minDepth = f.min_depth;
   if (f.max_depth !== undefined) out.maxDepth = f.max_depth;
   if (f.lang !== undefined) out.lang = f.lang;
@@ -211,15 +229,17 @@ export async function searchTool(backend: VaultBackend, a: z.output<typeof searc
   const topK = a.top_k ?? 10;
   const filters = parseFilters(a.filters, configDir);
   const order = a.depth_order;
-  const res = await backend.search({
-    query: cleaned[0],
-    queries: cleaned.slice(1),
-    mode,
-    k: topK,
-    filters,
-    depthOrder: order,
-    snippets: true,
-  });
+  const res = await asked(() =>
+    backend.search({
+      query: cleaned[0],
+      queries: cleaned.slice(1),
+      mode,
+      k: topK,
+      filters,
+      depthOrder: order,
+      snippets: true,
+    }),
+  );
   const hits = res.hits.slice(0, topK).map(compactHit);
   const head = [
     `${hits.length} result${hits.length === 1 ? "" : "s"} · mode ${res.mode}` +

@@ -20,7 +20,7 @@ import type { ToolResult } from "./loopback-protocol.ts";
 import { result } from "./read-tools.ts";
 import { args, int, oneOf, text, textList, ToolInputError } from "./tool-schema.ts";
 import { checkVaultFolder, checkVaultPath } from "./vault-paths.ts";
-import { auditedWrite } from "./writes.ts";
+import { auditedWrite, basedOnInput, checkBasedOn, type Caller } from "./writes.ts";
 
 const LISTS = ["decisions", "outcomes", "open_items", "sources"] as const;
 type ListKey = (typeof LISTS)[number];
@@ -37,6 +37,7 @@ export const sessionSaveInput = args({
   tags: textList({ max: 20, maxLen: 100 }).optional().describe("Tags for the session note (no spaces)."),
   sources: list("Vault paths (or URLs) the work relied on."),
   status: oneOf(["active", "closed"]).optional().describe("active (default) or closed."),
+  based_on: basedOnInput,
 });
 
 export const sessionCompactInput = args({
@@ -44,6 +45,7 @@ export const sessionCompactInput = args({
   keep_last: int(0, 50).optional().describe("Entries to keep unfolded (default 1)."),
   summary: text(20_000).optional().describe("The new rolling summary text (optional)."),
   open_items: list("The open items still open (optional)."),
+  based_on: basedOnInput,
 });
 
 export interface SessionBlock {
@@ -148,12 +150,12 @@ function renderSession(id: string, parsed: { summary: SessionBlock | null; entri
   return parts.join("\n");
 }
 
-function sessionsFolder(backend: VaultBackend, configDir: string): string {
+export function sessionsFolder(backend: VaultBackend, configDir: string): string {
   const f = checkVaultFolder(backend.settings().sessionsFolder, configDir, "sessions folder");
   return f;
 }
 
-function sessionPath(folder: string, id: string): string {
+export function sessionPath(folder: string, id: string): string {
   return folder ? `${folder}/${id}.md` : `${id}.md`;
 }
 
@@ -172,8 +174,13 @@ function union(a: string[], b: string[]): string[] {
   return [...a, ...b.filter((x) => !seen.has(x) && (seen.add(x), true))];
 }
 
-export async function sessionSaveTool(backend: VaultBackend, a: z.output<typeof sessionSaveInput>): Promise<ToolResult> {
+export async function sessionSaveTool(
+  backend: VaultBackend,
+  a: z.output<typeof sessionSaveInput>,
+  caller: Caller = {},
+): Promise<ToolResult> {
   const configDir = (await backend.status()).configDir;
+  const basedOn = checkBasedOn(a.based_on, configDir);
   const folder = sessionsFolder(backend, configDir);
   const overview = await plainText(backend, a.overview.trim());
   const tags = (a.tags ?? []).map((t) => t.replace(/^#/, "").trim()).filter(Boolean);
@@ -232,6 +239,8 @@ export async function sessionSaveTool(backend: VaultBackend, a: z.output<typeof 
     oldText,
     newText: next,
     reason: `session ${id}: ${overview.slice(0, 120)}`,
+    actor: caller.client,
+    basedOn,
   });
   const count = parseSession(next, await backend.outline(next)).entries.length;
   return result(
@@ -282,8 +291,13 @@ function fold(
   return out;
 }
 
-export async function sessionCompactTool(backend: VaultBackend, a: z.output<typeof sessionCompactInput>): Promise<ToolResult> {
+export async function sessionCompactTool(
+  backend: VaultBackend,
+  a: z.output<typeof sessionCompactInput>,
+  caller: Caller = {},
+): Promise<ToolResult> {
   const configDir = (await backend.status()).configDir;
+  const basedOn = checkBasedOn(a.based_on, configDir);
   const folder = sessionsFolder(backend, configDir);
   const id = checkId(a.session_id, "session_id");
   const keep = a.keep_last ?? 1;
@@ -330,6 +344,8 @@ export async function sessionCompactTool(backend: VaultBackend, a: z.output<type
     oldText,
     newText: next,
     reason: `session ${id}: folded ${n} entries into the summary`,
+    actor: caller.client,
+    basedOn,
   });
   return result(
     `compacted session ${id}: ${n} entr${n === 1 ? "y" : "ies"} folded into the summary (${summary.sources.length} sources kept), ${rest.entries.length} kept as they were.` +

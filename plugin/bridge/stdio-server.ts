@@ -18,6 +18,7 @@ import { PluginClient, PluginUnreachable, readBridgeInfo } from "./forward.ts";
 import { HeadlessBackend } from "./headless.ts";
 import type { ToolResult } from "./loopback-protocol.ts";
 import { callTool, TOOLS, toolError } from "./tools.ts";
+import { type Caller, clientLabel } from "./writes.ts";
 
 export const SERVER_NAME = "strata";
 export const SERVER_VERSION = "0.1.0";
@@ -128,17 +129,17 @@ export class ToolRouter {
     return this.headless;
   }
 
-  async call(name: string, args: unknown): Promise<ToolResult> {
+  async call(name: string, args: unknown, caller: Caller = {}): Promise<ToolResult> {
     let route = await this.route();
     if (route.kind === "plugin") {
       try {
-        return await route.client.call(name, args);
+        return await route.client.call(name, args, caller);
       } catch (err) {
         if (!(err instanceof PluginUnreachable)) throw err;
         this.log(`the plugin stopped answering (${err.message})`);
         this.plugin = null;
         route = await this.route();
-        if (route.kind === "plugin") return route.client.call(name, args);
+        if (route.kind === "plugin") return route.client.call(name, args, caller);
       }
     }
     if (route.kind === "busy") return toolError(route.message);
@@ -148,7 +149,7 @@ export class ToolRouter {
     } catch (err) {
       return toolError(`the vault's index could not be opened: ${errorMessage(err)}`);
     }
-    return callTool(backend, name, args);
+    return callTool(backend, name, args, caller);
   }
 
   async close(): Promise<void> {
@@ -175,7 +176,8 @@ export async function serveStdio(opts: BridgeOptions): Promise<void> {
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     try {
-      return (await router.call(req.params.name, req.params.arguments ?? {})) as unknown as Record<string, unknown>;
+      const caller = { client: clientLabel(server.getClientVersion()) };
+      return (await router.call(req.params.name, req.params.arguments ?? {}, caller)) as unknown as Record<string, unknown>;
     } catch (err) {
       return toolError(`${req.params.name} failed: ${errorMessage(err)}`) as unknown as Record<string, unknown>;
     }

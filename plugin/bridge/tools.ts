@@ -11,6 +11,7 @@ import type { VaultBackend } from "../core/vault-backend.ts";
 import type { ToolResult } from "./loopback-protocol.ts";
 import { memorySaveInput, memorySaveTool, memorySearchInput, memorySearchTool } from "./memory.ts";
 import { logInput, logTool } from "./audit-tools.ts";
+import { projectSnapshotInput, projectSnapshotTool, sessionDiffInput, sessionDiffTool } from "./governance-tools.ts";
 import { applyPatchInput, applyPatchTool } from "./patch.ts";
 import { outlineInput, outlineTool, queryInput, queryTool, tasksInput, tasksTool } from "./query-tools.ts";
 import {
@@ -27,6 +28,7 @@ import {
 } from "./read-tools.ts";
 import { sessionCompactInput, sessionCompactTool, sessionSaveInput, sessionSaveTool } from "./sessions.ts";
 import { jsonSchema, parseArgs, ToolInputError } from "./tool-schema.ts";
+import type { Caller } from "./writes.ts";
 
 export interface ToolAnnotations {
   title?: string;
@@ -54,12 +56,15 @@ interface ToolDef {
   /** Write tools are refused unless the user turned them on (but a call with `dry_run: true`,
    *  which writes nothing). */
   write: boolean;
-  run(backend: VaultBackend, args: unknown): Promise<ToolResult>;
+  run(backend: VaultBackend, args: unknown, caller: Caller): Promise<ToolResult>;
 }
 
 /** A tool whose `run` takes what its schema parses. */
 function tool<S extends z.ZodType>(
-  def: Omit<ToolDef, "input" | "run"> & { input: S; run(backend: VaultBackend, args: z.output<S>): Promise<ToolResult> },
+  def: Omit<ToolDef, "input" | "run"> & {
+    input: S;
+    run(backend: VaultBackend, args: z.output<S>, caller: Caller): Promise<ToolResult>;
+  },
 ): ToolDef {
   return def;
 }
@@ -76,7 +81,8 @@ const DEFS: ToolDef[] = [
       "Put the user's own words first in queries, then 2–3 rephrasings (synonyms, the likely wording of a note, another language " +
       "the vault uses) unless the previous answer reported a strong signal. Then read the best sections with `read` rather than whole notes. " +
       "Code files in the vault are indexed by definition: a code result is cited as path:line with its language, kind and signature; " +
-      "filters.lang and filters.kind (e.g. python, function) keep to code, and the query may say lang:python or kind:function.",
+      "filters.lang and filters.kind (e.g. python, function) keep to code, and the query may say lang:python or kind:function. " +
+      'filters.where keeps notes whose frontmatter matches a property expression, as in query ("status = draft AND file.mtime >= today-7d").',
     input: searchInput,
     annotations: { title: "Search the vault", ...READ_ONLY },
     write: false,
@@ -145,7 +151,7 @@ const DEFS: ToolDef[] = [
     title: "Outline a note",
     description:
       "A note's structure without its text: every heading with its level and line range (and the section_id to read it), " +
-      "and the note's tasks under the heading that holds them, with their lines. Use it to find where to read or patch in a long note.",
+      "and the note's tasks and links under the heading that holds them, with their lines. Use it to find where to read or patch in a long note.",
     input: outlineInput,
     annotations: { title: "Outline a note", ...READ_ONLY },
     write: false,
@@ -156,11 +162,34 @@ const DEFS: ToolDef[] = [
     title: "Show the audit log",
     description:
       "The writes Strata's tools made to the vault (the audit log), newest last: time, tool, note path, content hash before → after, " +
-      "and the reason given. Filter by path (a note or a folder), tool and since (ISO date or date-time); last says how many.",
+      "the reason given, the client that asked and the notes the write was based on. " +
+      "Filter by path (a note or a folder), tool and since (ISO date or date-time); last says how many.",
     input: logInput,
     annotations: { title: "Show the audit log", ...READ_ONLY },
     write: false,
     run: logTool,
+  }),
+  tool({
+    name: "session_diff",
+    title: "What changed since a session's last save",
+    description:
+      "The writes Strata's tools made since a session was last saved (from the audit log: time, tool, note, hashes, reason, client) " +
+      "and the notes those writes were based on. Use it before session_save to record what was done, or when the user asks what you changed.",
+    input: sessionDiffInput,
+    annotations: { title: "What changed since a session's last save", ...READ_ONLY },
+    write: false,
+    run: sessionDiffTool,
+  }),
+  tool({
+    name: "project_snapshot",
+    title: "A project folder at a glance",
+    description:
+      "An overview of a project folder within max_chars: its index note's lead, open tasks by status, the newest decisions and " +
+      'summaries of sessions about it, and the notes changed last, each with its path to read further. Start here for "where are we on X?".',
+    input: projectSnapshotInput,
+    annotations: { title: "A project folder at a glance", ...READ_ONLY },
+    write: false,
+    run: projectSnapshotTool,
   }),
   tool({
     name: "status",
@@ -258,10 +287,10 @@ export function toolError(message: string): ToolResult {
 }
 
 /**
- * Runs one tool. Never throws: unknown tools, bad arguments, refusals and failures come back
+ * Runs one tool for `caller` (recorded with its writes). Never throws: unknown tools, bad arguments, refusals and failures come back
  * as `isError` results whose text says what went wrong and what to do.
  */
-export async function callTool(backend: VaultBackend, name: unknown, rawArgs: unknown): Promise<ToolResult> {
+export async function callTool(backend: VaultBackend, name: unknown, rawArgs: unknown, caller: Caller = {}): Promise<ToolResult> {
   const def = typeof name === "string" ? DEFS.find((d) => d.name === name) : undefined;
   if (!def) {
     return toolError(`unknown tool ${JSON.stringify(name)}; the tools are: ${DEFS.map((d) => d.name).join(", ")}`);
@@ -275,7 +304,7 @@ export async function callTool(backend: VaultBackend, name: unknown, rawArgs: un
           "Nothing was written. Tell the user what you would have written instead.",
       );
     }
-    return await def.run(backend, args);
+    return await def.run(backend, args, caller);
   } catch (err) {
     if (err instanceof ToolInputError) return toolError(`invalid arguments for ${def.name}: ${err.message}`);
     return toolError(`${def.name} failed: ${errorMessage(err)}`);

@@ -1,13 +1,47 @@
 // Every note the tools write goes through here: the write itself (through the backend:
 // app.vault in the plugin, an atomic write headless), then one JSON line in the audit log
-// (plugin folder: time, tool, path, old and new hash, reason) and one readable line in
-// CHANGELOG.md (in the user's changelog folder).
+// (plugin folder: time, tool, path, old and new hash, reason, the client that asked and the
+// notes the write was based on) and one readable line in CHANGELOG.md (in the user's changelog
+// folder).
 
 import type { VaultBackend } from "../core/vault-backend.ts";
 import { errorMessage } from "../core/errors.ts";
 import { sha256Hex } from "./format.ts";
 import { AUDIT_LOG_FILE } from "./loopback-protocol.ts";
-import { checkVaultFolder } from "./vault-paths.ts";
+import { textList } from "./tool-schema.ts";
+import { checkVaultFolder, checkVaultPath } from "./vault-paths.ts";
+
+/** Who called a tool: the MCP client, as its initialize handshake named it (clientInfo). */
+export interface Caller {
+  /** "name version", e.g. "claude-ai 0.1.0"; absent when unknown. */
+  client?: string;
+}
+
+/** The longest client name kept. */
+export const MAX_CLIENT_CHARS = 200;
+
+/** The client as the audit log records it: clientInfo's name and version, one line, capped. */
+export function clientLabel(info: { name?: unknown; version?: unknown } | undefined): string | undefined {
+  const parts = [info?.name, info?.version].filter((x): x is string => typeof x === "string" && x.trim() !== "");
+  const label = parts.join(" ").replace(/\s+/g, " ").trim();
+  return label ? label.slice(0, MAX_CLIENT_CHARS) : undefined;
+}
+
+/** The write tools' `based_on` argument. */
+export const basedOnInput = textList({ max: 50, maxLen: 1024 })
+  .optional()
+  .describe("The vault notes this write was based on (the paths you read for it); recorded with the write in the audit log.");
+
+/** `based_on` checked (vault paths, outside the config folder), trimmed and deduplicated. */
+export function checkBasedOn(paths: string[] | undefined, configDir: string): string[] {
+  const out: string[] = [];
+  for (const p of paths ?? []) {
+    if (!p.trim()) continue;
+    const checked = checkVaultPath(p.trim(), configDir, "based_on");
+    if (!out.includes(checked)) out.push(checked);
+  }
+  return out;
+}
 
 export interface WriteRecord {
   tool: string;
@@ -16,6 +50,10 @@ export interface WriteRecord {
   oldText: string | null;
   newText: string;
   reason: string;
+  /** The client that asked for the write (`Caller.client`). */
+  actor?: string;
+  /** The notes the write was based on (`based_on`). */
+  basedOn?: string[];
 }
 
 export interface WriteOutcome {
@@ -42,7 +80,16 @@ export async function auditedWrite(backend: VaultBackend, rec: WriteRecord): Pro
   try {
     await backend.appendPluginFile(
       AUDIT_LOG_FILE,
-      JSON.stringify({ time, tool: rec.tool, path: rec.path, old_hash: oldHash, new_hash: newHash, reason: rec.reason }) + "\n",
+      JSON.stringify({
+        time,
+        tool: rec.tool,
+        path: rec.path,
+        old_hash: oldHash,
+        new_hash: newHash,
+        reason: rec.reason,
+        actor: rec.actor ?? null,
+        based_on: rec.basedOn ?? [],
+      }) + "\n",
     );
   } catch (err) {
     problems.push(`the audit log could not be written: ${errorMessage(err)}`);

@@ -5,6 +5,7 @@ import { coreErrorCode, errorMessage } from "../core/errors.ts";
 import { searchWithSnippets, type ReadNote } from "../core/note-reads.ts";
 import { describeModel, modelReport, type ModelLoad } from "../core/models.ts";
 import { groupByNote } from "../core/group-hits.ts";
+import { hostClock } from "../core/structured.ts";
 import {
   CliError,
   CODE_USAGE,
@@ -23,7 +24,7 @@ import {
 import { ms, renderSnippet, ttyOut } from "./ui.ts";
 
 export const SEARCH_USAGE = `strata search <vault> "<query>" [--mode lexical|semantic|hybrid] [--queries "<q2>" …] [--fusion rrf|linear]
-              [--k N] [--folder F] [--tag T] [--property KEY=VALUE] [--depth-min N] [--depth-max N]
+              [--k N] [--folder F] [--tag T] [--property KEY=VALUE] [--where "<expression>"] [--depth-min N] [--depth-max N]
               [--order relevance|shallow|deep] [--group note|section] [--refresh] [--no-embed] [--embed-limit 256]
               [--lang python,go…] [--kind function,method|class|interface|type|enum|constant|module] ${CODE_USAGE}
               ${MODEL_USAGE} [--index-dir DIR] [--config-dir .obsidian] [--json]`;
@@ -57,10 +58,11 @@ export function parseFusion(value: string | undefined): SearchRequest["fusion"] 
   return value;
 }
 
-/** The core's request errors as exit code 2. */
+/** The core's request errors as exit code 2 (a bad request without its code: it says what to fix). */
 function usageError(err: unknown): unknown {
   const code = coreErrorCode(err);
-  return code === "unavailable" || code === "bad-request" ? new CliError(errorMessage(err), 2) : err;
+  if (code === "bad-request") return new CliError(errorMessage(err).replace(/^\[bad-request\]\s*/, ""), 2);
+  return code === "unavailable" ? new CliError(errorMessage(err), 2) : err;
 }
 
 /** core.search (no snippets: no note is read) with the core's request errors as exit code 2. */
@@ -93,6 +95,7 @@ export async function searchCommand(args: string[]): Promise<number> {
     folder: { type: "string" },
     tag: { type: "string" },
     property: { type: "string" },
+    where: { type: "string" },
     "depth-min": { type: "string" },
     "depth-max": { type: "string" },
     lang: { type: "string" },
@@ -116,6 +119,7 @@ export async function searchCommand(args: string[]): Promise<number> {
     if (eq <= 0) throw new CliError(`--property expects KEY=VALUE, got ${JSON.stringify(values.property)}`, 2);
     filters.property = { key: values.property.slice(0, eq), value: values.property.slice(eq + 1) };
   }
+  if (values.where?.trim()) Object.assign(filters, { where: values.where }, hostClock());
   filters.minDepth = intOption(values["depth-min"], "depth-min");
   filters.maxDepth = intOption(values["depth-max"], "depth-max");
   const lang = codeFilter(values.lang, "lang");

@@ -1,7 +1,7 @@
 // What the hosts share around the core's structured queries (`tasks`, `query`, outlines): the
 // host's date that relative dates count from, one line per task, a note's outline with its tasks.
 
-import type { NoteInfo, Outline, OutlineHeading, TaskHit } from "./api.ts";
+import type { NoteInfo, Outline, OutlineHeading, OutlineLink, TaskHit } from "./api.ts";
 
 /** The host's calendar date (YYYY-MM-DD), now (ms) and offset from UTC (minutes): what
  *  `overdue`, `today`, `this-week`, `today-7d` and `now` count from. */
@@ -50,6 +50,8 @@ export interface NoteOutline {
   headings: OutlinedHeading[];
   /** Tasks above the first heading. */
   before: TaskHit[];
+  /** Links above the first heading. */
+  linksBefore: OutlineLink[];
   links: number;
   /** False when the note is not in the index yet (no section ids, no tasks). */
   indexed: boolean;
@@ -66,7 +68,14 @@ export function outlineWithTasks(outline: Outline, info: NoteInfo | null, tasks:
     for (const h of headings) if (h.line <= t.line && t.line <= h.endLine) owner = h;
     (owner ? owner.tasks : before).push(t);
   }
-  return { lineCount: outline.lineCount, headings, before, links: info?.links.length ?? 0, indexed: info !== null };
+  return {
+    lineCount: outline.lineCount,
+    headings,
+    before,
+    linksBefore: outline.linksBefore,
+    links: info?.links.length ?? 0,
+    indexed: info !== null,
+  };
 }
 
 /** Tasks counted by kind, in the order the kinds first appear. */
@@ -88,13 +97,26 @@ export function outlineText(path: string, o: NoteOutline, perHeading: number): s
     for (const t of list.slice(0, perHeading)) lines.push(`${indent}${taskLine(t)} (line ${t.line})`);
     if (list.length > perHeading) lines.push(`${indent}… ${list.length - perHeading} more`);
   };
+  const linkLine = (list: OutlineLink[], indent: string) => {
+    if (list.length === 0) return;
+    const shown = list.slice(0, perHeading).map((l) => `${linkText(l)} (line ${l.line})`);
+    if (list.length > perHeading) shown.push(`… ${list.length - perHeading} more`);
+    lines.push(`${indent}links: ${shown.join(", ")}`);
+  };
   taskLines(o.before, "");
+  linkLine(o.linksBefore, "");
   for (const h of o.headings) {
     const indent = "  ".repeat(h.level - 1);
     lines.push(
       `${indent}${"#".repeat(h.level)} ${h.text} (lines ${h.line}–${h.endLine})${h.sectionId ? ` · section_id ${h.sectionId}` : ""}`,
     );
     taskLines(h.tasks, indent + "  ");
+    linkLine(h.links, indent + "  ");
   }
   return lines.join("\n");
+}
+
+/** A link as a wikilink: "[[Target#Heading]]", "![[image.png]]" for an embed. */
+export function linkText(l: OutlineLink): string {
+  return `${l.embed ? "!" : ""}[[${l.target}${l.heading ? `#${l.heading}` : ""}]]`;
 }

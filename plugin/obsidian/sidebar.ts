@@ -1,10 +1,11 @@
-// The search sidebar: query box, mode switch, folder and tag filters, depth preference,
+// The search sidebar: query box, mode switch, folder, tag and property-expression filters, depth preference,
 // results grouped by note (breadcrumbs, highlighted snippets, score breakdown on hover, click
 // opens at the line), and a "Similar notes" panel that follows the active note.
 
 import { ItemView, TFile, TFolder, type WorkspaceLeaf } from "obsidian";
 import type { SearchMode, SearchRequest, SearchResponse } from "../core/api.ts";
 import { groupByNote } from "../core/group-hits.ts";
+import { hostClock } from "../core/structured.ts";
 import type StrataPlugin from "./plugin.ts";
 import { isMod, Latest, openAtLine, renderHit, renderSimilarHit, searchErrorText } from "./results.ts";
 
@@ -25,6 +26,8 @@ export class StrataView extends ItemView {
   modeEl!: HTMLSelectElement;
   folderEl!: HTMLInputElement;
   tagEl!: HTMLInputElement;
+  whereEl!: HTMLInputElement;
+  whereErrorEl!: HTMLElement;
   depthEl!: HTMLSelectElement;
   infoEl!: HTMLElement;
   resultsEl!: HTMLElement;
@@ -91,6 +94,11 @@ export class StrataView extends ItemView {
       if (f instanceof TFolder && !f.isRoot()) folders.createEl("option", { attr: { value: f.path } });
     }
     this.tagEl = filters.createEl("input", { cls: "strata-tag", attr: { type: "text", placeholder: "#tag" } });
+    this.whereEl = form.createEl("input", {
+      cls: "strata-where",
+      attr: { type: "text", placeholder: "Where: status = draft and file.mtime >= today-7d", spellcheck: "false", "aria-label": "Where" },
+    });
+    this.whereErrorEl = form.createDiv({ cls: "strata-where-error" });
     this.infoEl = root.createDiv({ cls: "strata-info" });
     this.resultsEl = root.createDiv({ cls: "strata-results strata-grouped" });
     const similar = root.createDiv({ cls: "strata-similar" });
@@ -101,6 +109,7 @@ export class StrataView extends ItemView {
     this.queryEl.addEventListener("input", rerun);
     this.folderEl.addEventListener("change", rerun);
     this.tagEl.addEventListener("change", rerun);
+    this.whereEl.addEventListener("change", rerun);
     this.depthEl.addEventListener("change", rerun);
     this.modeEl.addEventListener("change", () => {
       this.plugin.settings.mode = this.modeEl.value as SearchMode;
@@ -128,7 +137,9 @@ export class StrataView extends ItemView {
     };
     const folder = this.folderEl.value.trim().replace(/^\/+|\/+$/g, "");
     const tag = this.tagEl.value.trim();
-    if (folder || tag) req.filters = { ...(folder ? { folder } : {}), ...(tag ? { tag } : {}) };
+    const where = this.whereEl.value.replace(/^\s*where:/i, "").trim();
+    if (folder || tag || where)
+      req.filters = { ...(folder ? { folder } : {}), ...(tag ? { tag } : {}), ...(where ? { where, ...hostClock() } : {}) };
     return req;
   }
 
@@ -142,6 +153,7 @@ export class StrataView extends ItemView {
   run(): void {
     const req = this.request();
     const signal = this.latest.next();
+    this.whereErrorEl.setText("");
     if (!req.query.trim()) {
       this.resultsEl.empty();
       this.infoEl.setText("");
@@ -159,7 +171,10 @@ export class StrataView extends ItemView {
         const msg = searchErrorText(err);
         if (msg !== null && !signal.aborted) {
           this.resultsEl.empty();
-          this.infoEl.setText(msg);
+          // A bad expression is shown under its field, with the caret at its position.
+          const bad = /^bad expression: /.test(msg);
+          this.infoEl.setText(bad ? "" : msg);
+          if (bad) this.whereErrorEl.setText(msg.replace(/^bad expression: /, ""));
         }
       });
   }

@@ -1,12 +1,13 @@
-// The plugin's "Show open tasks" command: the fake `obsidian` module over a copy of
-// tests/fixtures/tasks-vault, the real worker and wasm core; the modal lists the open tasks by
-// note and opens a note at a task's line.
+// The plugin's "Show open tasks" command and the search sidebar's where filter: the fake `obsidian`
+// module over a copy of tests/fixtures/tasks-vault, the real worker and wasm core; the modal lists
+// the open tasks by note and opens a note at a task's line.
 
 import assert from "node:assert/strict";
 import { cp } from "node:fs/promises";
 import * as path from "node:path";
 import { after, test } from "node:test";
 
+import type { StrataView } from "../../plugin/obsidian/sidebar.ts";
 import type { TasksModal } from "../../plugin/obsidian/tasks-modal.ts";
 import { cleanupTemps, ROOT, tempDir } from "./helpers.ts";
 import { eventually, loadPlugin, Modal, unloadPlugin } from "./plugin-env.ts";
@@ -48,6 +49,45 @@ test("Show open tasks: open tasks grouped by note, earliest due first; a click o
       10_000,
       "the edited note's tasks",
     );
+  } finally {
+    await unloadPlugin(plugin);
+  }
+});
+
+test("The search sidebar's where filter: only the hits of matching notes; a bad expression is shown under the field", async () => {
+  const vault = path.join(await tempDir(), "vault");
+  await cp(path.join(ROOT, "tests", "fixtures", "tasks-vault"), vault, { recursive: true });
+  const { plugin, app } = await loadPlugin(vault, { settings: { semantic: false } });
+  try {
+    assert.ok(app.runCommand("strata-search:open-search-sidebar"));
+    await eventually(async () => app.workspace.getLeavesOfType("strata-search").length > 0, 5000, "the sidebar");
+    const view = app.workspace.getLeavesOfType("strata-search")[0].view as unknown as StrataView;
+    view.depthEl.value = "relevance"; // the fake DOM's select has no default option
+    const notes = () => [...new Set(view.lastResponse?.hits.map((h) => h.path))].sort();
+    await eventually(
+      async () => {
+        await view.setQuery("book");
+        return notes().length === 3;
+      },
+      10_000,
+      "the vault indexed",
+    );
+    assert.deepEqual(notes(), ["Projects/Alpha/Plan.md", "Reading/Book A.md", "Reading/Book B.md"]);
+    view.whereEl.value = "where: type = book AND rating > 3";
+    await view.setQuery("book");
+    assert.deepEqual(notes(), ["Reading/Book A.md"]);
+    assert.equal(view.whereErrorEl.getText(), "");
+
+    view.whereEl.value = "rating >";
+    await view.setQuery("book");
+    assert.equal(view.whereErrorEl.getText(), "expected a value after `>` (at character 8)\n  rating >\n         ^");
+    assert.equal(view.infoEl.getText(), "");
+    assert.equal(view.resultsEl.querySelectorAll(".strata-result").length, 0);
+
+    view.whereEl.value = "file.mtime >= today-3650d AND NOT file.folder = reading";
+    await view.setQuery("book");
+    assert.equal(view.whereErrorEl.getText(), "");
+    assert.deepEqual(notes(), ["Projects/Alpha/Plan.md"]);
   } finally {
     await unloadPlugin(plugin);
   }

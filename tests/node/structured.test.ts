@@ -184,6 +184,7 @@ test("strata tasks and strata query", async () => {
     "  ## Now (lines 11–23)",
     "    - [ ] Write the spec #spec · due 2026-11-20 · priority high (line 13)",
     "    … 8 more",
+    "    links: [[Types]] (line 16)",
     "  ## Later (lines 24–38)",
     "    - [ ] Numbered task · scheduled 2026-12-07 · priority low (line 26)",
     "    … 5 more",
@@ -195,6 +196,22 @@ test("strata tasks and strata query", async () => {
   );
   assert.match(strata("outline", vault, "--help").out, /^usage: strata outline <vault> <note path>/);
   assert.equal(strata("outline", vault, "Nope.md").code, 2);
+
+  // strata search --where: the notes of the hits match the expression.
+  const found = (r: { out: string }) =>
+    [...new Set(JSON.parse(r.out).hits.map((h: { path: string }) => h.path))].sort((a, b) => String(a).localeCompare(String(b)));
+  const books = strata("search", vault, "book", "--mode", "lexical", "--where", "type = book AND rating > 3", "--json");
+  assert.equal(books.code, 0, books.err);
+  assert.deepEqual(found(books), ["Reading/Book A.md"]);
+  const others = strata("search", vault, "book OR plan OR notes", "--where", "NOT file.folder = reading", "--json");
+  assert.equal(others.code, 0, others.err);
+  assert.deepEqual(found(others), ["Projects/Alpha/Plan.md", "Projects/Beta/Notes.md"]);
+  const withProperty = strata("search", vault, "book", "--property", "type=book", "--where", "draft exists", "--json");
+  assert.deepEqual(found(withProperty), ["Reading/Book B.md"]);
+  const badWhere = strata("search", vault, "book", "--where", "rating >");
+  assert.equal(badWhere.code, 2);
+  assert.match(badWhere.err, /^strata: bad expression: expected a value after `>` \(at character 8\)\n {2}rating >\n {9}\^/);
+  assert.match(strata("search", vault, "--help").out, /\[--where "<expression>"\]/);
 
   // Bad input: exit 2 with the reason (and where in the expression).
   const bad = strata("query", vault, "status = draft AND (");
@@ -317,6 +334,29 @@ async function exerciseStructuredTools(t: TestContext, client: Client, mode: "he
     assert.match(page.text, /More: query again with offset 4\./);
   });
 
+  await t.test(`${mode}: search with a where expression`, async () => {
+    const paths = (r: { data: Record<string, any> }) => [...new Set(r.data.results.map((h: { path: string }) => h.path))].sort();
+    const books = await ok(client, "search", {
+      queries: ["book"],
+      mode: "lexical",
+      filters: { where: "type = book AND NOT draft exists" },
+    });
+    assert.deepEqual(paths(books), ["Reading/Book A.md"]);
+    const drafts = await ok(client, "search", {
+      queries: ["book OR notes OR plan"],
+      filters: { where: "status = draft OR rating = five", property: { key: "type", value: "book" } },
+    });
+    assert.deepEqual(paths(drafts), ["Reading/Book B.md"]);
+    const none = await ok(client, "search", { queries: ["book"], filters: { where: "file.folder = Projects/Beta" } });
+    assert.deepEqual(paths(none), []);
+    await refused(
+      client,
+      "search",
+      { queries: ["book"], filters: { where: "rating >= (" } },
+      /invalid arguments for search: bad expression: .*\(at character 11\)/,
+    );
+  });
+
   await t.test(`${mode}: outline: headings with their lines, tasks under the heading that holds them`, async () => {
     const o = await ok(client, "outline", { path: "Projects/Alpha/Plan.md", tasks: 2 });
     assert.deepEqual(
@@ -328,6 +368,15 @@ async function exerciseStructuredTools(t: TestContext, client: Client, mode: "he
       ],
     );
     assert.equal(o.data.headings[2].tasks[0].text, "Numbered task");
+    assert.deepEqual(
+      o.data.headings.map((h: Record<string, any>) => [h.link_count, h.links]),
+      [
+        [0, []],
+        [1, [{ target: "Types", alias: "types", line: 16 }]],
+        [0, []],
+      ],
+    );
+    assert.deepEqual(o.data.links_before_headings, []);
     assert.match(o.text, /^Projects\/Alpha\/Plan\.md: 38 lines, 3 headings, 15 tasks \(/);
     assert.match(
       o.text,
@@ -360,7 +409,11 @@ test("MCP tools tasks and query: headless, and forwarded to a running plugin", a
     await headless.close();
   }
 
-  const backend = await HeadlessBackend.open({ vaultDir: vault, modelSetting: "all-MiniLM-L6-v2" });
+  const backend = await HeadlessBackend.open({
+    vaultDir: vault,
+    modelSetting: "all-MiniLM-L6-v2",
+    settings: { writeToolsEnabled: true },
+  });
   const token = newBridgeToken();
   const server = await startLoopbackServer({ backend: asPlugin(backend), token, port: 0 });
   await writeBridgeInfo(path.join(vault, ".obsidian/plugins/strata-search"), {
@@ -372,6 +425,18 @@ test("MCP tools tasks and query: headless, and forwarded to a running plugin", a
   const forwarded = await spawnBridge([vault]);
   try {
     await exerciseStructuredTools(t, forwarded.client, "plugin");
+    await t.test("plugin: a forwarded write records the bridge's client and what it was based on", async () => {
+      await ok(forwarded.client, "memory_save", {
+        level: "project",
+        text: "Alpha ships in December.",
+        based_on: ["Projects/Alpha/Plan.md"],
+      });
+      const log = await ok(forwarded.client, "log", {});
+      assert.deepEqual(
+        log.data.entries.map((e: Record<string, unknown>) => [e.tool, e.actor, e.based_on]),
+        [["memory_save", "strata-test 1.0.0", ["Projects/Alpha/Plan.md"]]],
+      );
+    });
   } finally {
     await forwarded.close();
     await server.close();
