@@ -91,6 +91,40 @@ fn main() {
     }
     println!("{:?}, {} notes", engine.status(), n);
     structured_timings(&engine);
+    where_timings(&mut engine);
+}
+
+/// Lexical searches with a `where` filter: each 50 times, the first run, p50 and p95. The last
+/// expression matches no note, the worst case: every candidate is checked, tantivy asked again
+/// until it has no more.
+fn where_timings(engine: &mut Engine) {
+    use strata_core::api::{SearchFilters, SearchMode, SearchRequest};
+    for expr in
+        ["", "permalink exists", "file.folder contains en", "aliases exists AND file.size > 1000", "nothing exists"]
+    {
+        let req = SearchRequest {
+            query: "sync settings".into(),
+            mode: Some(SearchMode::Lexical),
+            k: Some(30),
+            filters: Some(SearchFilters { where_: Some(expr.into()), ..Default::default() }),
+            ..Default::default()
+        };
+        let mut times = Vec::new();
+        let mut hits = 0;
+        for _ in 0..50 {
+            let t = Instant::now();
+            hits = engine.search(&req).unwrap().hits.len();
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        let first = times[0];
+        times.sort_by(f64::total_cmp);
+        let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+        println!(
+            "search where {expr:?}: {hits} hits, first {first:.2} ms, p50 {:.2} ms, p95 {:.2} ms",
+            at(0.5),
+            at(0.95)
+        );
+    }
 }
 
 /// The structured queries' latency over the indexed vault: each request 50 times, the first
