@@ -132,9 +132,10 @@ pub fn weak_gap(model_id: &str) -> f32 {
 }
 
 /// The query's background similarity: the score at [`WEAK_BACKGROUND_RANK`] of its vector
-/// list (best first), or the last one's; `None` for an empty list.
+/// list (best first), or its median in a smaller vault (the least similar notes of a small vault
+/// sit further below the rest than a large vault's note at that rank); `None` for an empty list.
 pub fn background(vec_scores: &[f32]) -> Option<f32> {
-    vec_scores.get(WEAK_BACKGROUND_RANK.min(vec_scores.len().checked_sub(1)?)).copied()
+    vec_scores.get(WEAK_BACKGROUND_RANK.min(vec_scores.len() / 2)).copied()
 }
 
 /// Whether a note is a weaker match: only the vector side found it, and its score stands less
@@ -267,10 +268,11 @@ mod tests {
 
     #[test]
     fn weaker_matches_are_vector_only_and_near_the_background() {
-        let scores: Vec<f32> = (0..100).map(|i| 0.9 - i as f32 * 0.002).collect();
+        let scores: Vec<f32> = (0..200).map(|i| 0.9 - i as f32 * 0.002).collect();
         let bg = background(&scores);
         assert_eq!(bg, Some(scores[WEAK_BACKGROUND_RANK]));
-        assert_eq!(background(&[0.5, 0.4]), Some(0.4), "a small vault: the last note");
+        assert_eq!(background(&[0.5, 0.4, 0.3, 0.2, 0.1]), Some(0.3), "a small vault: the median");
+        assert_eq!(background(&[0.5]), Some(0.5));
         assert_eq!(background(&[]), None);
         let gap = weak_gap("multilingual-e5-small");
         assert!(is_weak(false, Some(scores[56]), bg, gap), "near the background");

@@ -113,7 +113,7 @@ pub const STRONG_GAP: f32 = 0.15;
 // ---- weaker matches -----------------------------------------------------------------------
 
 /// The query's background similarity: the vector score of the note at this rank (0-based) of
-/// its vector list, or of the last note in a smaller vault.
+/// its vector list, or of its median note in a smaller vault.
 pub const WEAK_BACKGROUND_RANK: usize = 59;
 /// A note only the vector side found is a weaker match when its score stands less than this
 /// above the background, with all-MiniLM-L6-v2 (measured on the dev and out-of-vault queries:

@@ -177,6 +177,8 @@ export interface CompactHit {
   snippet: string;
   context: string | null;
   code?: CompactCode;
+  /** A weaker match: found by meaning only, near the query's background similarity (listed last). */
+  weak?: boolean;
 }
 
 export function compactCode(c: CodeInfo): CompactCode {
@@ -200,6 +202,7 @@ export function compactHit(h: Hit): CompactHit {
     snippet: oneLineSnippet(h.snippet),
     context: shortContext(h.context),
     ...(h.code ? { code: compactCode(h.code) } : {}),
+    ...(h.weak ? { weak: true } : {}),
   };
 }
 
@@ -213,7 +216,8 @@ function hitLines(i: number, h: CompactHit): string[] {
   // A definition is cited by its first line (path:line); a note's section by its heading path.
   const at = h.code ? h.cite : h.path;
   const where = h.heading_path ? `${at} › ${h.heading_path}` : at;
-  const lines = [`${i + 1}. ${where} (${lineRange(h.start_line, h.end_line)}; section_id ${h.section_id})`];
+  const weak = h.weak ? " [weaker match: found by meaning only, not much closer than the rest of the vault]" : "";
+  const lines = [`${i + 1}. ${where} (${lineRange(h.start_line, h.end_line)}; section_id ${h.section_id})${weak}`];
   if (h.code) lines.push(`   ${codeLine(h.code)}`);
   lines.push(`   score ${h.score}: lexical ${h.lexical}, vector ${h.vector}${h.explain ? ` [${h.explain}]` : ""}`);
   if (h.context) lines.push(`   folder context: ${h.context}`);

@@ -43,6 +43,10 @@ export interface ModeEval extends EvalResult {
   /** The mode that answered (hybrid answers "lexical" while no model is loaded). */
   answeredMode: SearchMode;
   notice: string | null;
+  /** Queries whose answer is not in the vault (no relevant note: tests/eval-noise) and how many
+   *  results each is shown on average, weaker matches not counted (null without such queries). */
+  unanswerable_n: number;
+  unanswerable_shown: number | null;
 }
 
 /** Note-level metrics of `core` over `queries` (hits deduplicated by note in rank order), and
@@ -66,9 +70,18 @@ export function evalCore(
     if (r.mode === "lexical" && mode !== "lexical") r = runSearch(core, { ...req, k: Math.min(200, k * SECTIONS_PER_NOTE) });
     answeredMode = r.mode;
     notice ??= r.notice;
-    return r.hits.map((h) => ({ path: h.path, startLine: h.startLine, endLine: h.endLine }));
+    // Weaker matches are not listed as matches: they count as not found.
+    return r.hits.filter((h) => !h.weak).map((h) => ({ path: h.path, startLine: h.startLine, endLine: h.endLine }));
   });
-  return { ...res, answeredMode, notice };
+  // Queries the vault cannot answer: how many results they are shown (notes, weaker matches not
+  // counted).
+  const unanswerable = queries.filter((q) => !Object.values(q.relevant).some((g) => g > 0));
+  const shown = unanswerable.map((q) => {
+    const r = runSearch(core, { query: q.query, mode, snippets: false, k, ...(fusion ? { fusion } : {}) });
+    return new Set(r.hits.filter((h) => !h.weak).map((h) => h.path)).size;
+  });
+  const unanswerable_shown = shown.length ? Math.round((shown.reduce((a, b) => a + b, 0) / shown.length) * 100) / 100 : null;
+  return { ...res, answeredMode, notice, unanswerable_n: unanswerable.length, unanswerable_shown };
 }
 
 export async function evalCommand(args: string[]): Promise<number> {
@@ -131,6 +144,11 @@ export async function evalCommand(args: string[]): Promise<number> {
       process.stdout.write(
         `${mode}${answered}, n=${res.n}, k=${k}: recall@${k} ${res.recall10.toFixed(3)} · MRR@${k} ${res.mrr10.toFixed(3)} · nDCG@${k} ${res.ndcg10.toFixed(3)} · p50 ${res.p50_ms.toFixed(2)} ms · p95 ${res.p95_ms.toFixed(2)} ms\n`,
       );
+      if (res.unanswerable_shown !== null) {
+        process.stdout.write(
+          `unanswerable queries, n=${res.unanswerable_n}: ${res.unanswerable_shown.toFixed(2)} results shown on average (weaker matches not counted)\n`,
+        );
+      }
       if (res.symbol_hit5 !== null && res.symbol_precise_hit5 !== null) {
         process.stdout.write(
           `symbols, n=${res.symbol_n}: hit@${SYMBOL_K} ${res.symbol_hit5.toFixed(3)} (a top-${SYMBOL_K} hit overlaps the definition) · precise hit@${SYMBOL_K} ${res.symbol_precise_hit5.toFixed(3)} (mostly inside it)\n`,

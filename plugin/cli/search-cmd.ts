@@ -188,7 +188,17 @@ export async function searchCommand(args: string[]): Promise<number> {
     if (h.snippet && h.snippet.text.trim() !== "") out.push(`${indent}${renderSnippet(h.snippet, tty)}`);
   };
   const notes = group === "note" ? groupByNote(res.hits) : res.hits.map((h) => ({ path: h.path, title: h.title, hits: [h] }));
+  let weakHeader = false;
   notes.forEach((n, i) => {
+    if (!weakHeader && n.hits.every((h) => h.weak)) {
+      // Weaker matches come last: only the vector side found them, near the query's background.
+      weakHeader = true;
+      out.push(
+        i === 0
+          ? "no matches; weaker matches (found by meaning only, not much closer than the rest of the vault):"
+          : "weaker matches (found by meaning only):",
+      );
+    }
     const rank = `${String(i + 1).padStart(2)}. `;
     if (n.hits.length === 1) {
       const h = n.hits[0];

@@ -73,14 +73,19 @@ export class SearchModal extends Modal {
       .then((resp) => {
         if (signal.aborted) return;
         this.lastResponse = resp;
+        // Weaker matches (found by meaning only, near the query's background) are left to the sidebar.
+        const weak = resp.hits.filter((h) => h.weak).length;
         this.list.set(
-          resp.hits.map((hit) => ({
-            render: (parent: HTMLElement) => renderHit(parent, hit, resp),
-            open: (newTab: boolean) => openAtLine(this.app, hit.path, hit.startLine, newTab),
-          })),
+          resp.hits
+            .filter((h) => !h.weak)
+            .map((hit) => ({
+              render: (parent: HTMLElement) => renderHit(parent, hit, resp),
+              open: (newTab: boolean) => openAtLine(this.app, hit.path, hit.startLine, newTab),
+            })),
         );
         const info: string[] = [];
-        if (!resp.hits.length) info.push("No results.");
+        if (resp.hits.length === weak) info.push("No results.");
+        if (weak) info.push(`${weak} weaker match${weak === 1 ? "" : "es"} not shown (the sidebar lists them).`);
         if (resp.notice) info.push(resp.notice);
         this.infoEl.setText(info.join(" "));
         this.infoEl.toggleClass("is-empty", info.length === 0);

@@ -181,12 +181,25 @@ export class StrataView extends ItemView {
 
   private render(resp: SearchResponse): void {
     this.resultsEl.empty();
-    const groups = groupByNote(resp.hits);
+    const all = groupByNote(resp.hits);
+    // Weaker matches (found by meaning only, near the query's background) under a collapsed row.
+    const groups = all.filter((g) => !g.hits.every((h) => h.weak));
+    const weak = all.filter((g) => g.hits.every((h) => h.weak));
     const info = [`${groups.length} note${groups.length === 1 ? "" : "s"} · ${resp.mode} · ${Math.round(resp.tookMs)} ms`];
     if (resp.notice) info.push(resp.notice);
     this.infoEl.setText(info.join(" — "));
-    for (const { path, hits } of groups) {
-      const group = this.resultsEl.createDiv({ cls: "strata-group" });
+    let weakEl: HTMLElement | null = null;
+    if (weak.length) {
+      const details = this.resultsEl.createEl("details", { cls: "strata-weak" });
+      details.createEl("summary", {
+        text: `Weaker matches (${weak.length})`,
+        attr: { title: "Found by meaning only, and not much closer to the query than the rest of the vault" },
+      });
+      weakEl = details;
+    }
+    for (const { path, hits } of [...groups, ...weak]) {
+      const parent = hits.every((h) => h.weak) && weakEl ? weakEl : this.resultsEl;
+      const group = parent.createDiv({ cls: "strata-group" });
       const head = group.createDiv({ cls: "strata-group-title" });
       head.createSpan({ cls: "strata-hit-name", text: hits[0].title || path });
       const folder = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "";

@@ -141,6 +141,37 @@ describe("hybrid search on the fixture vault", NEEDS_MODEL, () => {
     }
   });
 
+  test("weaker matches: a query the vault cannot answer lists its vector-only notes as weak, after the matches", () => {
+    for (const query of ["stargazing gear upkeep", "thirsty veggies"]) {
+      for (const mode of ["semantic", "hybrid"] as const) {
+        const hits = core.search({ query, mode, k: 5 }).hits;
+        assert.equal(hits[0]?.weak, undefined, `${mode} "${query}": the answer is a match`);
+      }
+    }
+    for (const query of [
+      "rules of the offside position in football",
+      "symptoms of vitamin D deficiency in winter",
+      "tuning a guitar without a tuner",
+    ]) {
+      const sem = core.search({ query, mode: "semantic", k: 10 }).hits;
+      assert.ok(
+        sem.length > 0 && sem.every((h) => h.weak === true),
+        `semantic "${query}": ${sem.map((h) => `${h.path} ${h.vecScore.toFixed(3)}`).join(", ")}`,
+      );
+      const hyb = core.search({ query, mode: "hybrid", k: 10 }).hits;
+      const firstWeak = hyb.findIndex((h) => h.weak);
+      assert.ok(firstWeak >= 0, `hybrid "${query}" has weaker matches`);
+      assert.ok(
+        hyb.slice(firstWeak).every((h) => h.weak && h.lexScore === 0),
+        "weaker matches come last and are vector-only",
+      );
+      assert.ok(
+        hyb.slice(0, firstWeak).every((h) => h.lexScore > 0),
+        `hybrid "${query}": the matches left are lexical`,
+      );
+    }
+  });
+
   test("hybrid is never worse than lexical on tests/fixtures/eval.jsonl", () => {
     const queries = loadQueries(path.join(ROOT, "tests/fixtures/eval.jsonl"));
     const run = (mode: SearchMode) =>

@@ -155,6 +155,8 @@ impl Engine {
         let mut per_query: Vec<HashMap<String, f32>> = Vec::new();
         let mut strong = false;
         let mut weights_used = None;
+        // The query's background similarity, for weaker matches (`fusion::is_weak`).
+        let mut background = None;
         for (qi, (q, _)) in queries.iter().enumerate() {
             let lex: Vec<SectionScore> = if mode == SearchMode::Hybrid {
                 let r = self.lex_search_where(
@@ -187,6 +189,7 @@ impl Engine {
             let vec_notes = self.vector_hits(q, &filters, filter, pool)?;
             let lex_notes = best_per_note(&lex);
             if qi == 0 {
+                background = fusion::background(&vec_notes.iter().map(|h| h.score).collect::<Vec<_>>());
                 strong = fusion::strong_signal(&lex_notes.iter().map(|x| x.score).collect::<Vec<_>>());
             }
             let lex_keys: Vec<String> = lex_notes.iter().map(|x| x.path.clone()).collect();
@@ -251,6 +254,13 @@ impl Engine {
         let mut ranked: Vec<(String, f32)> = final_scores.into_iter().collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         ranked.truncate(k);
+        // Weaker matches after the matches, each group in rank order.
+        let gap = self.semantic.serving_spec().map_or(0.0, |s| fusion::weak_gap(&s.model_id));
+        let weak = |path: &String| {
+            let e = &notes[path];
+            fusion::is_weak(e.lex.is_some(), e.vec.map(|v| v.score), background, gap)
+        };
+        ranked.sort_by_key(|(p, _)| weak(p));
 
         let coverage = self.semantic.coverage(&self.catalog);
         let mut scored: Vec<(&NoteEntry, &Section, Scores)> = Vec::new();
@@ -274,7 +284,10 @@ impl Engine {
                 },
             ));
         }
-        let hits = self.make_hits(scored);
+        let mut hits = self.make_hits(scored);
+        for h in &mut hits {
+            h.weak = weak(&h.path);
+        }
         Ok(SearchResponse {
             hits,
             mode,

@@ -140,6 +140,7 @@ impl Engine {
                 explain: sc.explain,
                 context: self.folder_context(&note.path),
                 code: sec.code.as_deref().map(CodeInfo::of),
+                weak: false,
             })
             .collect()
     }

@@ -207,7 +207,12 @@ context: string | null,
 /**
  * A code section's definition (absent for notes).
  */
-code?: CodeInfo, };
+code?: CodeInfo, 
+/**
+ * A weaker match: only the vector side found the note, and it scores near the query's
+ * background similarity (`fusion::is_weak`). Listed after the matches.
+ */
+weak?: boolean, };
 
 export type FusionWeights = { lex: number, vec: number, reason: string, method: FusionMethod, };
 
