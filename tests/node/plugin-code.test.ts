@@ -189,21 +189,21 @@ describe("plugin: code files", () => {
       assert.equal((await plugin.indexStatus())?.notes, Object.keys(NOTES).length + Object.keys(CODE_FILES).length - 1);
       app.openSettingTab(app.settingTabs[0]);
       type(app, "Code extensions", "py, b@d");
-      await eventually(async () => row(app, "Code extensions")?.invalid === true, 3000, "the error");
+      await eventually(async () => row(app, "Code extensions")?.invalid === true, 15_000, "the error");
       assert.ok(plugin.settings.codeExtensions.includes("go"), "not stored");
       type(app, "Largest code file (KB)", "0");
-      await eventually(async () => row(app, "Largest code file (KB)")?.invalid === true, 3000, "the error");
+      await eventually(async () => row(app, "Largest code file (KB)")?.invalid === true, 15_000, "the error");
       type(app, "Largest code file (KB)", "2048");
       type(app, "Skipped code folders", "vendor\n/gen/");
-      await eventually(async () => (await saved(vault)).maxCodeKB === 2048, 3000, "data.json");
+      await eventually(async () => (await saved(vault)).maxCodeKB === 2048, 15_000, "data.json");
       assert.deepEqual((await saved(vault)).codeExcludeFolders, ["vendor", "gen"]);
 
       row(app, "Index code files")!.toggle!.dispatch("click");
-      await eventually(async () => (await saved(vault)).codeEnabled === false, 3000, "data.json");
+      await eventually(async () => (await saved(vault)).codeEnabled === false, 15_000, "data.json");
       app.openSettingTab(app.settingTabs[0]);
       assert.equal(row(app, "Code extensions"), undefined, "the code rows hide with it");
       assert.ok(row(app, "Index code files"));
-      await eventually(async () => (await plugin.indexStatus())?.notes === Object.keys(NOTES).length, 10_000, "the re-index without code");
+      await eventually(async () => (await plugin.indexStatus())?.notes === Object.keys(NOTES).length, 30_000, "the re-index without code");
     } finally {
       await unloadPlugin(plugin);
     }
