@@ -355,12 +355,27 @@ impl Catalog {
                 }
             }
         }
+        for n in c.notes.values() {
+            check_section_order(n)?;
+        }
         let langs: Vec<String> = c.notes.values().map(|n| n.lang.clone()).collect();
         for l in langs {
             c.count_languages(&l, 1);
         }
         Ok(c)
     }
+}
+
+/// A note's sections in pre-order, as the engine walks them: each at its position, its parent
+/// before it, so every walk up the tree ends. A damaged catalog that breaks this (a parent
+/// chain that loops) is corrupt.
+fn check_section_order(n: &NoteEntry) -> Result<()> {
+    for (i, s) in n.sections.iter().enumerate() {
+        if s.order as usize != i || s.parent.is_some_and(|p| p >= s.order) {
+            return Err(CoreError::Corrupt(format!("catalog: {}: section {i} out of order", n.path)));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

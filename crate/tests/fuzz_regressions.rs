@@ -78,3 +78,45 @@ fn excluded_phrase_with_odd_characters_answers() {
         assert!(r.is_ok(), "{q:?}: {:?}", r.err());
     }
 }
+
+/// fuzz target `index_files` (a timeout): bits flipped in the catalog, the manifest re-signed.
+/// The damaged catalog decoded, with a section whose parent chain loops; the first search
+/// walked up that chain forever. A catalog whose sections are not in pre-order (each at its
+/// position, its parent before it) is corrupt: the open rebuilds.
+#[test]
+fn catalog_with_a_section_parent_loop_is_corrupt_not_a_hang() {
+    let dir = repo().join(format!("tests/fixtures/formats/v{FORMAT_VERSION}"));
+    let mut files = BTreeMap::new();
+    read_dir_files(&dir, &dir, &mut files);
+    files.remove("README.md");
+    let name = files.keys().find(|n| n.starts_with("cat/")).unwrap().clone();
+    // The fuzz input's flips: pairs (a, b) flip bit b & 7 of the byte at (a * 257 + b) % len.
+    let flips: &[u8] = b"\xff\xff\xfe\xfdpath\x00fAy\x09\x08X\xffr\x00f";
+    let bytes = files.get_mut(&name).unwrap();
+    for pair in flips.chunks(2) {
+        let b = pair.get(1).copied().unwrap_or(0);
+        let at = (pair[0] as usize * 257 + b as usize) % bytes.len();
+        bytes[at] ^= 1 << (b & 7);
+    }
+    let damaged = bytes.clone();
+    for slot in SLOTS {
+        let Some(bytes) = files.get(slot) else { continue };
+        let mut m = Manifest::decode(bytes).unwrap();
+        for f in m.files.iter_mut().filter(|f| f.name == name) {
+            *f = file_ref(&name, &damaged);
+        }
+        files.insert(slot.to_string(), m.encode());
+    }
+    let files: Vec<IndexFile> = files.into_iter().map(|(name, bytes)| IndexFile { name, bytes }).collect();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut e = Engine::open(CoreConfig::default(), files);
+        let rep = e.open_report().clone();
+        let r = e.search(&SearchRequest { query: "the".into(), mode: Some(SearchMode::Lexical), ..Default::default() });
+        tx.send((rep, r.map(|r| r.hits.len()))).unwrap();
+    });
+    let (rep, hits) = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("the open and a search finish");
+    assert!(rep.rebuilt, "{rep:?}");
+    assert!(rep.reason.as_deref().unwrap_or_default().contains("catalog"), "{:?}", rep.reason);
+    assert_eq!(hits.unwrap(), 0);
+}
