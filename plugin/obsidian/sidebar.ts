@@ -189,15 +189,15 @@ export class StrataView extends ItemView {
     if (resp.notice) info.push(resp.notice);
     this.infoEl.setText(info.join(" — "));
     let weakEl: HTMLElement | null = null;
-    if (weak.length) {
-      const details = this.resultsEl.createEl("details", { cls: "strata-weak" });
-      details.createEl("summary", {
-        text: `Weaker matches (${weak.length})`,
-        attr: { title: "Found by meaning only, and not much closer to the query than the rest of the vault" },
-      });
-      weakEl = details;
-    }
     for (const { path, hits } of [...groups, ...weak]) {
+      if (hits.every((h) => h.weak) && !weakEl) {
+        // After the matches: a row that opens on the weaker ones.
+        weakEl = this.resultsEl.createEl("details", { cls: "strata-weak" });
+        weakEl.createEl("summary", {
+          text: `Weaker matches (${weak.length})`,
+          attr: { title: "Found by meaning only, and not much closer to the query than the rest of the vault" },
+        });
+      }
       const parent = hits.every((h) => h.weak) && weakEl ? weakEl : this.resultsEl;
       const group = parent.createDiv({ cls: "strata-group" });
       const head = group.createDiv({ cls: "strata-group-title" });
