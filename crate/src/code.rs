@@ -266,6 +266,9 @@ pub fn add_code_blocks(
     syntax: bool,
     missing: &mut bool,
 ) -> Vec<Section> {
+    if blocks.is_empty() {
+        return sections;
+    }
     let lines = LineIndex::new(text);
     let mut chunked: Vec<(u32, CodeFile)> = Vec::new();
     for b in blocks {

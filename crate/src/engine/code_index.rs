@@ -24,6 +24,10 @@ pub(super) struct CodeTexts {
 
 impl CodeTexts {
     pub fn of(text: &str, sections: &[Section]) -> CodeTexts {
+        if sections.iter().all(|s| s.code.is_none()) {
+            // A note without code (nearly all of them): nothing to cut, no line index to build.
+            return CodeTexts { own: vec![None; sections.len()], symbols: vec![String::new(); sections.len()] };
+        }
         let mut holds_code = vec![false; sections.len()];
         for s in sections.iter().filter(|s| s.code.is_some()) {
             if let Some(p) = s.parent {
