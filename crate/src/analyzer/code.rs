@@ -5,10 +5,10 @@
 //! words of comments (the query side analyses the same way); text in other scripts (a comment
 //! in Chinese) is tokenized as the Markdown analyzer does.
 
-use tantivy::tokenizer::{AsciiFoldingFilter, RemoveLongFilter, TextAnalyzer, Token, TokenStream, Tokenizer};
+use tantivy::tokenizer::{AsciiFoldingFilter, RemoveLongFilter, TextAnalyzer, TokenStream, Tokenizer};
 
 use super::filters::{LangSlot, LanguageStemmer, Normalize};
-use super::{tokenize_into, TokenBuf, KEPT_SLOTS, MAX_TOKEN_BYTES};
+use super::{tokenize_into, CjkTokenStream, TokenBuf, KEPT_SLOTS, MAX_TOKEN_BYTES};
 use crate::language::Stem;
 
 /// Name under which the code analyzer is registered on the index.
@@ -20,32 +20,14 @@ pub struct CodeTokenizer {
     scratch: TokenBuf,
 }
 
-pub struct CodeTokenStream<'a> {
-    tokens: &'a mut [Token],
-    index: usize,
-}
-
 impl Tokenizer for CodeTokenizer {
-    type TokenStream<'a> = CodeTokenStream<'a>;
+    type TokenStream<'a> = CjkTokenStream<'a>;
 
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream<'a> {
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> CjkTokenStream<'a> {
         self.buf.tokens.truncate(KEPT_SLOTS);
         self.buf.len = 0;
         tokenize_code(text, &mut self.buf, &mut self.scratch);
-        CodeTokenStream { tokens: &mut self.buf.tokens[..self.buf.len], index: usize::MAX }
-    }
-}
-
-impl TokenStream for CodeTokenStream<'_> {
-    fn advance(&mut self) -> bool {
-        self.index = self.index.wrapping_add(1);
-        self.index < self.tokens.len()
-    }
-    fn token(&self) -> &Token {
-        &self.tokens[self.index]
-    }
-    fn token_mut(&mut self) -> &mut Token {
-        &mut self.tokens[self.index]
+        CjkTokenStream::over(&mut self.buf)
     }
 }
 

@@ -98,9 +98,16 @@ pub struct CjkBigramTokenizer {
     buf: TokenBuf,
 }
 
+/// The tokens of one text, handed out in order from a [`TokenBuf`] (both tokenizers' stream).
 pub struct CjkTokenStream<'a> {
     tokens: &'a mut [Token],
     index: usize,
+}
+
+impl<'a> CjkTokenStream<'a> {
+    pub(crate) fn over(buf: &'a mut TokenBuf) -> CjkTokenStream<'a> {
+        CjkTokenStream { tokens: &mut buf.tokens[..buf.len], index: usize::MAX }
+    }
 }
 
 impl Tokenizer for CjkBigramTokenizer {
@@ -111,7 +118,7 @@ impl Tokenizer for CjkBigramTokenizer {
         self.buf.tokens.truncate(KEPT_SLOTS);
         self.buf.len = 0;
         tokenize_into(text, &mut self.buf);
-        CjkTokenStream { tokens: &mut self.buf.tokens[..self.buf.len], index: usize::MAX }
+        CjkTokenStream::over(&mut self.buf)
     }
 }
 

@@ -307,23 +307,7 @@ impl Engine {
     ) -> Result<Option<String>> {
         let FileFacts { hash, size, mtime, existed, known } = file;
         let parsed = markdown::parse(path, text);
-        let sections = crate::sections::build_sections_with(
-            text,
-            &parsed.headings,
-            parsed.line_count,
-            parsed.body_start_line,
-            SplitConfig { budget: self.config.chunk_budget, min: self.config.chunk_min },
-            known,
-        );
-        let mut chunker_missing = false;
-        let sections = crate::code::add_code_blocks(
-            text,
-            sections,
-            &parsed.code_blocks,
-            self.config.chunk_budget,
-            self.config.code_syntax,
-            &mut chunker_missing,
-        );
+        let (sections, chunker_missing) = self.note_sections(text, &parsed, known);
         if chunker_missing {
             self.blocks_pending.insert(path.to_string());
             report.code_chunker_needed.push(path.to_string());
@@ -433,6 +417,34 @@ impl Engine {
         entry.lead_key = Some(crate::sections::embed_key(&entry.lead_text(text)));
         self.catalog.insert(entry);
         Ok(parsed.frontmatter_error)
+    }
+
+    /// A parsed note's sections: its Markdown sections, and its large fenced code blocks chunked
+    /// under them; `true` when a block stayed whole for want of a code chunker.
+    pub(super) fn note_sections(
+        &self,
+        text: &str,
+        parsed: &markdown::ParsedNote,
+        known: Option<KnownHash>,
+    ) -> (Vec<Section>, bool) {
+        let sections = crate::sections::build_sections_with(
+            text,
+            &parsed.headings,
+            parsed.line_count,
+            parsed.body_start_line,
+            SplitConfig { budget: self.config.chunk_budget, min: self.config.chunk_min },
+            known,
+        );
+        let mut missing = false;
+        let sections = crate::code::add_code_blocks(
+            text,
+            sections,
+            &parsed.code_blocks,
+            self.config.chunk_budget,
+            self.config.code_syntax,
+            &mut missing,
+        );
+        (sections, missing)
     }
 
     /// Makes staged changes searchable.

@@ -8,7 +8,7 @@ use crate::error::{CoreError, Result};
 use crate::hash::sha256_hex;
 use crate::markdown;
 use crate::paths;
-use crate::sections::{build_sections, Section, SplitConfig, HEADING_SEPARATOR};
+use crate::sections::{Section, HEADING_SEPARATOR};
 
 impl Engine {
     /// A section, a heading, a line range or the whole of an indexed note, from its current
@@ -152,21 +152,7 @@ impl Engine {
             return entry(paths::file_name(path).to_string(), sections, line_count, 1);
         }
         let parsed = markdown::parse(path, text);
-        let sections = build_sections(
-            text,
-            &parsed.headings,
-            parsed.line_count,
-            parsed.body_start_line,
-            SplitConfig { budget: self.config.chunk_budget, min: self.config.chunk_min },
-        );
-        let sections = crate::code::add_code_blocks(
-            text,
-            sections,
-            &parsed.code_blocks,
-            self.config.chunk_budget,
-            self.config.code_syntax,
-            &mut false,
-        );
+        let (sections, _) = self.note_sections(text, &parsed, None);
         entry(parsed.title, sections, parsed.line_count, parsed.body_start_line)
     }
 }
