@@ -13,9 +13,10 @@
 
 import init, { StrataCore } from "../../build/wasm/strata_core.js";
 import initEmbedder, { StrataEmbedder } from "../../build/wasm/strata_embedder.js";
-import type { CoreConfig, EmbedProgress, ModelInfo, FileStat, NoteInput, Rename, StrataCoreApi } from "../core/api.ts";
+import type { CoreConfig, EmbedProgress, ModelInfo, FileStat, StrataCoreApi } from "../core/api.ts";
 import { errorMessage } from "../core/errors.ts";
 import { prepareCode, retryCodeBlocks, setCodeLoader } from "../core/code-hook.ts";
+import { changeBatch } from "./change-batch.ts";
 import { workerCodeLoader } from "./code-loader.ts";
 import { asBytes } from "../core/bytes.ts";
 import { installEmbedderHook, type StrataCoreStatic } from "../core/wasm-classes.ts";
@@ -247,54 +248,15 @@ export class WorkerServer implements Handlers<WorkerApi> {
   apply(cs: ChangeSet): Promise<ApplyResult> {
     return this.exclusive(async () => {
       const core = this.need();
-      const renames: Rename[] = [];
-      const deletes = [...cs.deleted];
-      const changed = new Map(cs.changed.map((f) => [f.path, f]));
-      const warnings: { path: string; message: string }[] = [];
-      // Each note read once: a renamed note whose content changed too is also in `changed`.
-      const reads = new Map<string, Promise<Uint8Array>>();
-      const read = (path: string) => {
-        let p = reads.get(path);
-        if (!p) reads.set(path, (p = this.vault.read(path)));
-        return p;
-      };
-      let renamesRead = 0;
-      await Promise.all(
-        cs.renames.map(async (r) => {
-          // A rename of a note the index does not hold (new, or a newly indexed extension) is a create.
-          if (!core.note(r.from)) {
-            if (!changed.has(r.to)) changed.set(r.to, { path: r.to, size: 0, mtime: r.mtime ?? Date.now() });
-            return;
-          }
-          // Out of the indexed set (an excluded folder, another extension): the core drops it.
-          if (!core.shouldIndex(r.to)) return void renames.push({ from: r.from, to: r.to });
-          // The index stores no note text: the core checks the bytes at the new path against the
-          // note's content hash (the same: a move, nothing re-embedded; else re-indexed).
-          try {
-            renames.push({ from: r.from, to: r.to, bytes: await read(r.to), ...(r.mtime ? { mtime: r.mtime } : {}) });
-            renamesRead++;
-          } catch (err) {
-            // Gone or unreadable at its new path: it leaves the index, like an unreadable upsert.
-            deletes.push(r.from);
-            warnings.push({ path: r.to, message: `unreadable: ${errorMessage(err)}` });
-          }
-        }),
-      );
-      this.st.pendingNotes = changed.size;
-      // The code chunker's wasm, loaded before the first code file is indexed.
-      const code = await prepareCode(core, [...changed.keys(), ...renames.map((r) => r.to)]);
-      if (code) warnings.push(code);
-      const upserts: NoteInput[] = [];
-      await Promise.all(
-        [...changed.values()]
-          .filter((f) => core.shouldIndex(f.path))
-          .map(async (f) => {
-            try {
-              upserts.push({ path: f.path, bytes: await read(f.path), mtime: f.mtime });
-            } catch (err) {
-              warnings.push({ path: f.path, message: `unreadable: ${errorMessage(err)}` });
-            }
-          }),
+      const { upserts, deletes, renames, warnings, renamesRead } = await changeBatch(
+        core,
+        cs,
+        (path) => this.vault.read(path),
+        // The code chunker's wasm, loaded before the first code file is indexed.
+        (paths, notes) => {
+          this.st.pendingNotes = notes;
+          return prepareCode(core, paths);
+        },
       );
       const rep = core.update({ upserts, deletes, renames, commit: true });
       const again = await retryCodeBlocks(core, rep, upserts, true);
