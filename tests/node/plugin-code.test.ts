@@ -6,8 +6,6 @@
 
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { gzipSync } from "node:zlib";
 
@@ -16,7 +14,8 @@ import { findWasm } from "../../plugin/core/node.ts";
 import { coreConfig, DEFAULT_SETTINGS, listedExtensions, sanitizeSettings } from "../../plugin/obsidian/settings.ts";
 import { CODE_FILES, makeVault, NOTES } from "./code-vault.ts";
 import { cleanupTemps, copyFixture } from "./helpers.ts";
-import { eventually, loadPlugin, Notice, PLUGIN_DIR, StrataPlugin, unloadPlugin, type AppT } from "./plugin-env.ts";
+import { all, savedSettings, settingRow, typeInto, type El } from "./settings-rows.ts";
+import { eventually, loadPlugin, Notice, StrataPlugin, unloadPlugin } from "./plugin-env.ts";
 
 after(cleanupTemps);
 
@@ -33,49 +32,9 @@ const offerCodeWasm = () => {
   };
 };
 
-type El = {
-  children: El[];
-  tagName: string;
-  value: string;
-  classList: { contains(c: string): boolean };
-  getText(): string;
-  dispatch(t: string): void;
-};
-const all = (e: El, out: El[] = []) => (e.children.forEach((c) => (out.push(c), all(c, out))), out);
-
-/** The shown settings tab's row named `name` (undefined when hidden). */
-function row(app: AppT, name: string) {
-  const tab = app.settingTabs[0];
-  const rows = all(tab.containerEl as unknown as El).filter((e) => e.classList.contains("setting-item"));
-  const r = rows.find(
-    (e) =>
-      all(e)
-        .find((c) => c.classList.contains("setting-item-name"))
-        ?.getText() === name,
-  );
-  if (!r) return undefined;
-  const inRow = all(r);
-  return {
-    invalid: r.classList.contains("is-invalid"),
-    input: inRow.find((e) => e.tagName === "input" || e.tagName === "textarea"),
-    toggle: inRow.find((e) => e.classList.contains("checkbox-container")),
-  };
-}
-
-function type(app: AppT, name: string, value: string): void {
-  const input = row(app, name)?.input;
-  if (!input) throw new Error(`no input in ${name}`);
-  input.value = value;
-  input.dispatch("input");
-}
-
-async function saved(vault: string): Promise<Record<string, unknown>> {
-  try {
-    return JSON.parse(await readFile(path.join(vault, PLUGIN_DIR, "data.json"), "utf8")) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-}
+const row = settingRow;
+const type = typeInto;
+const saved = savedSettings;
 
 describe("plugin: code files", () => {
   test("settings: defaults, sanitised values, the core config and the listed extensions", () => {

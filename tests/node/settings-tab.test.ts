@@ -5,11 +5,12 @@
 // draws the same rows from the same definitions.
 
 import assert from "node:assert/strict";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 
 import { cleanupTemps, copyFixture } from "./helpers.ts";
+import { all, savedSettings, settingRow, typeInto, type El } from "./settings-rows.ts";
 import { eventually, loadPlugin, PLUGIN_DIR, unloadPlugin, type AppT } from "./plugin-env.ts";
 
 after(cleanupTemps);
@@ -53,52 +54,14 @@ function flatten(items: Item[], heading: string | null = null, out: { heading: s
   return out;
 }
 
-type El = {
-  children: El[];
-  tagName: string;
-  value: string;
-  classList: { contains(c: string): boolean };
-  getText(): string;
-  dispatch(t: string): void;
-};
-const all = (e: El, out: El[] = []) => (e.children.forEach((c) => (out.push(c), all(c, out))), out);
-
-/** The shown tab's row named `name`: its description, error and first input, select, toggle or slider. */
+/** The shown tab's row named `name` (it must be shown). */
 function row(app: AppT, name: string) {
-  const rows = all(app.settingTabs[0].containerEl as unknown as El).filter((e) => e.classList.contains("setting-item"));
-  const r = rows.find(
-    (e) =>
-      all(e)
-        .find((c) => c.classList.contains("setting-item-name"))
-        ?.getText() === name,
-  );
+  const r = settingRow(app, name);
   if (!r) throw new Error(`no row ${name}`);
-  const inRow = all(r);
-  const byClass = (c: string) => inRow.find((e) => e.classList.contains(c));
-  return {
-    el: r,
-    desc: byClass("setting-item-description")?.getText() ?? "",
-    invalid: r.classList.contains("is-invalid"),
-    input: inRow.find((e) => e.tagName === "input" || e.tagName === "textarea" || e.tagName === "select"),
-    toggle: byClass("checkbox-container"),
-    buttons: inRow.filter((e) => e.tagName === "button").map((b) => b.getText()),
-  };
+  return r;
 }
-
-function type(app: AppT, name: string, value: string): void {
-  const input = row(app, name).input!;
-  input.value = value;
-  input.dispatch(input.tagName === "select" ? "change" : "input");
-}
-
-/** data.json as saved (empty while a save is half written). */
-async function saved(vault: string): Promise<Record<string, unknown>> {
-  try {
-    return JSON.parse(await readFile(path.join(vault, PLUGIN_DIR, "data.json"), "utf8")) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-}
+const type = typeInto;
+const saved = savedSettings;
 
 describe("settings tab", () => {
   test("Obsidian 1.13+: every setting is defined, found by the settings search, and changed through its definition", async () => {
