@@ -23,13 +23,13 @@ import { CliError, repoRoot } from "../cli/common.ts";
 import { EmbedPool } from "../core/embed-pool.ts";
 import { nodeEmbedSpawner } from "../core/embed-worker-node.ts";
 import { percentile, round } from "../cli/metrics.ts";
+import { ortPipeline, timeOrtSteps, type OrtModule, type TokenizerClass } from "./ort-pipeline.ts";
 
 const CONFIG: CoreConfig = { configDir: ".obsidian" };
 /** Chunks per timed step, on both sides (our embedStep(16) runs two model batches of 8). */
 export const STEP_CHUNKS = 16;
 /** Steps left out of the steady-state rate (plan building, JIT warm-up). */
 const WARMUP_STEPS = 2;
-const MAX_TOKENS = 256;
 
 export interface EmbedEngineResult {
   engine: string;
@@ -288,32 +288,32 @@ export async function embedModelWorker(vaultDir: string, sampleFile: string, id:
   };
 }
 
-/* The little of onnxruntime-web's and @huggingface/tokenizers' APIs the harness uses. */
-interface OrtTensor {
-  data: Float32Array;
-  dims: readonly number[];
-}
-interface OrtSession {
-  inputNames: readonly string[];
-  outputNames: readonly string[];
-  run(feeds: Record<string, unknown>): Promise<Record<string, OrtTensor>>;
-}
-interface OrtModule {
-  env: { wasm: { numThreads?: number; simd?: boolean } };
-  Tensor: new (type: string, data: BigInt64Array, dims: number[]) => unknown;
-  InferenceSession: { create(model: Uint8Array, opts: object): Promise<OrtSession> };
-}
-interface JsTokenizer {
-  encode(text: string): { ids: number[] };
+/** The notes' chunk texts, in the order the core's queue takes them, duplicates once (vectors are keyed by text). */
+export function chunkTexts(notes: { path: string; bytes: Uint8Array }[]): string[] {
+  const core = loadCore().create(CONFIG);
+  try {
+    core.update({ upserts: notes.map((n) => ({ path: n.path, bytes: n.bytes, mtime: 0 })) });
+    const seen = new Set<string>();
+    const texts: string[] = [];
+    for (const n of [...notes].sort((a, b) => (a.path < b.path ? -1 : 1))) {
+      for (const t of core.embedTexts(n.path, n.bytes)) {
+        if (!seen.has(t)) {
+          seen.add(t);
+          texts.push(t);
+        }
+      }
+    }
+    return texts;
+  } finally {
+    core.free();
+  }
 }
 
 /** Loads the competitor's packages; null with a reason when they are not installed. */
-export async function loadOrt(): Promise<{ ort: OrtModule; Tokenizer: new (json: object, config: object) => JsTokenizer } | string> {
+export async function loadOrt(): Promise<{ ort: OrtModule; Tokenizer: TokenizerClass } | string> {
   try {
     const ort = (await import("onnxruntime-web")) as unknown as OrtModule;
-    const { Tokenizer } = (await import("@huggingface/tokenizers")) as unknown as {
-      Tokenizer: new (json: object, config: object) => JsTokenizer;
-    };
+    const { Tokenizer } = (await import("@huggingface/tokenizers")) as unknown as { Tokenizer: TokenizerClass };
     return { ort, Tokenizer };
   } catch (err) {
     return `onnxruntime-web or @huggingface/tokenizers is not installed (npm ci): ${(err as Error).message}`;
@@ -325,62 +325,11 @@ export async function embedOrtWorker(vaultDir: string, sampleFile: string, batch
   const libs = await loadOrt();
   if (typeof libs === "string") throw new CliError(libs, 2);
   const { ort, Tokenizer } = libs;
-  const notes = await sampleInputs(vaultDir, sampleFile);
-  // Chunk texts, in the order the core's queue takes them, duplicates once (vectors are keyed by text).
-  const core = loadCore().create(CONFIG);
-  core.update({ upserts: notes.map((n) => ({ path: n.path, bytes: n.bytes, mtime: 0 })) });
-  const seen = new Set<string>();
-  const texts: string[] = [];
-  for (const n of [...notes].sort((a, b) => (a.path < b.path ? -1 : 1))) {
-    for (const t of core.embedTexts(n.path, n.bytes)) {
-      if (!seen.has(t)) {
-        seen.add(t);
-        texts.push(t);
-      }
-    }
-  }
-  core.free();
+  const texts = chunkTexts(await sampleInputs(vaultDir, sampleFile));
 
   const files = await modelFiles();
-  const tokenizer = new Tokenizer(JSON.parse(new TextDecoder().decode(files.tokenizer)) as object, {});
-  const sepId = tokenizer.encode("").ids.at(-1) ?? 102;
-  const tokenize = (text: string): number[] => {
-    const ids = tokenizer.encode(text).ids;
-    return ids.length > MAX_TOKENS ? [...ids.slice(0, MAX_TOKENS - 1), sepId] : ids;
-  };
-  ort.env.wasm.numThreads = threads;
-  let t = performance.now();
-  const session = await ort.InferenceSession.create(files.model, { executionProviders: ["wasm"], graphOptimizationLevel: "all" });
-  const loadMs = performance.now() - t;
-  const hasTypeIds = session.inputNames.includes("token_type_ids");
-
-  const embedBatch = async (idsList: number[][]): Promise<Float32Array[]> => {
-    const n = idsList.length;
-    const len = Math.max(...idsList.map((x) => x.length));
-    const ids = new BigInt64Array(n * len);
-    const mask = new BigInt64Array(n * len);
-    idsList.forEach((x, i) => x.forEach((id, j) => ((ids[i * len + j] = BigInt(id)), (mask[i * len + j] = 1n))));
-    const feeds: Record<string, unknown> = {
-      input_ids: new ort.Tensor("int64", ids, [n, len]),
-      attention_mask: new ort.Tensor("int64", mask, [n, len]),
-    };
-    if (hasTypeIds) feeds.token_type_ids = new ort.Tensor("int64", new BigInt64Array(n * len), [n, len]);
-    const out = (await session.run(feeds))[session.outputNames[0]];
-    const dim = out.dims[2];
-    const data = out.data;
-    return idsList.map((x, i) => {
-      const v = new Float32Array(dim);
-      for (let j = 0; j < x.length; j++) {
-        const off = (i * len + j) * dim;
-        for (let d = 0; d < dim; d++) v[d] += data[off + d];
-      }
-      let norm = 0;
-      for (let d = 0; d < dim; d++) norm += (v[d] /= x.length) ** 2;
-      norm = Math.sqrt(norm) || 1;
-      for (let d = 0; d < dim; d++) v[d] /= norm;
-      return v;
-    });
-  };
+  const pipe = await ortPipeline(ort, Tokenizer, files.model, files.tokenizer, threads);
+  const { tokenize, embedBatch, loadMs } = pipe;
 
   // Self-check against the reference vectors.
   let referenceMinCosine: number | null = null;
@@ -396,18 +345,7 @@ export async function embedOrtWorker(vaultDir: string, sampleFile: string, batch
     referenceMinCosine = round(referenceMinCosine, 5);
   }
 
-  const steps: { n: number; ms: number }[] = [];
-  let tokens = 0;
-  for (let i = 0; i < texts.length; i += STEP_CHUNKS) {
-    const step = texts.slice(i, i + STEP_CHUNKS);
-    t = performance.now();
-    for (let b = 0; b < step.length; b += batch) {
-      const idsList = step.slice(b, b + batch).map(tokenize);
-      tokens += idsList.reduce((a, x) => a + x.length, 0);
-      await embedBatch(idsList);
-    }
-    steps.push({ n: step.length, ms: performance.now() - t });
-  }
+  const { steps, tokens } = await timeOrtSteps(pipe, texts, STEP_CHUNKS, batch);
   return summarize(`onnxruntime-web (wasm, ${threads} thread${threads > 1 ? "s" : ""}, batch ${batch})`, steps, loadMs, {
     tokens,
     batch,

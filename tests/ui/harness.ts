@@ -7,6 +7,7 @@ import StrataPlugin from "../../plugin/obsidian/main.ts";
 import { VIEW_TYPE } from "../../plugin/obsidian/sidebar.ts";
 import { HttpAdapter } from "../obsidian-fake/http-adapter.ts";
 import type { ReleaseInfo } from "../../plugin/core/model-download.ts";
+import { embedderRun, ortRun } from "./embed-bench-page.ts";
 
 const PLUGIN_DIR = ".obsidian/plugins/strata-search";
 
@@ -99,6 +100,38 @@ const harness = {
   async embedIdle() {
     return need().plugin.worker!.call("embedIdle", {});
   },
+
+  /**
+   * Waits for the plugin's embedding to finish while searching (hybrid) every 100 ms, as a user
+   * typing meanwhile: the searches' latencies, and when the first vectors were stored (polled).
+   */
+  async embedWhileSearching(queries: string[]) {
+    const { plugin } = need();
+    // The model loads after the lexical index; embedding starts when it has.
+    for (const until = performance.now() + 120_000; !plugin.embedProgress;) {
+      if (performance.now() > until) throw new Error(`embedding did not start (model ${plugin.modelState})`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const t0 = performance.now();
+    const done0 = plugin.embedProgress.done;
+    let idle = false;
+    const idleP = plugin.worker!.call("embedIdle", {}).then((p) => ((idle = true), p));
+    const searchMs: number[] = [];
+    let firstAt: number | null = null;
+    let firstDone = 0;
+    for (let i = 0; !idle; i++) {
+      const t = performance.now();
+      await plugin.search({ query: queries[i % queries.length], k: 10, mode: "hybrid" });
+      searchMs.push(performance.now() - t);
+      const done = plugin.embedProgress?.done ?? 0;
+      if (firstAt === null && done > done0) [firstAt, firstDone] = [performance.now() - t0, done];
+      await new Promise((r) => setTimeout(r, Math.max(0, 100 - (performance.now() - t))));
+    }
+    const p = await idleP;
+    return { startedAt: t0, ms: performance.now() - t0, total: p?.total ?? 0, done0, firstAt, firstDone, searchMs };
+  },
+  ortRun,
+  embedderRun,
 
   modelState: () => need().plugin.modelState,
   /** The search worker's embedder workers (nested Web Workers) of the last embedding run. */

@@ -7,7 +7,10 @@
 //                                               (exit 1 on failure)
 //   node --import tsx tests/ui/run.ts --bench   [--vault DIR] main-thread long tasks during a full
 //                                               index of ../shared/vaults/obsidian-help, and plugin
-//                                               load → first search with its persisted index
+//                                               load → first search with its persisted index;
+//                                               then embedding (tests/ui/embed-bench.ts): the
+//                                               plugin's pool against onnxruntime-web
+//                                               [--embed-only] [--no-embed] [--rounds N]
 //
 // The vault is a temporary copy: nothing is written to the original.
 
@@ -24,6 +27,7 @@ import { chromium, type BrowserContext, type Page } from "playwright-core";
 
 import { pluginBuildOptions } from "../../esbuild.config.mjs";
 import { modelTable, writeParts } from "../../scripts/model-table.mjs";
+import { embedBench } from "./embed-bench.ts";
 import { startServer } from "./server.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -35,6 +39,9 @@ const PLUGIN_DIR = ".obsidian/plugins/strata-search";
 const argv = process.argv.slice(2);
 const BENCH = argv.includes("--bench");
 const vaultArg = argv.includes("--vault") ? argv[argv.indexOf("--vault") + 1] : null;
+const EMBED_ONLY = argv.includes("--embed-only");
+const NO_EMBED = argv.includes("--no-embed");
+const ROUNDS = argv.includes("--rounds") ? Number(argv[argv.indexOf("--rounds") + 1]) : 2;
 
 async function bundle(): Promise<string> {
   process.chdir(ROOT);
@@ -376,8 +383,10 @@ async function main(): Promise<number> {
   try {
     await page.goto(server.url + "/");
     await page.waitForFunction(() => document.body.dataset.ready === "1");
-    if (BENCH) await bench(page, path.basename(src), vault);
-    else {
+    if (BENCH) {
+      if (!EMBED_ONLY) await bench(page, path.basename(src), vault);
+      if (!NO_EMBED) await embedBench(page, js, { root: ROOT, src, modelDir: MODEL_DIR, artifacts: ARTIFACTS, rounds: ROUNDS });
+    } else {
       await uiTest(page, withModel);
       if (withModel) await downloadTest(page, src, js);
     }

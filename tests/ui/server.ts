@@ -1,7 +1,8 @@
 // The harness's HTTP server (127.0.0.1, random port): the page, its bundle, styles.css,
 // manifest.json, and the fake adapter's calls on a real vault folder (POST /fs?op=…&args=…);
 // with `release`, a release folder's files at /releases/download/<version>/<name> (GitHub's
-// layout, where the plugin's Download fetches them), each answered after `delayMs`.
+// layout, where the plugin's Download fetches them), each answered after `delayMs`; with
+// `folders`, read-only files under a URL prefix (the bench's competitor and wasm builds).
 
 import { readFile } from "node:fs/promises";
 import * as http from "node:http";
@@ -22,7 +23,26 @@ export interface ServedRelease {
   delayMs?: number;
 }
 
-export async function startServer(root: string, vault: string, bundle: string, release?: ServedRelease): Promise<HarnessServer> {
+/** Files of `dir` served at `prefix` (no subfolders, no dot files). */
+export interface ServedFolder {
+  prefix: string;
+  dir: string;
+}
+
+const TYPES: Record<string, string> = {
+  ".mjs": "text/javascript",
+  ".js": "text/javascript",
+  ".wasm": "application/wasm",
+  ".json": "application/json",
+};
+
+export async function startServer(
+  root: string,
+  vault: string,
+  bundle: string,
+  release?: ServedRelease,
+  folders: ServedFolder[] = [],
+): Promise<HarnessServer> {
   const adapter = new FsAdapter(vault);
   const statics: Record<string, [string, string]> = {
     "/": [path.join(root, "tests/ui/harness.html"), "text/html; charset=utf-8"],
@@ -54,6 +74,14 @@ export async function startServer(root: string, vault: string, bundle: string, r
         await new Promise((r) => setTimeout(r, release.delayMs ?? 0));
         if (!bytes) res.writeHead(404).end("not found");
         else res.writeHead(200, { "content-type": "application/octet-stream", "content-length": bytes.length }).end(bytes);
+        return;
+      }
+      const folder = folders.find((f) => url.pathname.startsWith(f.prefix));
+      if (folder) {
+        const name = decodeURIComponent(url.pathname.slice(folder.prefix.length));
+        const bytes = name.includes("/") || name.startsWith(".") ? null : await readFile(path.join(folder.dir, name)).catch(() => null);
+        if (!bytes) res.writeHead(404).end("not found");
+        else res.writeHead(200, { "content-type": TYPES[path.extname(name)] ?? "application/octet-stream" }).end(bytes);
         return;
       }
       if (url.pathname === "/fs" && req.method === "POST") {
