@@ -43,7 +43,10 @@ fn index(files: &[(String, Vec<u8>)]) -> Engine {
     let mut e = Engine::create(CoreConfig::default()).unwrap();
     let mut chunks = files.chunks(500).peekable();
     while let Some(chunk) = chunks.next() {
-        let upserts = chunk.iter().map(|(p, b)| NoteInput { path: p.clone(), bytes: b.clone(), mtime: 0.0 }).collect();
+        let upserts = chunk
+            .iter()
+            .map(|(p, b)| NoteInput { path: p.clone(), bytes: b.clone(), mtime: 0.0, ctime: None })
+            .collect();
         e.update(UpdateBatch { upserts, commit: chunks.peek().is_none(), ..Default::default() }).unwrap();
     }
     e.flush().unwrap();
@@ -165,7 +168,8 @@ fn main() {
         files[n].1.extend_from_slice(format!("\n\nEdit {i}: more about {w}.\n").as_bytes());
         let before = e.status().deleted_docs;
         let t = Instant::now();
-        let upserts = vec![NoteInput { path: files[n].0.clone(), bytes: files[n].1.clone(), mtime: i as f64 }];
+        let upserts =
+            vec![NoteInput { path: files[n].0.clone(), bytes: files[n].1.clone(), mtime: i as f64, ctime: None }];
         e.update(UpdateBatch { upserts, ..Default::default() }).unwrap();
         let out = e.flush().unwrap();
         costs.push((t.elapsed().as_secs_f64() * 1e3, out.bytes_written, before, e.status().deleted_docs));

@@ -18,7 +18,10 @@ fn index(files: &[(String, Vec<u8>)], config: &CoreConfig) -> (f64, usize, usize
     let (mut sections, mut skipped) = (0, 0);
     let mut batches = files.chunks(200).peekable();
     while let Some(batch) = batches.next() {
-        let upserts = batch.iter().map(|(p, b)| NoteInput { path: p.clone(), bytes: b.clone(), mtime: 0.0 }).collect();
+        let upserts = batch
+            .iter()
+            .map(|(p, b)| NoteInput { path: p.clone(), bytes: b.clone(), mtime: 0.0, ctime: None })
+            .collect();
         let r = engine.update(UpdateBatch { upserts, commit: batches.peek().is_none(), ..Default::default() }).unwrap();
         sections += r.sections;
         skipped += r.skipped.len();

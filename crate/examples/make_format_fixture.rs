@@ -38,7 +38,12 @@ fn main() {
     let mut engine = Engine::create(CoreConfig::default()).unwrap();
     let upserts = notes
         .iter()
-        .map(|(p, b)| NoteInput { path: p.clone(), bytes: b.clone(), mtime: 1_700_000_000_000.0 })
+        .map(|(p, b)| NoteInput {
+            path: p.clone(),
+            bytes: b.clone(),
+            mtime: 1_700_000_000_000.0,
+            ctime: Some(1_600_000_000_000.0),
+        })
         .collect();
     engine.update(UpdateBatch { upserts, ..Default::default() }).unwrap();
     engine.use_embedder(Box::new(fixture_embedder::FixtureEmbedder::new())).unwrap();

@@ -66,6 +66,11 @@ pub struct FileStat {
     pub path: String,
     pub size: u64,
     pub mtime: f64,
+    /// The file's creation time (ms since the epoch), when the host knows it: not used by the
+    /// plan, passed on with the note's bytes (`NoteInput::ctime`).
+    #[serde(default)]
+    #[cfg_attr(test, ts(optional))]
+    pub ctime: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,6 +102,11 @@ pub struct NoteInput {
     #[serde(default)]
     #[cfg_attr(test, ts(as = "Option<_>", optional))]
     pub mtime: f64,
+    /// The file's creation time (ms since the epoch), when the host knows it (`file.ctime` of
+    /// the property expressions). None keeps the one indexed for the path, if any.
+    #[serde(default)]
+    #[cfg_attr(test, ts(optional))]
+    pub ctime: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -116,6 +126,9 @@ pub struct Rename {
     /// The note's modification time at `to` (default: the indexed one).
     #[serde(default)]
     pub mtime: Option<f64>,
+    /// The note's creation time at `to` (default: the indexed one).
+    #[serde(default)]
+    pub ctime: Option<f64>,
 }
 
 fn yes() -> bool {

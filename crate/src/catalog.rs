@@ -1,4 +1,4 @@
-//! The catalog: one entry per indexed note (path, content hash, size, mtime, title,
+//! The catalog: one entry per indexed note (path, content hash, size, mtime, ctime, title,
 //! frontmatter JSON, aliases, tags, links, sections, tasks).
 //!
 //! It is persisted as a base file plus small delta files (upserts and removals since
@@ -21,6 +21,9 @@ pub struct NoteEntry {
     pub hash: String,
     pub size: u64,
     pub mtime: f64,
+    /// The file's creation time (ms since the epoch) as the host gave it; None when it did not
+    /// know it (`file.ctime` is then missing, never guessed).
+    pub ctime: Option<f64>,
     pub title: String,
     /// Frontmatter as a JSON object string ("{}" when absent or broken).
     pub frontmatter: String,
@@ -142,6 +145,9 @@ pub struct Catalog {
     lang_counts: HashMap<String, usize>,
     /// The vault's languages by share of notes, sorted when first asked after a change.
     languages: std::sync::OnceLock<Vec<(whatlang::Lang, f64)>>,
+    /// While tracked ([`Catalog::track_changes`]): the paths inserted or removed since, each
+    /// with whether it was in the catalog before its first change.
+    changes: Option<BTreeMap<String, bool>>,
 }
 
 /// Write a new base when deltas exceed this share of the base (or this many files).
@@ -218,7 +224,28 @@ impl Catalog {
         self.notes.values().map(|n| n.sections.len()).sum()
     }
 
+    /// Starts (or stops) recording the paths inserted and removed, for
+    /// [`Catalog::take_changes`].
+    pub fn track_changes(&mut self, on: bool) {
+        self.changes = on.then(BTreeMap::new);
+    }
+
+    /// The paths inserted or removed since [`Catalog::track_changes`], each with whether it was
+    /// in the catalog before (None when untracked); tracking stops.
+    pub fn take_changes(&mut self) -> Option<BTreeMap<String, bool>> {
+        self.changes.take()
+    }
+
+    fn note_change(&mut self, path: &str, existed: bool) {
+        if let Some(c) = &mut self.changes {
+            if !c.contains_key(path) {
+                c.insert(path.to_string(), existed);
+            }
+        }
+    }
+
     pub fn insert(&mut self, entry: NoteEntry) {
+        self.note_change(&entry.path, self.notes.contains_key(&entry.path));
         self.dirty.insert(entry.path.clone());
         self.count_languages(&entry.lang, 1);
         if let Some(old) = self.notes.insert(entry.path.clone(), entry) {
@@ -228,6 +255,9 @@ impl Catalog {
 
     pub fn remove(&mut self, path: &str) -> Option<NoteEntry> {
         let e = self.notes.remove(path);
+        if e.is_some() {
+            self.note_change(path, true);
+        }
         if let Some(old) = &e {
             let langs = old.lang.clone();
             self.count_languages(&langs, -1);
@@ -388,6 +418,7 @@ mod tests {
             hash: hash.into(),
             size: 1,
             mtime: 1.0,
+            ctime: None,
             title: path.into(),
             frontmatter: "{}".into(),
             aliases: vec![],

@@ -13,7 +13,9 @@
 //! `exists` / `!exists`. Combined with AND / OR / NOT (`&&`, `||`, `!`) and parentheses. A
 //! list matches a comparison when one of its elements does; a missing key or a value of
 //! another type matches nothing (but `!=` and `!exists`). Built-in fields: `file.path`,
-//! `file.name`, `file.folder`, `file.tags`, `file.mtime`, `file.size`, `file.title`.
+//! `file.name`, `file.folder`, `file.tags`, `file.mtime`, `file.ctime`, `file.size`, `file.title`.
+//! `file.ctime`, the creation time, is the host's (Obsidian's, the file system's birth time): a
+//! note whose host did not know it has none, a missing field like a missing key.
 //! A bad expression is an error that names its position (`ExprError`), never a panic.
 
 use std::cmp::Ordering;
@@ -42,6 +44,8 @@ pub enum Field {
     Folder,
     Tags,
     Mtime,
+    /// The creation time, when the host gave it.
+    Ctime,
     Size,
     Title,
     /// A frontmatter key.
@@ -57,6 +61,7 @@ impl Field {
             Field::Folder => "file.folder".into(),
             Field::Tags => "file.tags".into(),
             Field::Mtime => "file.mtime".into(),
+            Field::Ctime => "file.ctime".into(),
             Field::Size => "file.size".into(),
             Field::Title => "file.title".into(),
             Field::Prop(k) => k.clone(),

@@ -32,8 +32,9 @@ pub const FORMAT_NAME: &str = "strata-index";
 /// Khmer and Burmese split into words, Arabic and Hebrew normalised. 11: each note's tasks in
 /// the catalog (status, text, line, heading path, tags, parent, dates, priority).
 /// 12: code (source files, large fenced blocks) as sections with their definitions; the lexical
-/// code fields. (A rebuild for a new version keeps the embedded vectors: see `salvage_vectors`.)
-pub const FORMAT_VERSION: u32 = 12;
+/// code fields. 13: each note's creation time in the catalog, when the host knows it
+/// (`file.ctime`). (A rebuild for a new version keeps the embedded vectors: see `salvage_vectors`.)
+pub const FORMAT_VERSION: u32 = 13;
 pub const SLOTS: [&str; 2] = ["manifest-a.json", "manifest-b.json"];
 pub const LEX_DIR: &str = "lex/";
 /// The fixed tail of tantivy's file footer: its length and magic number (two u32).

@@ -10,7 +10,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use common::fixture_embedder::{FixtureEmbedder, FIXTURE_MODEL};
-use strata_core::api::{FileStat, IndexFile, NoteInput, NoteTexts, SearchMode, SearchRequest, UpdateBatch};
+use strata_core::api::{
+    FileStat, IndexFile, NoteInput, NoteTexts, QueryRequest, SearchMode, SearchRequest, UpdateBatch,
+};
 use strata_core::store::FORMAT_VERSION;
 use strata_core::{CoreConfig, Engine};
 
@@ -42,7 +44,11 @@ fn fixture(version: u32) -> Vec<IndexFile> {
     files.into_iter().map(|(name, bytes)| IndexFile { name, bytes }).collect()
 }
 
-/// The fixture vault's notes, with the mtime the fixtures were made with.
+/// The creation time the host gives every note (format 13 keeps it; earlier ones did not).
+const CTIME: f64 = 1_600_000_000_000.0;
+
+/// The fixture vault's notes, with the mtime (and, from format 13, the ctime) the fixtures were
+/// made with.
 fn vault() -> Vec<NoteInput> {
     let dir = repo().join("tests/fixtures/vault");
     let mut files = Vec::new();
@@ -50,7 +56,7 @@ fn vault() -> Vec<NoteInput> {
     files
         .into_iter()
         .filter(|(p, _)| p.ends_with(".md"))
-        .map(|(path, bytes)| NoteInput { path, bytes, mtime: 1_700_000_000_000.0 })
+        .map(|(path, bytes)| NoteInput { path, bytes, mtime: 1_700_000_000_000.0, ctime: Some(CTIME) })
         .collect()
 }
 
@@ -107,10 +113,17 @@ fn the_current_format_opens_as_it_is() {
     let unchanged = vault();
     let listing: Vec<FileStat> = unchanged
         .iter()
-        .map(|n| FileStat { path: n.path.clone(), size: n.bytes.len() as u64, mtime: n.mtime })
+        .map(|n| FileStat { path: n.path.clone(), size: n.bytes.len() as u64, mtime: n.mtime, ctime: None })
         .collect();
     let plan = e.plan(&listing);
     assert_eq!((plan.read.len(), plan.delete.len(), plan.unchanged), (0, 0, notes.len()), "nothing to re-read");
+    // Every note's creation time, as the host gave it.
+    assert_eq!(ctime_count(&e, "file.ctime = 2020-09-13T12:26:40Z"), notes.len());
+}
+
+/// How many notes a property expression finds.
+fn ctime_count(e: &Engine, expr: &str) -> usize {
+    e.query(&QueryRequest { where_: Some(expr.into()), ..Default::default() }).unwrap().total
 }
 
 #[test]
@@ -134,9 +147,11 @@ fn the_previous_format_is_rebuilt_keeping_its_vectors() {
     assert!(r.orphans.iter().all(|o| !o.starts_with("vec/") && !o.starts_with("manifest-")), "{:?}", r.orphans);
 
     // The caller indexes the vault again; with the model loaded, nothing is embedded again:
-    // format 11 added the tasks to the catalog and left every embedded text as it was.
+    // format 13 added each note's creation time to the catalog and left every embedded text as
+    // it was.
     let notes = vault();
     e.update(UpdateBatch { upserts: notes.clone(), ..Default::default() }).unwrap();
+    assert_eq!(ctime_count(&e, "file.ctime < 2021-01-01"), notes.len(), "the creation times the host gave");
     let p = e.use_embedder(Box::new(FixtureEmbedder::new())).unwrap();
     assert_eq!((p.done, p.total), (kept, kept), "every vector was kept: {p:?}");
     assert_eq!(embed_all(&mut e, &notes), 0);
@@ -158,4 +173,5 @@ fn the_previous_format_is_rebuilt_keeping_its_vectors() {
     assert!(!r.rebuilt && !r.fresh && r.orphans.is_empty(), "{r:?}");
     assert_eq!(reopened.status().format_version, FORMAT_VERSION);
     assert_eq!(reopened.status().vectors, e.status().vectors);
+    assert_eq!(ctime_count(&reopened, "file.ctime exists"), notes.len());
 }

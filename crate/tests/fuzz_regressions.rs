@@ -66,7 +66,7 @@ fn excluded_phrase_with_odd_characters_answers() {
     let upserts = files
         .into_iter()
         .filter(|(p, _)| p.ends_with(".md"))
-        .map(|(path, bytes)| NoteInput { path, bytes, mtime: 0.0 })
+        .map(|(path, bytes)| NoteInput { path, bytes, mtime: 0.0, ctime: None })
         .collect();
     let mut e = Engine::create(CoreConfig::default()).unwrap();
     e.update(UpdateBatch { upserts, ..Default::default() }).unwrap();

@@ -16,7 +16,7 @@ use strata_core::api::{NoteInput, ReadRequest, SearchFilters, SearchMode, Search
 use strata_core::{CoreConfig, Engine};
 
 fn upsert(e: &mut Engine, path: &str, bytes: &[u8]) {
-    let note = NoteInput { path: path.into(), bytes: bytes.to_vec(), mtime: 1.0 };
+    let note = NoteInput { path: path.into(), bytes: bytes.to_vec(), mtime: 1.0, ctime: None };
     e.update(UpdateBatch { upserts: vec![note], commit: true, ..Default::default() }).unwrap();
 }
 

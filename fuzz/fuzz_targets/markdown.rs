@@ -24,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
         assert!(s.start_line <= s.end_line, "section lines {}..{}", s.start_line, s.end_line);
     }
     let mut e = Engine::create(cfg).unwrap();
-    let note = NoteInput { path: "fuzz/note.md".into(), bytes: data.to_vec(), mtime: 0.0 };
+    let note = NoteInput { path: "fuzz/note.md".into(), bytes: data.to_vec(), mtime: 0.0, ctime: None };
     e.update(UpdateBatch { upserts: vec![note], ..Default::default() }).unwrap();
     if let Some(info) = e.note("fuzz/note.md") {
         let read = ReadRequest { path: info.path.clone(), bytes: Some(data.to_vec()), ..Default::default() };

@@ -18,7 +18,7 @@ fn walk(dir: &Path, root: &Path, out: &mut Vec<NoteInput>) {
             walk(&p, root, out);
         } else if p.extension().is_some_and(|x| x == "md") {
             let path = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-            out.push(NoteInput { path, bytes: std::fs::read(&p).unwrap(), mtime: 0.0 });
+            out.push(NoteInput { path, bytes: std::fs::read(&p).unwrap(), mtime: 0.0, ctime: None });
         }
     }
 }

@@ -69,7 +69,7 @@ impl Engine {
         file: FileFacts,
         report: &mut UpdateReport,
     ) -> Result<()> {
-        let FileFacts { hash, size, mtime, existed, known } = file;
+        let FileFacts { hash, size, mtime, ctime, existed, known } = file;
         let chunked = crate::code::chunk(lang, text, self.config.chunk_budget, self.config.code_syntax);
         let chunks = match chunked {
             Ok(chunks) => chunks,
@@ -139,6 +139,7 @@ impl Engine {
             hash,
             size,
             mtime,
+            ctime,
             title,
             frontmatter: "{}".into(),
             aliases: Vec::new(),

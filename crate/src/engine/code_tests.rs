@@ -5,7 +5,7 @@
 use super::*;
 
 fn file(path: &str, text: &str) -> NoteInput {
-    NoteInput { path: path.into(), bytes: text.as_bytes().to_vec(), mtime: 1000.0 }
+    NoteInput { path: path.into(), bytes: text.as_bytes().to_vec(), mtime: 1000.0, ctime: None }
 }
 
 fn engine_with(files: &[NoteInput]) -> (Engine, UpdateReport) {

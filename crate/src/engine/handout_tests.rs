@@ -40,10 +40,15 @@ impl TextEmbedder for WordHash {
 fn vault() -> Vec<NoteInput> {
     let text = |i: usize| format!("# Note {i}\n\nwords of note {i} and more\n\n## Part\n\nsecond part {i}\n");
     let mut notes: Vec<NoteInput> = (0..6)
-        .map(|i| NoteInput { path: format!("n{i}.md"), bytes: text(i).into_bytes(), mtime: 1000.0 + i as f64 })
+        .map(|i| NoteInput {
+            path: format!("n{i}.md"),
+            bytes: text(i).into_bytes(),
+            mtime: 1000.0 + i as f64,
+            ctime: None,
+        })
         .collect();
     // The same text in two notes: one key, embedded once.
-    notes.push(NoteInput { path: "copy.md".into(), bytes: notes[0].bytes.clone(), mtime: 999.0 });
+    notes.push(NoteInput { path: "copy.md".into(), bytes: notes[0].bytes.clone(), mtime: 999.0, ctime: None });
     notes
 }
 
@@ -157,7 +162,12 @@ fn an_edit_or_a_model_switch_while_chunks_are_in_flight_is_handled_cleanly() {
     let mut e = engine();
     let batch = take(&mut e, 3);
     // n5.md (the most recent note, taken first) changes while its chunks are out.
-    let edited = NoteInput { path: "n5.md".into(), bytes: b"# Note 5\n\nother words now\n".to_vec(), mtime: 2000.0 };
+    let edited = NoteInput {
+        path: "n5.md".into(),
+        bytes: b"# Note 5\n\nother words now\n".to_vec(),
+        mtime: 2000.0,
+        ctime: None,
+    };
     e.update(UpdateBatch { upserts: vec![edited], ..Default::default() }).unwrap();
     let (k, v) = compute(&batch);
     let p = e.embed_put("hash", &k, &v).unwrap();

@@ -23,10 +23,18 @@ pub(super) struct FileFacts {
     pub hash: String,
     pub size: u64,
     pub mtime: f64,
+    /// Creation time, when the host knows it (see [`known_ctime`]).
+    pub ctime: Option<f64>,
     /// The path was indexed before (its old documents are replaced).
     pub existed: bool,
     /// The whole-note section's hash, when already known (see `known_for`).
     pub known: Option<KnownHash>,
+}
+
+/// A creation time the host gave, if it is one: a positive, finite time (a file system without
+/// birth times may report 0).
+fn known_ctime(ctime: Option<f64>) -> Option<f64> {
+    ctime.filter(|t| t.is_finite() && *t > 0.0)
 }
 
 /// A note's content hash (hex) and the hash of its whole-note section's bytes, in one pass
@@ -106,8 +114,21 @@ impl Engine {
 
     /// Applies a batch of changes. Bad notes are skipped with a reason, never fatal.
     pub fn update(&mut self, batch: UpdateBatch) -> Result<UpdateReport> {
+        // The decoded property columns follow the notes the batch inserts and removes.
         let t0 = now_ms();
-        self.props.clear();
+        self.catalog.track_changes(self.props.has_columns());
+        let mut report = self.apply_batch(batch);
+        match self.catalog.take_changes() {
+            Some(changes) if report.is_ok() => self.props.update(&self.catalog, &changes),
+            _ => self.props.clear(),
+        }
+        if let Ok(r) = &mut report {
+            r.took_ms = now_ms() - t0;
+        }
+        report
+    }
+
+    fn apply_batch(&mut self, batch: UpdateBatch) -> Result<UpdateReport> {
         let mut report = UpdateReport::default();
 
         for r in &batch.renames {
@@ -136,7 +157,6 @@ impl Engine {
         }
         let touched: Vec<String> = batch.upserts.iter().map(|n| n.path.clone()).collect();
         self.semantic.prioritize(&touched, now_wall_ms());
-        report.took_ms = now_ms() - t0;
         Ok(report)
     }
 
@@ -170,12 +190,15 @@ impl Engine {
             return Ok(());
         }
         let (hash, known) = note_hashes(&note.bytes);
+        // A host that does not know the creation time keeps the one indexed for the path.
+        let ctime = known_ctime(note.ctime).or_else(|| self.catalog.get(&path).and_then(|e| e.ctime));
         if let Some(existing) = self.catalog.get(&path).filter(|_| !self.blocks_pending.contains(&path)) {
             if existing.hash == hash {
-                if existing.mtime != note.mtime || existing.size != size {
+                if existing.mtime != note.mtime || existing.size != size || existing.ctime != ctime {
                     let e = self.catalog.get_mut(&path).expect("present");
                     e.mtime = note.mtime;
                     e.size = size;
+                    e.ctime = ctime;
                 }
                 report.unchanged += 1;
                 return Ok(());
@@ -191,8 +214,12 @@ impl Engine {
             });
         }
         let known = known_for(&decoded, &note.bytes, known);
-        let fm_error =
-            self.index_text(&path, &decoded.text, FileFacts { hash, size, mtime: note.mtime, existed, known }, report)?;
+        let fm_error = self.index_text(
+            &path,
+            &decoded.text,
+            FileFacts { hash, size, mtime: note.mtime, ctime, existed, known },
+            report,
+        )?;
         if let Some(err) = fm_error {
             report.warnings.push(Warning { path: path.clone(), message: format!("{err}; body indexed without it") });
         }
@@ -235,8 +262,8 @@ impl Engine {
         if from == to {
             // Nothing moved: new bytes are an edit.
             if let Some(bytes) = r.bytes.as_deref() {
-                let mtime = r.mtime.unwrap_or(old.mtime);
-                self.upsert(&NoteInput { path: to, bytes: bytes.to_vec(), mtime }, report)?;
+                let (mtime, ctime) = (r.mtime.unwrap_or(old.mtime), known_ctime(r.ctime).or(old.ctime));
+                self.upsert(&NoteInput { path: to, bytes: bytes.to_vec(), mtime, ctime }, report)?;
             }
             return Ok(());
         }
@@ -255,7 +282,7 @@ impl Engine {
             });
             return Ok(());
         };
-        let mtime = r.mtime.unwrap_or(old.mtime);
+        let (mtime, ctime) = (r.mtime.unwrap_or(old.mtime), known_ctime(r.ctime).or(old.ctime));
         self.catalog.remove(&from);
         self.lex.delete_note(&from)?;
         let (hash, known) = note_hashes(bytes);
@@ -266,14 +293,14 @@ impl Engine {
             self.index_text(
                 &to,
                 &decoded.text,
-                FileFacts { hash: old.hash, size: old.size, mtime, existed, known },
+                FileFacts { hash: old.hash, size: old.size, mtime, ctime, existed, known },
                 report,
             )?;
             report.moved += 1;
         } else {
             // Edited as well as renamed: a delete and an upsert.
             report.deleted += 1;
-            self.upsert(&NoteInput { path: to.clone(), bytes: bytes.to_vec(), mtime }, report)?;
+            self.upsert(&NoteInput { path: to.clone(), bytes: bytes.to_vec(), mtime, ctime }, report)?;
         }
         if self.catalog.get(&to).is_some() {
             self.catalog.move_access(&from, &to, usage);
@@ -305,7 +332,7 @@ impl Engine {
         file: FileFacts,
         report: &mut UpdateReport,
     ) -> Result<Option<String>> {
-        let FileFacts { hash, size, mtime, existed, known } = file;
+        let FileFacts { hash, size, mtime, ctime, existed, known } = file;
         let parsed = markdown::parse(path, text);
         let (sections, chunker_missing) = self.note_sections(text, &parsed, known);
         if chunker_missing {
@@ -400,6 +427,7 @@ impl Engine {
             hash,
             size,
             mtime,
+            ctime,
             title: parsed.title,
             frontmatter,
             aliases: parsed.aliases,

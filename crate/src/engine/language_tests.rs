@@ -5,7 +5,7 @@ use super::tests::snippets;
 use super::*;
 
 fn note(path: &str, text: &str) -> NoteInput {
-    NoteInput { path: path.into(), bytes: text.as_bytes().to_vec(), mtime: 1000.0 }
+    NoteInput { path: path.into(), bytes: text.as_bytes().to_vec(), mtime: 1000.0, ctime: None }
 }
 
 fn engine_with(notes: &[NoteInput]) -> Engine {

@@ -137,10 +137,20 @@ fn bad_inputs_are_skipped_or_warned_never_fatal() {
     let r = e
         .update(UpdateBatch {
             upserts: vec![
-                NoteInput { path: "bad-utf8.md".into(), bytes: b"valid \xff\xfe invalid kumquat".to_vec(), mtime: 0.0 },
+                NoteInput {
+                    path: "bad-utf8.md".into(),
+                    bytes: b"valid \xff\xfe invalid kumquat".to_vec(),
+                    mtime: 0.0,
+                    ctime: None,
+                },
                 note("broken-fm.md", "---\ntitle: [oops\n---\nbody with lychee\n"),
-                NoteInput { path: "huge.md".into(), bytes: big, mtime: 0.0 },
-                NoteInput { path: "binary.md".into(), bytes: vec![0x89, b'P', b'N', b'G', 0, 0, 1, 2], mtime: 0.0 },
+                NoteInput { path: "huge.md".into(), bytes: big, mtime: 0.0, ctime: None },
+                NoteInput {
+                    path: "binary.md".into(),
+                    bytes: vec![0x89, b'P', b'N', b'G', 0, 0, 1, 2],
+                    mtime: 0.0,
+                    ctime: None,
+                },
                 note("empty.md", ""),
                 note("image.png", "not markdown"),
                 note(".obsidian/workspace.md", "hidden"),
@@ -160,8 +170,8 @@ fn bad_inputs_are_skipped_or_warned_never_fatal() {
     assert_eq!(top_path(e, "kumquat").as_deref(), Some("bad-utf8.md"));
     assert_eq!(top_path(e, "lychee").as_deref(), Some("broken-fm.md"));
     let plan = e.plan(&[
-        FileStat { path: "huge.md".into(), size: 50_000_000, mtime: 0.0 },
-        FileStat { path: "empty.md".into(), size: 0, mtime: 1000.0 },
+        FileStat { path: "huge.md".into(), size: 50_000_000, mtime: 0.0, ctime: None },
+        FileStat { path: "empty.md".into(), size: 0, mtime: 1000.0, ctime: None },
     ]);
     assert_eq!(plan.skipped.len(), 1);
     assert_eq!(plan.unchanged, 1);

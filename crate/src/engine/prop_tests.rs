@@ -2,7 +2,8 @@
 //! section, append, delete, rename, rename + edit, invalid UTF-8, an empty note, uncommitted
 //! batches, embedding steps, a flush and a reopen in the middle) applied one by one must leave
 //! the index a fresh rebuild of the final vault would make: the same notes and sections, the
-//! same hits for a fixed set of queries, the same vector keys.
+//! same hits for a fixed set of queries, the same vector keys. The decoded property columns,
+//! kept through every update, must equal columns decoded afresh after each one.
 //!
 //! Scores and ranks may differ: replaced documents count in the lexical term statistics until
 //! their segment is merged (see docs/hardening.md, "Incremental edits and lexical scores"); the
@@ -135,7 +136,7 @@ fn edit_section(bytes: &[u8], n: usize, ws: &[usize]) -> Vec<u8> {
 }
 
 fn input(path: &str, bytes: &[u8]) -> NoteInput {
-    NoteInput { path: path.into(), bytes: bytes.to_vec(), mtime: 1000.0 }
+    NoteInput { path: path.into(), bytes: bytes.to_vec(), mtime: 1000.0, ctime: None }
 }
 
 /// The engine under test and the vault it should reflect.
@@ -147,7 +148,13 @@ struct Run {
 
 impl Run {
     fn update(&mut self, batch: UpdateBatch) {
+        // Columns decoded before the update (a property, a missing one) are carried through it.
+        let fields = [crate::expr::Field::Prop("tags".into()), crate::expr::Field::Prop("status".into())];
+        self.e.props.columns(&self.e.catalog, &fields);
         self.e.update(batch).unwrap();
+        let kept = self.e.props.columns(&self.e.catalog, &fields);
+        let decoded = super::props::PropCache::default().columns(&self.e.catalog, &fields);
+        assert_eq!(kept, decoded, "property columns after an update");
     }
 
     fn put(&mut self, path: &str, bytes: Vec<u8>, commit: bool) {
@@ -156,7 +163,7 @@ impl Run {
     }
 
     fn rename(&mut self, from: &str, to: &str, bytes: Vec<u8>, commit: bool) {
-        let r = Rename { from: from.into(), to: to.into(), bytes: Some(bytes.clone()), mtime: None };
+        let r = Rename { from: from.into(), to: to.into(), bytes: Some(bytes.clone()), mtime: None, ctime: None };
         self.update(UpdateBatch { renames: vec![r], commit, ..Default::default() });
         if from != to {
             self.vault.remove(from);

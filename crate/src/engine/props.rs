@@ -1,10 +1,12 @@
 //! Frontmatter properties for the structured queries: the catalog keeps each note's
 //! frontmatter as JSON text, and a property expression names a few keys. Those keys are decoded
-//! once per index state into columns (one value per note, in the catalog's order) and kept until
-//! the next update, so that repeated queries read values instead of parsing JSON (at 100k notes,
-//! decoding one key of every note takes about 100 ms; reading its column, a few).
+//! once into columns (one value per note, in the catalog's order) and kept, so that queries read
+//! values instead of parsing JSON (at 100k notes, decoding one key of every note takes about
+//! 100 ms; reading its column, a few). An update decodes the notes it changed and moves the
+//! others' values to their new places (`PropCache::update`), so the first query after an edit
+//! is as fast as the next.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
@@ -20,16 +22,85 @@ const MAX_COLUMNS: usize = 16;
 /// 8 bytes a note without the property, not a `Value`'s 72.
 type Column = Arc<Vec<Option<Box<Value>>>>;
 
-/// The decoded property columns of the current index state (cleared by every update).
+/// The decoded property columns of the current index state (kept up to date by every update).
 #[derive(Default)]
 pub(super) struct PropCache {
     columns: Mutex<HashMap<String, Column>>,
 }
 
 impl PropCache {
-    /// Forgets every column (the catalog changed).
+    /// Forgets every column.
     pub fn clear(&mut self) {
         self.columns.get_mut().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
+    /// Whether any column is kept (an update then reports its changes: [`PropCache::update`]).
+    pub fn has_columns(&mut self) -> bool {
+        !self.columns.get_mut().unwrap_or_else(|e| e.into_inner()).is_empty()
+    }
+
+    /// Brings the columns to `catalog` after an update that inserted or removed the paths of
+    /// `changes` (each with whether it was in the catalog before): one pass in the catalog's
+    /// order, decoding the changed notes and moving every other value to its new place.
+    pub fn update(&mut self, catalog: &Catalog, changes: &BTreeMap<String, bool>) {
+        let cache = self.columns.get_mut().unwrap_or_else(|e| e.into_inner());
+        if cache.is_empty() || changes.is_empty() {
+            return;
+        }
+        let keys: Vec<String> = cache.keys().cloned().collect();
+        let quoted = quoted_keys(&keys);
+        let mut old: Vec<std::vec::IntoIter<Option<Box<Value>>>> = keys
+            .iter()
+            .map(|k| {
+                let col = cache.remove(k).unwrap_or_default();
+                Arc::try_unwrap(col).unwrap_or_else(|shared| (*shared).clone()).into_iter()
+            })
+            .collect();
+        let skip_old = |old: &mut Vec<std::vec::IntoIter<Option<Box<Value>>>>| {
+            for it in old.iter_mut() {
+                it.next();
+            }
+        };
+        let mut cols: Vec<Vec<Option<Box<Value>>>> = keys.iter().map(|_| Vec::with_capacity(catalog.len())).collect();
+        let mut pending = changes.iter().peekable();
+        for n in catalog.entries() {
+            // Changed paths before this one are no longer in the catalog: removed.
+            while let Some((_, existed)) = pending.next_if(|(p, _)| p.as_str() < n.path.as_str()) {
+                if *existed {
+                    skip_old(&mut old);
+                }
+            }
+            match pending.next_if(|(p, _)| **p == n.path) {
+                Some((_, existed)) => {
+                    if *existed {
+                        skip_old(&mut old);
+                    }
+                    let mut found = select(&n.frontmatter, &keys, &quoted);
+                    for (j, k) in keys.iter().enumerate() {
+                        cols[j].push(take_key(&mut found, k).map(Box::new));
+                    }
+                }
+                None => {
+                    for (j, it) in old.iter_mut().enumerate() {
+                        cols[j].push(it.next().flatten());
+                    }
+                }
+            }
+        }
+        for (_, existed) in pending {
+            if *existed {
+                skip_old(&mut old);
+            }
+        }
+        // Every old value used once, every note given one: else decode again when asked.
+        let in_step = old.iter_mut().all(|it| it.next().is_none()) && cols.iter().all(|c| c.len() == catalog.len());
+        debug_assert!(in_step, "property columns out of step with the catalog");
+        if !in_step {
+            return;
+        }
+        for (k, col) in keys.into_iter().zip(cols) {
+            cache.insert(k, Arc::new(col));
+        }
     }
 
     /// The columns of the properties `fields` name, decoded from `catalog` where not cached.
@@ -92,19 +163,25 @@ fn decode_columns(catalog: &Catalog, keys: &[String]) -> Vec<(String, Column)> {
     for n in catalog.entries() {
         let mut found = select(&n.frontmatter, keys, &quoted);
         for (j, k) in keys.iter().enumerate() {
-            // The key as written first, then any other case of it.
-            let name = found
-                .keys()
-                .find(|name| *name == k)
-                .or_else(|| found.keys().find(|name| expr::eq_lower(name, k)))
-                .cloned();
-            cols[j].push(name.and_then(|name| found.remove(&name)).map(Box::new));
+            cols[j].push(take_key(&mut found, k).map(Box::new));
         }
     }
     keys.iter().cloned().zip(cols.into_iter().map(Arc::new)).collect()
 }
 
+/// Takes the value of `key` (lower-cased) from a note's selected properties: the key as
+/// written first, then any other case of it.
+fn take_key(found: &mut Map<String, Value>, key: &str) -> Option<Value> {
+    let name = found
+        .keys()
+        .find(|name| *name == key)
+        .or_else(|| found.keys().find(|name| expr::eq_lower(name, key)))
+        .cloned()?;
+    found.remove(&name)
+}
+
 /// The property columns a request reads, by the names its expression and sort use.
+#[derive(Debug, PartialEq)]
 pub(super) struct Columns {
     names: Vec<String>,
     data: Vec<Column>,
@@ -203,6 +280,7 @@ fn file_value<'a>(n: &'a NoteEntry, field: &Field) -> Option<Val<'a>> {
         Field::Folder => Val::Str(paths::folder(&n.path)),
         Field::Tags => Val::Tags(&n.tags),
         Field::Mtime => Val::Instant(n.mtime),
+        Field::Ctime => Val::Instant(n.ctime?),
         Field::Size => Val::Num(n.size as f64),
         Field::Title => Val::Str(&n.title),
         Field::Prop(_) => return None,

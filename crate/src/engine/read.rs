@@ -130,6 +130,7 @@ impl Engine {
             hash,
             size: text.len() as u64,
             mtime: 0.0,
+            ctime: None,
             title,
             frontmatter: "{}".into(),
             aliases: Vec::new(),

@@ -18,7 +18,7 @@ fn model() -> Option<(Vec<u8>, Vec<u8>)> {
 }
 
 fn note(path: &str, text: &str) -> NoteInput {
-    NoteInput { path: path.into(), bytes: text.as_bytes().to_vec(), mtime: 1000.0 }
+    NoteInput { path: path.into(), bytes: text.as_bytes().to_vec(), mtime: 1000.0, ctime: None }
 }
 
 fn vault() -> Vec<NoteInput> {
@@ -119,6 +119,7 @@ fn rename_edit_and_reopen_never_reembed_unchanged_text() {
             to: "Archive/Sync.md".into(),
             bytes: Some(sync.bytes),
             mtime: None,
+            ctime: None,
         }],
         ..Default::default()
     })

@@ -1,7 +1,7 @@
 //! The structured queries over the fixture vault `tests/fixtures/tasks-vault`: tasks by every
 //! filter with exact results, property queries, incremental updates and persistence.
 
-use super::tests::{cfg, upsert, Folder};
+use super::tests::{cfg, rename, upsert, Folder};
 use super::*;
 use crate::error::CoreError;
 
@@ -11,6 +11,7 @@ macro_rules! fixture {
             path: $path.into(),
             bytes: include_bytes!(concat!("../../../tests/fixtures/tasks-vault/", $path)).to_vec(),
             mtime: $mtime,
+            ctime: None,
         }
     };
 }
@@ -227,7 +228,10 @@ fn an_edited_note_updates_its_tasks_incrementally_and_they_persist() {
     assert_eq!(daily(&e), ["D:3", "D:4", "D:5"]);
     // One task done, one removed, one added: an update of that note alone.
     let edited = "# Wednesday\n\n- [x] Call the printer 📅 2026-11-25 ✅ 2026-11-26\n- [ ] Read chapter 3 ⏳ 2026-11-29\n- [ ] New one [due:: 2026-11-27]\n";
-    let r = upsert(&mut e, vec![NoteInput { path: "Daily/2026-11-25.md".into(), bytes: edited.into(), mtime: NOV_26 }]);
+    let r = upsert(
+        &mut e,
+        vec![NoteInput { path: "Daily/2026-11-25.md".into(), bytes: edited.into(), mtime: NOV_26, ctime: None }],
+    );
     assert_eq!((r.updated, r.added), (1, 0));
     assert_eq!(daily(&e), ["D:3", "D:4", "D:5"]);
     let done = e
@@ -319,8 +323,8 @@ fn property_queries_over_the_catalog() {
 fn only_the_named_properties_are_decoded_whatever_their_case_or_script() {
     let mut e = Engine::create(cfg()).unwrap();
     let text = "---\nStatus: Done\n状态: 进行中\n\"say \\\"hi\\\"\": 2\nnested: {a: 1}\nother: [1, 2]\n---\nbody\n";
-    upsert(&mut e, vec![NoteInput { path: "a.md".into(), bytes: text.into(), mtime: NOV_26 }]);
-    upsert(&mut e, vec![NoteInput { path: "b.md".into(), bytes: "no frontmatter".into(), mtime: NOV_26 }]);
+    upsert(&mut e, vec![NoteInput { path: "a.md".into(), bytes: text.into(), mtime: NOV_26, ctime: None }]);
+    upsert(&mut e, vec![NoteInput { path: "b.md".into(), bytes: "no frontmatter".into(), mtime: NOV_26, ctime: None }]);
     let paths = |src: &str| query(&e, q(src));
     assert_eq!(paths("status = done"), ["a.md"]);
     assert_eq!(paths("STATUS = DONE"), ["a.md"]);
@@ -331,10 +335,74 @@ fn only_the_named_properties_are_decoded_whatever_their_case_or_script() {
     let hit = e.query(&q("status exists AND other exists")).unwrap().notes.remove(0);
     assert_eq!(serde_json::Value::Object(hit.fields), serde_json::json!({"status": "Done", "other": [1, 2]}));
     // The decoded columns go with an update: an edited property answers at once.
-    upsert(&mut e, vec![NoteInput { path: "a.md".into(), bytes: text.replace("Done", "Open").into(), mtime: NOV_26 }]);
+    upsert(
+        &mut e,
+        vec![NoteInput { path: "a.md".into(), bytes: text.replace("Done", "Open").into(), mtime: NOV_26, ctime: None }],
+    );
     assert!(query(&e, q("status = done")).is_empty());
     assert_eq!(query(&e, q("status = open")), ["a.md"]);
     e.update(UpdateBatch { deletes: vec!["a.md".into()], ..Default::default() }).unwrap();
     assert!(query(&e, q("status = open")).is_empty());
     assert_eq!(query(&e, q("status !exists")), ["b.md"]);
+}
+
+#[test]
+fn file_ctime_is_the_hosts_and_kept_through_edits_renames_and_persistence() {
+    let mut e = Engine::create(cfg()).unwrap();
+    let at = |s: &str| crate::dates::parse_datetime(s, 0);
+    let input = |path: &str, text: &str, ctime: Option<f64>| NoteInput {
+        path: path.into(),
+        bytes: text.into(),
+        mtime: NOV_26,
+        ctime,
+    };
+    upsert(
+        &mut e,
+        vec![
+            input("old.md", "# Old\n\nkumquat jam\n", at("2019-06-01T12:00:00Z")),
+            input("new.md", "# New\n\nkumquat tart\n", at("2026-01-15T08:00:00Z")),
+            input("unknown.md", "# Unknown\n\nkumquat pie\n", None),
+            // A file system without birth times reports 0: not a creation time.
+            input("zero.md", "# Zero\n\nkumquat cake\n", Some(0.0)),
+        ],
+    );
+    let paths = |e: &Engine, src: &str| query(e, q(src));
+    assert_eq!(paths(&e, "file.ctime > 2020-01-01"), ["new.md"]);
+    assert_eq!(paths(&e, "file.ctime < 2020-01-01"), ["old.md"]);
+    assert_eq!(paths(&e, "file.ctime exists"), ["new.md", "old.md"]);
+    assert_eq!(paths(&e, "file.ctime !exists"), ["unknown.md", "zero.md"]);
+    assert_eq!(paths(&e, "file.ctime >= today-365d"), ["new.md"]);
+    let sorted = query(&e, QueryRequest { sort: Some("-file.ctime".into()), ..Default::default() });
+    assert_eq!(sorted, ["new.md", "old.md", "unknown.md", "zero.md"], "notes without one last");
+    let hit = e.query(&q("file.name = old AND file.ctime exists")).unwrap().notes.remove(0);
+    assert_eq!(hit.fields.get("file.ctime"), Some(&serde_json::json!(at("2019-06-01T12:00:00Z").unwrap())));
+    let unknown = e.query(&q("file.name = unknown AND file.ctime !exists")).unwrap().notes.remove(0);
+    assert_eq!(unknown.fields.get("file.ctime"), Some(&serde_json::Value::Null));
+
+    // An edit from a host that does not know the creation time keeps the indexed one; a rename
+    // carries it to the new path; a host that knows it sets it.
+    upsert(&mut e, vec![input("old.md", "# Old\n\nkumquat marmalade\n", None)]);
+    let r = e.update(UpdateBatch {
+        renames: vec![rename("old.md", "Archive/old.md", b"# Old\n\nkumquat marmalade\n")],
+        ..Default::default()
+    });
+    assert_eq!(r.unwrap().moved, 1);
+    upsert(&mut e, vec![input("unknown.md", "# Unknown\n\nkumquat pie\n", at("2021-03-03T00:00:00Z"))]);
+    assert_eq!(paths(&e, "file.ctime < 2020-01-01"), ["Archive/old.md"]);
+    assert_eq!(paths(&e, "file.ctime = 2021-03-03"), ["unknown.md"]);
+
+    // The search filters' where, and the index reopened from its files.
+    let req = SearchRequest {
+        query: "kumquat".into(),
+        mode: Some(SearchMode::Lexical),
+        filters: Some(SearchFilters { where_: Some("file.ctime < 2020-01-01".into()), ..Default::default() }),
+        ..Default::default()
+    };
+    let hits: Vec<String> = e.search(&req).unwrap().hits.into_iter().map(|h| h.path).collect();
+    assert_eq!(hits, ["Archive/old.md"]);
+    let mut folder = Folder::default();
+    folder.apply(&e.flush().unwrap());
+    let reopened = Engine::open(cfg(), folder.files());
+    assert_eq!(paths(&reopened, "file.ctime exists"), ["Archive/old.md", "new.md", "unknown.md"]);
+    assert_eq!(paths(&reopened, "file.ctime > 2020-01-01 AND file.ctime < 2026-01-01"), ["unknown.md"]);
 }

@@ -54,7 +54,7 @@ fn vault() -> Vec<NoteInput> {
         ("Backups.md", "# Backups\n\nvault folder external drive weekly\n"),
     ]
     .into_iter()
-    .map(|(p, t)| NoteInput { path: p.into(), bytes: t.as_bytes().to_vec(), mtime: 1000.0 })
+    .map(|(p, t)| NoteInput { path: p.into(), bytes: t.as_bytes().to_vec(), mtime: 1000.0, ctime: None })
     .collect()
 }
 
@@ -143,7 +143,7 @@ fn old_vectors_serve_until_the_new_model_has_embedded_everything() {
     assert_eq!((r.hits[0].path.as_str(), r.semantic_coverage), ("Backups.md", Some(1.0)));
     folder.apply(&e.flush().unwrap());
     e.update(UpdateBatch {
-        upserts: vec![NoteInput { path: "New.md".into(), bytes: b"new note\n".to_vec(), mtime: 2000.0 }],
+        upserts: vec![NoteInput { path: "New.md".into(), bytes: b"new note\n".to_vec(), mtime: 2000.0, ctime: None }],
         ..Default::default()
     })
     .unwrap();
@@ -196,6 +196,7 @@ fn auto_choice_follows_the_vaults_scripts() {
         path: "笔记.md".into(),
         bytes: "# 笔记\n\n向量检索和全文检索的融合排序，适合中文和日文的笔记库。\n".as_bytes().to_vec(),
         mtime: 1.0,
+        ctime: None,
     };
     e.update(UpdateBatch { upserts: vec![zh], ..Default::default() }).unwrap();
     let c = e.choose_model("auto").unwrap();

@@ -11,7 +11,7 @@ pub(super) fn cfg() -> CoreConfig {
 }
 
 pub(super) fn note(path: &str, text: &str) -> NoteInput {
-    NoteInput { path: path.into(), bytes: text.as_bytes().to_vec(), mtime: 1000.0 }
+    NoteInput { path: path.into(), bytes: text.as_bytes().to_vec(), mtime: 1000.0, ctime: None }
 }
 
 pub(super) fn upsert(e: &mut Engine, notes: Vec<NoteInput>) -> UpdateReport {
@@ -44,7 +44,7 @@ pub(super) fn read(e: &Engine, notes: &[NoteInput], req: ReadRequest) -> Result<
 }
 
 pub(super) fn rename(from: &str, to: &str, bytes: &[u8]) -> Rename {
-    Rename { from: from.into(), to: to.into(), bytes: Some(bytes.to_vec()), mtime: None }
+    Rename { from: from.into(), to: to.into(), bytes: Some(bytes.to_vec()), mtime: None, ctime: None }
 }
 
 /// The index folder, as a map (what the JS side keeps on disk).
@@ -231,7 +231,7 @@ fn unchanged_moved_updated_deleted() {
     let r = e
         .update(UpdateBatch {
             deletes: vec!["Daily/2024-01-01.md".into()],
-            upserts: vec![NoteInput { path: "Archive/2024-01-01.md".into(), bytes, mtime: 5.0 }],
+            upserts: vec![NoteInput { path: "Archive/2024-01-01.md".into(), bytes, mtime: 5.0, ctime: None }],
             ..Default::default()
         })
         .unwrap();
@@ -345,8 +345,8 @@ fn plan_reads_only_changed_files() {
     upsert(&mut e, sample());
     let listing: Vec<FileStat> = sample()
         .iter()
-        .map(|n| FileStat { path: n.path.clone(), size: n.bytes.len() as u64, mtime: n.mtime })
-        .chain([FileStat { path: "new.md".into(), size: 3, mtime: 1.0 }])
+        .map(|n| FileStat { path: n.path.clone(), size: n.bytes.len() as u64, mtime: n.mtime, ctime: None })
+        .chain([FileStat { path: "new.md".into(), size: 3, mtime: 1.0, ctime: None }])
         .filter(|f| f.path != "Daily/2024-01-01.md")
         .collect();
     let mut listing = listing;
@@ -363,15 +363,15 @@ fn a_plan_in_chunks_is_the_plan_of_the_whole_listing() {
     upsert(&mut e, sample());
     let mut listing: Vec<FileStat> = sample()
         .iter()
-        .map(|n| FileStat { path: n.path.clone(), size: n.bytes.len() as u64, mtime: n.mtime })
+        .map(|n| FileStat { path: n.path.clone(), size: n.bytes.len() as u64, mtime: n.mtime, ctime: None })
         .filter(|f| f.path != "Daily/2024-01-01.md")
         .collect();
     listing[0].mtime = 2000.0;
     listing.extend([
-        FileStat { path: "new.md".into(), size: 3, mtime: 1.0 },
-        FileStat { path: ".obsidian/x.md".into(), size: 3, mtime: 1.0 },
-        FileStat { path: "../escape.md".into(), size: 3, mtime: 1.0 },
-        FileStat { path: "huge.md".into(), size: 50_000_000, mtime: 1.0 },
+        FileStat { path: "new.md".into(), size: 3, mtime: 1.0, ctime: None },
+        FileStat { path: ".obsidian/x.md".into(), size: 3, mtime: 1.0, ctime: None },
+        FileStat { path: "../escape.md".into(), size: 3, mtime: 1.0, ctime: None },
+        FileStat { path: "huge.md".into(), size: 50_000_000, mtime: 1.0, ctime: None },
     ]);
     let whole = e.plan(&listing);
     assert_eq!(whole.delete, vec!["Daily/2024-01-01.md"]);

@@ -11,7 +11,7 @@ use crate::ranking::LEAD_WEIGHT;
 use crate::sections::{build_sections, SplitConfig};
 
 fn note(path: &str, text: &str) -> NoteInput {
-    NoteInput { path: path.into(), bytes: text.as_bytes().to_vec(), mtime: 1000.0 }
+    NoteInput { path: path.into(), bytes: text.as_bytes().to_vec(), mtime: 1000.0, ctime: None }
 }
 
 /// Words enough for a section of its own (the chunker splits a note over ~512 tokens).
@@ -60,7 +60,7 @@ fn hits(e: &mut Engine, q: &str) -> Vec<Hit> {
 }
 
 fn rename(from: &str, to: &str, bytes: Option<&[u8]>) -> Rename {
-    Rename { from: from.into(), to: to.into(), bytes: bytes.map(|b| b.to_vec()), mtime: None }
+    Rename { from: from.into(), to: to.into(), bytes: bytes.map(|b| b.to_vec()), mtime: None, ctime: None }
 }
 
 /// Embeds everything as a host does (`embedAll` in plugin/core/client.ts): the notes each
@@ -434,7 +434,7 @@ fn section_hashes_are_those_of_the_indexed_text_after_an_upsert_and_a_rename() {
                 .collect();
         let hashes =
             |e: &Engine, p: &str| e.catalog.get(p).unwrap().sections.iter().map(|s| s.hash).collect::<Vec<_>>();
-        let mut e = engine_with(&[NoteInput { path: "a.md".into(), bytes: bytes.to_vec(), mtime: 1.0 }]);
+        let mut e = engine_with(&[NoteInput { path: "a.md".into(), bytes: bytes.to_vec(), mtime: 1.0, ctime: None }]);
         assert_eq!(hashes(&e, "a.md"), want, "{bytes:?}");
         let r =
             e.update(UpdateBatch { renames: vec![rename("a.md", "b.md", Some(bytes))], ..Default::default() }).unwrap();

@@ -248,7 +248,7 @@ fn op_text(op: Op) -> &'static str {
     }
 }
 
-const BUILT_INS: &str = "file.path, file.name, file.folder, file.tags, file.mtime, file.size, file.title";
+const BUILT_INS: &str = "file.path, file.name, file.folder, file.tags, file.mtime, file.ctime, file.size, file.title";
 
 fn field(text: &str, quoted: bool, at: usize) -> Result<Field, ExprError> {
     if quoted {
@@ -265,7 +265,7 @@ fn field(text: &str, quoted: bool, at: usize) -> Result<Field, ExprError> {
         "mtime" => Field::Mtime,
         "size" => Field::Size,
         "title" => Field::Title,
-        "ctime" => return err("file.ctime is not known to the index (hosts give modification times only)", at),
+        "ctime" => Field::Ctime,
         _ => {
             return err(format!("unknown field `{text}` (built-in fields: {BUILT_INS}; quote a property named so)"), at)
         }

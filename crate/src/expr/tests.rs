@@ -7,6 +7,8 @@ struct Note {
     fm: Map<String, Value>,
     tags: Vec<String>,
     mtime: f64,
+    /// The creation time, when the host knew it.
+    ctime: Option<f64>,
 }
 
 impl Subject for Note {
@@ -17,6 +19,7 @@ impl Subject for Note {
             Field::Folder => Val::Str(crate::paths::folder(self.path)),
             Field::Tags => Val::Tags(&self.tags),
             Field::Mtime => Val::Instant(self.mtime),
+            Field::Ctime => Val::Instant(self.ctime?),
             Field::Size => Val::Num(100.0),
             Field::Title => Val::Str(crate::paths::stem(self.path)),
             Field::Prop(k) => Val::Json(self.fm.get(k)?),
@@ -34,7 +37,16 @@ fn note(path: &'static str, fm: Value, tags: &[&str], mtime: &str) -> Note {
         fm: fm.as_object().cloned().unwrap_or_default(),
         tags: tags.iter().map(|t| t.to_string()).collect(),
         mtime: dates::parse_datetime(mtime, 0).unwrap(),
+        ctime: None,
     }
+}
+
+/// The notes, Alpha and Beta with the creation times their host gave (the others' host knew none).
+fn notes_with_ctime() -> Vec<Note> {
+    let mut ns = notes();
+    ns[0].ctime = dates::parse_datetime("2026-01-15T08:00:00Z", 0);
+    ns[1].ctime = dates::parse_datetime("2019-06-01T12:00:00Z", 0);
+    ns
 }
 
 fn notes() -> Vec<Note> {
@@ -111,6 +123,40 @@ fn every_operator_on_numbers_dates_text_and_lists() {
 }
 
 #[test]
+fn ctime_is_the_hosts_creation_time_and_missing_without_one() {
+    let ns = notes_with_ctime();
+    let run = |src: &str| {
+        let e = parse(src, &ctx()).unwrap_or_else(|e| panic!("{src}: {e}"));
+        ns.iter().filter(|n| e.matches(*n, &ctx())).map(|n| n.path).collect::<Vec<_>>()
+    };
+    let table: &[(&str, &[&str])] = &[
+        ("file.ctime exists", &["Projects/Alpha.md", "Projects/Beta.md"]),
+        ("file.ctime !exists", &["Reading/Book.md", "Inbox.md"]),
+        ("file.ctime > 2020-01-01", &["Projects/Alpha.md"]),
+        ("file.ctime < 2020-01-01", &["Projects/Beta.md"]),
+        ("file.ctime = 2026-01-15", &["Projects/Alpha.md"]),
+        ("file.ctime >= 2019-06-01T12:00", &["Projects/Alpha.md", "Projects/Beta.md"]),
+        ("file.ctime > 2019-06-01T12:00", &["Projects/Alpha.md"]),
+        ("file.ctime >= today-365d", &["Projects/Alpha.md"]),
+        // A note without a creation time matches no comparison; `!=` is the negation of `=`,
+        // as for a missing property.
+        ("file.ctime < today", &["Projects/Alpha.md", "Projects/Beta.md"]),
+        ("file.ctime != 2026-01-15", &["Projects/Beta.md", "Reading/Book.md", "Inbox.md"]),
+        ("file.CTime > 2020-01-01 OR file.name = inbox", &["Projects/Alpha.md", "Inbox.md"]),
+        ("\"file.ctime\" exists", &[]),
+    ];
+    for (src, want) in table {
+        assert_eq!(run(src), *want, "{src}");
+    }
+    let keys = parse_sort("-file.ctime").unwrap();
+    assert_eq!(keys, vec![SortKey { field: Field::Ctime, descending: true }]);
+    let mut by: Vec<&Note> = ns.iter().collect();
+    by.sort_by(|a, b| sort_cmp(a.value(&Field::Ctime).as_ref(), b.value(&Field::Ctime).as_ref(), true, 0));
+    assert_eq!(by.iter().map(|n| n.path).collect::<Vec<_>>()[..2], ["Projects/Alpha.md", "Projects/Beta.md"]);
+    assert_eq!(to_json(ns[2].value(&Field::Ctime)), Value::Null, "no creation time is null, not 0");
+}
+
+#[test]
 fn boolean_logic_and_precedence() {
     assert_eq!(run("status = active OR status = draft AND priority > 4"), ["Projects/Alpha.md", "Projects/Beta.md"]);
     assert_eq!(run("(status = active OR status = draft) AND priority > 4"), ["Projects/Beta.md"]);
@@ -143,7 +189,7 @@ fn syntax_errors_name_their_position() {
         ("a = 1 AND", 9, "found the end"),
         ("a = 1 & b = 2", 6, "`&` alone"),
         ("file.nope = 1", 0, "unknown field `file.nope`"),
-        ("file.ctime > today", 0, "file.ctime"),
+        ("file.btime > today", 0, "file.ctime"),
         ("x > today-3y", 4, "the unit is d"),
         ("a = 1 b = 2", 6, "expected AND, OR"),
         ("", 0, "empty expression"),

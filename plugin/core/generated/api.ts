@@ -73,13 +73,23 @@ export type OpenTimings = {
  */
 verifyMs: number, lexicalMs: number, catalogMs: number, vectorsMs: number, totalMs: number, };
 
-export type FileStat = { path: string, size: number, mtime: number, };
+export type FileStat = { path: string, size: number, mtime: number, 
+/**
+ * The file's creation time (ms since the epoch), when the host knows it: not used by the
+ * plan, passed on with the note's bytes (`NoteInput::ctime`).
+ */
+ctime?: number, };
 
 export type Skip = { path: string, reason: string, };
 
 export type Plan = { read: Array<string>, delete: Array<string>, unchanged: number, skipped: Array<Skip>, };
 
-export type NoteInput = { path: string, bytes: Uint8Array, mtime?: number, };
+export type NoteInput = { path: string, bytes: Uint8Array, mtime?: number, 
+/**
+ * The file's creation time (ms since the epoch), when the host knows it (`file.ctime` of
+ * the property expressions). None keeps the one indexed for the path, if any.
+ */
+ctime?: number, };
 
 export type Rename = { from: string, to: string, 
 /**
@@ -92,7 +102,11 @@ bytes?: Uint8Array,
 /**
  * The note's modification time at `to` (default: the indexed one).
  */
-mtime?: number, };
+mtime?: number, 
+/**
+ * The note's creation time at `to` (default: the indexed one).
+ */
+ctime?: number, };
 
 export type UpdateBatch = { upserts?: Array<NoteInput>, deletes?: Array<string>, renames?: Array<Rename>, 
 /**
