@@ -42,6 +42,7 @@ import { AUTO_MODEL, loadChosenModel } from "../core/models.ts";
 import {
   acquireIndexLock,
   atomicWrite,
+  creationTime,
   describeHolder,
   FsIndexStore,
   type IndexLock,
@@ -485,11 +486,12 @@ export class HeadlessBackend implements VaultBackend {
         }
       },
     });
-    const mtime = Math.trunc((await fs.lstat(full)).mtimeMs);
+    const st = await fs.lstat(full);
+    const mtime = Math.trunc(st.mtimeMs);
     await this.mutex.run(async () => {
       const code = await prepareCode(this.core, [p]);
       if (code) this.log(`${code.path}: ${code.message}`);
-      const upserts = [{ path: p, bytes, mtime }];
+      const upserts = [{ path: p, bytes, mtime, ctime: creationTime(st) }];
       const again = await retryCodeBlocks(this.core, this.core.update({ upserts }), upserts, true);
       for (const w of again?.warnings ?? []) this.log(`${w.path}: ${w.message}`);
       await persist(this.core, this.store);

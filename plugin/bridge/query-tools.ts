@@ -12,7 +12,7 @@ import { isoDate } from "./format.ts";
 import type { ToolResult } from "./loopback-protocol.ts";
 import { asked, notePath, result } from "./read-tools.ts";
 import { args, int, oneOf, text, textList, ToolInputError } from "./tool-schema.ts";
-import { checkNotePath, checkVaultFolder, checkVaultPath } from "./vault-paths.ts";
+import { checkVaultFolder, checkVaultPath } from "./vault-paths.ts";
 
 export const MAX_TASKS = 200;
 export const MAX_QUERY = 200;
@@ -24,7 +24,7 @@ const dateRange = (what: string) =>
     .describe(`A range on the task's ${what} date; tasks without one are left out.`);
 const expression = text(2000).describe(
   "A property expression over the note's frontmatter: = != < <= > >= (numbers, ISO dates), contains (lists, text), exists, !exists, " +
-    'AND, OR, NOT, parentheses; fields file.name, file.folder, file.tags, file.mtime, file.path; dates may be today, today-7d, now-2h. E.g. "status = active AND due < 2026-12-01".',
+    'AND, OR, NOT, parentheses; fields file.name, file.folder, file.tags, file.mtime, file.ctime (creation time, when the host knows it), file.path; dates may be today, today-7d, now-2h. E.g. "status = active AND due < 2026-12-01".',
 );
 const today = text(10).optional().describe("The date relative dates count from (YYYY-MM-DD); default the host's today.");
 
@@ -151,7 +151,7 @@ export async function queryTool(backend: VaultBackend, a: z.output<typeof queryI
   const lines = [`${res.total} note${res.total === 1 ? "" : "s"} match; showing ${res.notes.length} from offset ${offset}`, ""];
   for (const n of res.notes) {
     const fields = Object.entries(n.fields)
-      .map(([k, v]) => `${k}: ${k === "file.mtime" && typeof v === "number" ? isoDate(v) : shortValue(v)}`)
+      .map(([k, v]) => `${k}: ${(k === "file.mtime" || k === "file.ctime") && typeof v === "number" ? isoDate(v) : shortValue(v)}`)
       .join(" · ");
     lines.push(`- ${n.path}${fields ? ` · ${fields}` : ""}`);
   }
@@ -182,7 +182,14 @@ function compactLink(l: OutlineLink) {
 /** A note's headings (levels, line ranges, section ids), and its tasks under each heading. */
 export async function outlineTool(backend: VaultBackend, a: z.output<typeof outlineInput>): Promise<ToolResult> {
   const configDir = (await backend.status()).configDir;
-  const path = checkNotePath(a.path, configDir);
+  const path = checkVaultPath(a.path, configDir);
+  // The outline is the Markdown parse's headings: a code file has none (its definitions are
+  // its indexed sections).
+  if (!path.toLowerCase().endsWith(".md")) {
+    throw new ToolInputError(
+      `${path} is not a Markdown note: outline lists the headings of .md notes. For a code file, read a definition with read {path, symbol} or find definitions with search and filters.kind.`,
+    );
+  }
   const text = await backend.readText(path);
   if (text === null) throw new ToolInputError(`${path} does not exist`);
   const info = await backend.note(path);

@@ -16,7 +16,9 @@ export const TASKS_USAGE = `strata tasks <vault> [--status open|closed|all|todo|
 
 export const QUERY_USAGE = `strata query <vault> "<expression>" [--sort "field [asc|desc], -field"] [--limit 100] [--offset N]
               [--today YYYY-MM-DD] [--refresh] [--index-dir DIR] [--config-dir .obsidian] [--json]
-              expression: status = draft AND (priority >= 2 OR tags contains urgent) AND file.mtime >= today-7d`;
+              expression: status = draft AND (priority >= 2 OR tags contains urgent) AND file.mtime >= today-7d
+              fields: frontmatter keys; file.path, file.name, file.folder, file.tags, file.title, file.size,
+              file.mtime, file.ctime (the file's creation time, when the file system knows it)`;
 
 export const OUTLINE_USAGE = `strata outline <vault> <note path> [--tasks 10] [--refresh] [--index-dir DIR] [--config-dir .obsidian] [--json]`;
 
@@ -160,7 +162,9 @@ export async function queryCommand(args: string[]): Promise<number> {
   const out = res.notes.map((n) => {
     const fields = Object.entries(n.fields).map(([k, v]) => {
       const shown =
-        k === "file.mtime" && typeof v === "number" ? new Date(v).toISOString().slice(0, 16).replace("T", " ") : JSON.stringify(v);
+        (k === "file.mtime" || k === "file.ctime") && typeof v === "number"
+          ? new Date(v).toISOString().slice(0, 16).replace("T", " ")
+          : JSON.stringify(v);
       return `${k}=${shown}`;
     });
     return `${n.path}${fields.length ? `  ${fields.join("  ")}` : ""}`;

@@ -288,13 +288,22 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
+/**
+ * A file's creation time for the core (`file.ctime`): its birth time, else the time its inode
+ * last changed (file systems without birth times report 0); undefined when neither is known.
+ */
+export function creationTime(st: { birthtimeMs: number; ctimeMs: number }): number | undefined {
+  const t = st.birthtimeMs > 0 ? st.birthtimeMs : st.ctimeMs;
+  return Number.isFinite(t) && t > 0 ? Math.trunc(t) : undefined;
+}
+
 export interface NodeVaultOptions {
   /** Obsidian's config folder (never walked). Default ".obsidian". */
   configDir?: string;
 }
 
 /**
- * A vault folder on disk. Lists files with size and mtime without following symlinks
+ * A vault folder on disk. Lists files with size, mtime and ctime without following symlinks
  * (lstat semantics), skips every dot-entry (`.obsidian`, `.trash`, `.git`, …) and asks the
  * core which paths it indexes; reads refuse symlinks and paths leaving the vault.
  */
@@ -340,7 +349,7 @@ export class NodeVault implements VaultSource {
         else {
           try {
             const st = lstatSync(path.join(this.root, p));
-            files.push({ path: p, size: st.size, mtime: Math.trunc(st.mtimeMs) });
+            files.push({ path: p, size: st.size, mtime: Math.trunc(st.mtimeMs), ctime: creationTime(st) });
           } catch (err) {
             skipped.push({ path: p, reason: `unreadable: ${(err as Error).message}` });
           }

@@ -194,7 +194,8 @@ export async function reconcile(core: StrataCoreApi, vault: VaultSource, opts: R
       fill();
       done++;
       if (!data) continue;
-      batch.push({ path, bytes: data, mtime: stats.get(path)?.mtime ?? 0 });
+      const stat = stats.get(path);
+      batch.push({ path, bytes: data, mtime: stat?.mtime ?? 0, ctime: stat?.ctime });
       bytes += data.byteLength;
       sum.bytesRead += data.byteLength;
       sinceFlush += data.byteLength;

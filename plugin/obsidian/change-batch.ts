@@ -40,7 +40,7 @@ export async function changeBatch(
     cs.renames.map(async (r) => {
       // A rename of a note the index does not hold (new, or a newly indexed extension) is a create.
       if (!core.note(r.from)) {
-        if (!changed.has(r.to)) changed.set(r.to, { path: r.to, size: 0, mtime: r.mtime ?? Date.now() });
+        if (!changed.has(r.to)) changed.set(r.to, { path: r.to, size: 0, mtime: r.mtime ?? Date.now(), ctime: r.ctime });
         return;
       }
       // Out of the indexed set (an excluded folder, another extension): the core drops it.
@@ -48,7 +48,8 @@ export async function changeBatch(
       // The index stores no note text: the core checks the bytes at the new path against the
       // note's content hash (the same: a move, nothing re-embedded; else re-indexed).
       try {
-        renames.push({ from: r.from, to: r.to, bytes: await read(r.to), ...(r.mtime ? { mtime: r.mtime } : {}) });
+        const times = { ...(r.mtime ? { mtime: r.mtime } : {}), ...(r.ctime ? { ctime: r.ctime } : {}) };
+        renames.push({ from: r.from, to: r.to, bytes: await read(r.to), ...times });
         renamesRead++;
       } catch (err) {
         // Gone or unreadable at its new path: it leaves the index, like an unreadable upsert.
@@ -65,7 +66,7 @@ export async function changeBatch(
       .filter((f) => core.shouldIndex(f.path))
       .map(async (f) => {
         try {
-          upserts.push({ path: f.path, bytes: await read(f.path), mtime: f.mtime });
+          upserts.push({ path: f.path, bytes: await read(f.path), mtime: f.mtime, ctime: f.ctime });
         } catch (err) {
           warnings.push({ path: f.path, message: `unreadable: ${errorMessage(err)}` });
         }

@@ -9,7 +9,7 @@ import type { ChangeSet } from "./worker-protocol.ts";
 export class ChangeQueue {
   private changed = new Map<string, FileStat>();
   private deleted = new Set<string>();
-  private renames: { from: string; to: string; mtime?: number }[] = [];
+  private renames: { from: string; to: string; mtime?: number; ctime?: number }[] = [];
   private timer: number | null = null;
   private firstAt = 0;
   private running: Promise<void> = Promise.resolve();
@@ -56,8 +56,9 @@ export class ChangeQueue {
     if (chained) {
       chained.to = to;
       chained.mtime = stat.mtime;
+      chained.ctime = stat.ctime;
       if (chained.from === to) this.renames.splice(this.renames.indexOf(chained), 1);
-    } else this.renames.push({ from, to, mtime: stat.mtime });
+    } else this.renames.push({ from, to, mtime: stat.mtime, ctime: stat.ctime });
     this.schedule();
   }
 

@@ -106,7 +106,7 @@ export class HostIO implements Handlers<HostApi> {
     const exts = new Set(this.opts.extensions().map((e) => e.toLowerCase()));
     const out: FileStat[] = [];
     for (const f of this.opts.app.vault.getFiles()) {
-      if (exts.has(f.extension.toLowerCase())) out.push({ path: f.path, size: f.stat.size, mtime: f.stat.mtime });
+      if (exts.has(f.extension.toLowerCase())) out.push({ path: f.path, size: f.stat.size, mtime: f.stat.mtime, ctime: f.stat.ctime });
     }
     return out;
   }

@@ -296,7 +296,7 @@ export default class StrataPlugin extends Plugin {
   private registerVaultEvents(): void {
     const queue = new ChangeQueue((cs) => this.applyChanges(cs), 500);
     this.queue = queue;
-    const stat = (f: TFile) => ({ path: f.path, size: f.stat.size, mtime: f.stat.mtime });
+    const stat = (f: TFile) => ({ path: f.path, size: f.stat.size, mtime: f.stat.mtime, ctime: f.stat.ctime });
     const wanted = (f: TAbstractFile): f is TFile => f instanceof TFile && listedExtensions(this.settings).has(f.extension.toLowerCase());
     const { vault } = this.app;
     this.registerEvent(vault.on("create", (f) => wanted(f) && queue.upsert(stat(f))));

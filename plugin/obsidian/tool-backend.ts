@@ -154,7 +154,11 @@ export class ObsidianBackend implements VaultBackend {
       }
       file = await vault.create(p, text);
     }
-    await this.plugin.applyChanges({ changed: [{ path: p, size: file.stat.size, mtime: file.stat.mtime }], deleted: [], renames: [] });
+    await this.plugin.applyChanges({
+      changed: [{ path: p, size: file.stat.size, mtime: file.stat.mtime, ctime: file.stat.ctime }],
+      deleted: [],
+      renames: [],
+    });
   }
 
   async outline(text: string): Promise<Outline> {

@@ -41,8 +41,8 @@ export interface OpenResult extends OpenReport {
 export interface ChangeSet {
   changed: FileStat[];
   deleted: string[];
-  /** `mtime`: the note's at `to`, when the event carried it. */
-  renames: { from: string; to: string; mtime?: number }[];
+  /** `mtime`, `ctime`: the note's at `to`, when the event carried them. */
+  renames: { from: string; to: string; mtime?: number; ctime?: number }[];
 }
 
 export interface ApplyResult extends UpdateReport {

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cp, writeFile } from "node:fs/promises";
+import { cp, lstat, writeFile } from "node:fs/promises";
 import * as path from "node:path";
 import { after, test, type TestContext } from "node:test";
 
@@ -15,6 +15,7 @@ import type { BackendStatus, VaultBackend } from "../../plugin/core/vault-backen
 import { HeadlessBackend } from "../../plugin/bridge/headless.ts";
 import { newBridgeToken, startLoopbackServer, writeBridgeInfo } from "../../plugin/bridge/loopback.ts";
 import { hostClock, taskLine } from "../../plugin/core/structured.ts";
+import { creationTime } from "../../plugin/core/node.ts";
 import { ok, refused, spawnBridge } from "./bridge-helpers.ts";
 import { cleanupTemps, indexVault, ROOT, tempDir } from "./helpers.ts";
 
@@ -234,6 +235,37 @@ test("strata tasks and strata query", async () => {
   }
 });
 
+test("strata query on file.ctime: each note's creation time from the file system", async () => {
+  const vault = path.join(await tempDir(), "vault");
+  await cp(TASKS_VAULT, vault, { recursive: true });
+  await writeFile(path.join(vault, "Fresh.md"), "# Fresh\n\nwritten just now\n");
+  const created = new Map<string, number | undefined>();
+  for (const p of ["Fresh.md", "Projects/Alpha/Plan.md"]) created.set(p, creationTime(await lstat(path.join(vault, p))));
+  // Every file system Node runs on gives a birth time or an inode change time.
+  assert.ok((created.get("Fresh.md") ?? 0) > Date.parse("2020-01-01"), `${created.get("Fresh.md")}`);
+
+  const after = strata("query", vault, "file.ctime > 2020-01-01", "--sort=-file.ctime, file.path", "--json");
+  assert.equal(after.code, 0, after.err);
+  const res = JSON.parse(after.out);
+  assert.equal(res.total, 6);
+  for (const n of res.notes as { path: string; fields: Record<string, unknown> }[]) {
+    if (created.has(n.path)) assert.equal(n.fields["file.ctime"], created.get(n.path), n.path);
+    assert.equal(typeof n.fields["file.ctime"], "number", n.path);
+  }
+  const before = strata("query", vault, "file.ctime < 2020-01-01", "--json");
+  assert.equal(JSON.parse(before.out).total, 0);
+  assert.equal(JSON.parse(strata("query", vault, "file.ctime !exists", "--json").out).total, 0);
+  // Text: the time as a date, like file.mtime.
+  const text = strata("query", vault, "file.name = fresh AND file.ctime >= today-1d");
+  assert.equal(text.code, 0, text.err);
+  const shown = new Date(created.get("Fresh.md")!).toISOString().slice(0, 16).replace("T", " ");
+  assert.equal(text.out.split("\n")[0], `Fresh.md  file.name="Fresh"  file.ctime=${shown}`);
+  // The search filter takes it too.
+  const search = strata("search", vault, "fresh", "--mode", "lexical", "--where", "file.ctime > 2020-01-01", "--json");
+  assert.equal(search.code, 0, search.err);
+  assert.ok(JSON.stringify(JSON.parse(search.out)).includes("Fresh.md"));
+});
+
 /** The in-process backend reporting itself as the plugin (what the bridge forwards to). */
 function asPlugin(b: HeadlessBackend): VaultBackend {
   return {
@@ -332,6 +364,10 @@ async function exerciseStructuredTools(t: TestContext, client: Client, mode: "he
       ["Projects/Beta/Notes.md", "Reading/Book A.md"],
     );
     assert.match(page.text, /More: query again with offset 4\./);
+    // Each note's creation time, from the file system of the vault (headless or the plugin's).
+    const created = await ok(client, "query", { where: "file.ctime > 2020-01-01", sort: "file.path", today: TODAY });
+    assert.equal(created.data.total, 5);
+    assert.match(created.text, /- Daily\/2026-11-25\.md · file\.ctime: \d{4}-\d\d-\d\dT/);
   });
 
   await t.test(`${mode}: search with a where expression`, async () => {
@@ -383,6 +419,13 @@ async function exerciseStructuredTools(t: TestContext, client: Client, mode: "he
       /\n {2}## Now \(lines 11–23\)\n {4}- \[ \] Write the spec #spec · due 2026-11-20 · priority high \(line 13\)\n {4}- \[x\] Book the room · due 2026-11-19 · done 2026-11-18 \(line 14\)\n {4}… 7 more\n/,
     );
     await refused(client, "outline", { path: "Nope.md" }, /Nope\.md does not exist/);
+    // Not the write tools' message: a code file has no headings, and the answer says where to go.
+    await refused(
+      client,
+      "outline",
+      { path: "src/app.py" },
+      /src\/app\.py is not a Markdown note: outline lists the headings of \.md notes\. For a code file, read a definition with read \{path, symbol\}/,
+    );
   });
 
   await t.test(`${mode}: bad input is a tool error that says what to fix`, async () => {
