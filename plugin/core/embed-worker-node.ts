@@ -1,8 +1,7 @@
 // The pool's workers in Node (the CLI, the headless bridge, the bench): worker_threads running
 // this module (or the bundle it is in: the bundles' entries start nothing in a worker), each
-// instantiating the embedder wasm from the bytes it is sent.
+// instantiating the embedder wasm module it is sent (compiled once per process).
 
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
@@ -17,7 +16,7 @@ import {
   type ToWorker,
 } from "./embed-worker.ts";
 import type { SpawnEmbedWorker } from "./embed-pool.ts";
-import { EMBEDDER_WASM_NAME, findWasm } from "./node.ts";
+import { embedderModule } from "./node.ts";
 
 const MARK = "strata-embed-worker";
 
@@ -37,8 +36,6 @@ if (isEmbedWorkerThread() && parentPort) {
   );
 }
 
-let wasmBytes: Uint8Array | null = null;
-
 /** tsx's ESM API (from source only): its `import` export, beside the `require` one resolved here. */
 function tsxApi(): string {
   return pathToFileURL(
@@ -54,7 +51,6 @@ function tsxApi(): string {
  */
 export function nodeEmbedSpawner(script: URL | string = new URL(import.meta.url), data: Record<string, unknown> = {}): SpawnEmbedWorker {
   return (model: ModelSource): Promise<EmbedWorker> => {
-    wasmBytes ??= new Uint8Array(readFileSync(findWasm(EMBEDDER_WASM_NAME)));
     const w = String(script).endsWith(".ts")
       ? // From source: Node 20 does not apply --import tsx to a worker's own entry, so the worker
         // registers tsx itself before it imports the script.
@@ -73,7 +69,7 @@ export function nodeEmbedSpawner(script: URL | string = new URL(import.meta.url)
         },
         terminate: () => void w.terminate(),
       },
-      wasmBytes,
+      embedderModule(),
       model,
     ).catch((err: unknown) => {
       void w.terminate();

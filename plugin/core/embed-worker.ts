@@ -2,6 +2,8 @@
 // own copy of the model, embedding the passages it is sent. The protocol is the same in every
 // host (the plugin's Web Workers, Node's worker_threads for the CLI and the bridge):
 //   → { type: "init", wasm, model, tokenizer, config }   ← { type: "ready", wasmBytes }
+//     (`wasm`: the embedder's compiled WebAssembly.Module where the host can post one, so the
+//     workers share its machine code; its bytes otherwise)
 //   → { type: "embed", id, texts }                       ← { type: "vectors", id, vectors, wasmBytes }
 //                                                        ← { type: "error", id, message }
 // A worker that throws on a batch answers with an error; one that dies is seen by its host's
@@ -18,8 +20,11 @@ export interface ModelSource {
   config: unknown;
 }
 
+/** The embedder wasm as a worker is sent it: compiled, or its bytes. */
+export type EmbedderWasm = WebAssembly.Module | Uint8Array | ArrayBuffer;
+
 export type ToWorker =
-  | { type: "init"; wasm: Uint8Array | ArrayBuffer; model: Uint8Array; tokenizer: Uint8Array; config: unknown }
+  | { type: "init"; wasm: EmbedderWasm; model: Uint8Array; tokenizer: Uint8Array; config: unknown }
   | { type: "embed"; id: number; texts: string[] };
 
 export type FromWorker =
@@ -34,7 +39,7 @@ export interface WorkerSide {
 }
 
 /** Instantiates the embedder wasm from its bytes: its class and its memory. */
-export type InitEmbedder = (wasm: Uint8Array | ArrayBuffer) => { Embedder: StrataEmbedderStatic; memory: WebAssembly.Memory };
+export type InitEmbedder = (wasm: EmbedderWasm) => { Embedder: StrataEmbedderStatic; memory: WebAssembly.Memory };
 
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -87,7 +92,7 @@ export interface HostSide {
 }
 
 /** Starts the worker's model (`init`) and resolves once it answers; rejects if it fails or dies. */
-export function connectEmbedWorker(host: HostSide, wasm: Uint8Array | ArrayBuffer, model: ModelSource): Promise<EmbedWorker> {
+export function connectEmbedWorker(host: HostSide, wasm: EmbedderWasm, model: ModelSource): Promise<EmbedWorker> {
   let next = 0;
   let wasmBytes = 0;
   let lost: string | null = null;

@@ -135,6 +135,18 @@ let embedderLoaded = false;
 let coreMemory: WebAssembly.Memory | null = null;
 let embedderMemory: WebAssembly.Memory | null = null;
 let codeMemory: WebAssembly.Memory | null = null;
+let embedderCompiled: WebAssembly.Module | null = null;
+
+/**
+ * The embedder's wasm, compiled once per process: this thread's embedder and every pool worker
+ * (embed-worker-node.ts posts it to them) instantiate this one module, so its machine code is
+ * shared rather than compiled again per worker (−40 MB of process memory a worker with
+ * all-MiniLM-L6-v2, docs/benchmarks.md#memory).
+ */
+export function embedderModule(): WebAssembly.Module {
+  embedderCompiled ??= new WebAssembly.Module(readFileSync(findWasm(EMBEDDER_WASM_NAME)));
+  return embedderCompiled;
+}
 
 /** Bytes of the wasm modules' linear memories (0 for a module not instantiated yet). */
 export function wasmMemory(): { core: number; embedder: number; code: number } {
@@ -158,7 +170,7 @@ export function loadCore(): StrataCoreStatic {
     loaded = true;
     installEmbedderHook(() => {
       if (!embedderLoaded) {
-        embedderMemory = initEmbedderSync({ module: readFileSync(findWasm(EMBEDDER_WASM_NAME)) }).memory;
+        embedderMemory = initEmbedderSync({ module: embedderModule() }).memory;
         embedderLoaded = true;
       }
       return StrataEmbedder;

@@ -1,14 +1,14 @@
 // The pool's embedder workers in the plugin: Web Workers started from the search worker itself
 // (nested dedicated workers, which Chromium and so Electron support), each running the
 // embed-worker bundle that main.js carries as text (embed-worker-entry.ts) with the embedder
-// wasm the search worker has already decoded. Imported by worker-entry.ts only (the bundle).
+// wasm module the search worker has already compiled (posted: the workers share its code). Imported by worker-entry.ts only (the bundle).
 
 import SOURCE from "strata:embed-worker";
 import type { SpawnEmbedWorker } from "../core/embed-pool.ts";
-import { connectEmbedWorker, type FromWorker } from "../core/embed-worker.ts";
+import { connectEmbedWorker, type EmbedderWasm, type FromWorker } from "../core/embed-worker.ts";
 
 /** Starts embedder workers as nested Web Workers, or null where there is no `Worker`. */
-export function webEmbedSpawner(wasm: () => Uint8Array | ArrayBuffer | null): SpawnEmbedWorker | null {
+export function webEmbedSpawner(wasm: () => EmbedderWasm | null): SpawnEmbedWorker | null {
   if (typeof Worker === "undefined" || typeof Blob === "undefined" || typeof URL.createObjectURL !== "function") return null;
   let url: string | null = null;
   return (model) => {

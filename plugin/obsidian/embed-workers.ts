@@ -5,12 +5,13 @@
 import type { StrataCoreApi } from "../core/api.ts";
 import { embedAll, type EmbedOptions, type EmbedSummary } from "../core/embedding.ts";
 import { EmbedPool, type SpawnEmbedWorker } from "../core/embed-pool.ts";
+import type { EmbedderWasm } from "../core/embed-worker.ts";
 import type { IndexStore } from "../core/index-store.ts";
 import type { VaultSource } from "../core/note-reads.ts";
 import { forgetLoadedModels } from "../core/wasm-classes.ts";
 
 /** How the search worker starts embedder workers (given the embedder wasm once it is loaded), if it can. */
-export type EmbedSpawnerFactory = (wasm: () => Uint8Array | ArrayBuffer | null) => SpawnEmbedWorker | null;
+export type EmbedSpawnerFactory = (wasm: () => EmbedderWasm | null) => SpawnEmbedWorker | null;
 
 /**
  * The search worker's embedding: the pool when it has `workers` ≥ 1 and a way to start them,

@@ -24,6 +24,7 @@ import { openIndex, persist, type IndexStore } from "../core/index-store.ts";
 import { readNote, searchWithSnippets, type VaultSource } from "../core/note-reads.ts";
 import { reconcile, type ReconcileProgress, type ReconcileSummary } from "../core/reconcile.ts";
 import { Embedding, type EmbedSpawnerFactory } from "./embed-workers.ts";
+import type { EmbedderWasm } from "../core/embed-worker.ts";
 import { loadChosenModel, ModelCatalog, type ModelLoad, type ReadModel } from "../core/models.ts";
 import { CancelledError, Endpoint, type Handlers, type PortLike } from "./rpc.ts";
 import { pluginModelHowTo } from "./settings.ts";
@@ -72,7 +73,7 @@ export class WorkerServer implements Handlers<WorkerApi> {
   private embedRun: Promise<void> | null = null;
   private embedAbort: AbortController | null = null;
   private embedStalled = false;
-  private embedderWasm: Uint8Array | ArrayBuffer | null = null;
+  private embedderWasm: EmbedderWasm | null = null;
   private readonly embedding: Embedding;
   private idleWaiters: (() => void)[] = [];
   /** Searches and reads in flight, and the background work waiting for them to finish. */
@@ -160,8 +161,10 @@ export class WorkerServer implements Handlers<WorkerApi> {
       const bytes = this.loaders?.embedder
         ? await this.loaders.embedder()
         : await decodeInlineWasm(await this.host.call("embedderWasm", {}));
-      await initEmbedder({ module_or_path: bytes });
-      this.embedderWasm = bytes; // for the pool's workers
+      // Compiled once: this worker's embedder and the pool's workers share the module's code.
+      const module = await WebAssembly.compile(bytes as BufferSource);
+      await initEmbedder({ module_or_path: module });
+      this.embedderWasm = module; // for the pool's workers
       installEmbedderHook(() => StrataEmbedder);
     })();
     return this.embedderReady.catch((err) => {
