@@ -88,6 +88,15 @@ test("The search sidebar's where filter: only the hits of matching notes; a bad 
     await view.setQuery("book");
     assert.equal(view.whereErrorEl.getText(), "");
     assert.deepEqual(notes(), ["Projects/Alpha/Plan.md"]);
+
+    // Each note's creation time is Obsidian's (TFile.stat.ctime), given to the index.
+    view.whereEl.value = "file.ctime > 2020-01-01 AND file.folder = reading";
+    await view.setQuery("book");
+    assert.equal(view.whereErrorEl.getText(), "");
+    assert.deepEqual(notes(), ["Reading/Book A.md", "Reading/Book B.md"]);
+    view.whereEl.value = "file.ctime !exists";
+    await view.setQuery("book");
+    assert.deepEqual(notes(), []);
   } finally {
     await unloadPlugin(plugin);
   }
