@@ -1,7 +1,10 @@
 //! Score fusion of the lexical (BM25) and vector rankings (the constants are in `ranking`).
 //!
-//! - Reciprocal Rank Fusion: score = Σ weight / (RRF_K + rank + 1), plus a bonus for a list's
-//!   first three hits.
+//! - Reciprocal Rank Fusion: score = Σ weight / (k + rank + 1), plus a bonus for a list's
+//!   first three hits; k = FUSION_RRF_K for the lexical and vector lists, RRF_K across query
+//!   strings.
+//! - Confident first hits: a list whose first hit stands out from its second (each list's scores
+//!   calibrated on their own scale) keeps that hit first.
 //! - Linear fusion (an option): per-query max normalisation, each list weighted by the same
 //!   dynamic weights as RRF.
 //! - Dynamic weights (lexical/vector) by the query's shape: exact-term queries (quoted phrases,
@@ -16,9 +19,9 @@ use std::collections::HashMap;
 use std::hash::Hash;
 
 use crate::ranking::{
-    LEX_HALF, LOW_OVERLAP, QUESTION_MIN_WORDS, RRF_K, RRF_TOP1_BONUS, RRF_TOP3_BONUS, STRONG_GAP, STRONG_TOP,
-    WEAK_BACKGROUND_RANK, WEAK_GAP_E5, WEAK_GAP_MINILM, WEAK_LEXICAL_RATIO, WEIGHTS_CJK_ENGLISH_MODEL, WEIGHTS_DEFAULT,
-    WEIGHTS_EXACT, WEIGHTS_QUESTION, WEIGHTS_WEAK_LEXICAL,
+    CONFIDENT_SECOND, FUSION_RRF_K, LEX_HALF, LOW_OVERLAP, QUESTION_MIN_WORDS, RRF_K, RRF_TOP1_BONUS, RRF_TOP3_BONUS,
+    STRONG_GAP, STRONG_TOP, WEAK_BACKGROUND_RANK, WEAK_GAP_E5, WEAK_GAP_MINILM, WEAK_LEXICAL_RATIO,
+    WEIGHTS_CJK_ENGLISH_MODEL, WEIGHTS_DEFAULT, WEIGHTS_EXACT, WEIGHTS_QUESTION, WEIGHTS_WEAK_LEXICAL,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -148,37 +151,71 @@ pub fn is_weak(lexical: bool, vec_score: Option<f32>, background: Option<f32>, g
     }
 }
 
-/// Reciprocal Rank Fusion of weighted ranked lists (rank 0 = best).
+/// Reciprocal Rank Fusion of weighted ranked lists (rank 0 = best), with [`RRF_K`].
 /// Every list gets the top-rank bonuses (multi-query fusion: an expansion's best hit
 /// should be able to enter the first results).
 pub fn rrf<K: Eq + Hash + Clone>(lists: &[(f32, &[K])]) -> HashMap<K, f32> {
-    rrf_with(lists, false)
+    rrf_with(lists, false, RRF_K)
 }
 
-/// Lexical + vector fusion: the top-rank bonuses go to the list(s) with the largest weight
-/// only; a list the query shape says to trust less should not put its first hit above the
+/// Lexical + vector fusion, with [`FUSION_RRF_K`]: both pools hold most of a small vault, so with
+/// [`RRF_K`] a note ranked 30th in both lists would outrank one ranked 4th in one list and absent
+/// from the other (no query word in it). The top-rank bonuses go to the list(s) with the largest
+/// weight only; a list the query shape says to trust less should not put its first hit above the
 /// other list's third.
 pub fn rrf_trusted<K: Eq + Hash + Clone>(lists: &[(f32, &[K])]) -> HashMap<K, f32> {
-    rrf_with(lists, true)
+    rrf_with(lists, true, FUSION_RRF_K)
 }
 
-fn rrf_with<K: Eq + Hash + Clone>(lists: &[(f32, &[K])], trusted_only: bool) -> HashMap<K, f32> {
+fn rrf_with<K: Eq + Hash + Clone>(lists: &[(f32, &[K])], trusted_only: bool, k: f32) -> HashMap<K, f32> {
     let mut out: HashMap<K, f32> = HashMap::new();
     let top = lists.iter().map(|(w, _)| *w).fold(0.0f32, f32::max);
+    // The bonuses keep their share of a first hit's score at any k.
+    let scale = (RRF_K + 1.0) / (k + 1.0);
     for (weight, list) in lists {
         let bonus = !trusted_only || *weight >= top;
         for (rank, key) in list.iter().enumerate() {
-            let mut s = weight / (RRF_K + rank as f32 + 1.0);
+            let mut s = weight / (k + rank as f32 + 1.0);
             if !bonus {
             } else if rank == 0 {
-                s += RRF_TOP1_BONUS * weight;
+                s += RRF_TOP1_BONUS * weight * scale;
             } else if rank < 3 {
-                s += RRF_TOP3_BONUS * weight;
+                s += RRF_TOP3_BONUS * weight * scale;
             }
             *out.entry(key.clone()).or_default() += s;
         }
     }
     out
+}
+
+/// How far a lexical list's first hit stands out: its second's BM25 over its first's (0 with a
+/// single hit); `None` for an empty list.
+pub fn lex_second_share(scores: &[f32]) -> Option<f32> {
+    let &first = scores.first()?;
+    (first > 0.0).then(|| scores.get(1).map_or(0.0, |s| s / first))
+}
+
+/// How far a vector list's first hit stands out: its second's height above the query's
+/// background over its first's; `None` when the first does not stand above the background.
+pub fn vec_second_share(scores: &[f32], background: Option<f32>) -> Option<f32> {
+    let (&first, &second, bg) = (scores.first()?, scores.get(1)?, background?);
+    (first > bg).then(|| ((second - bg) / (first - bg)).max(0.0))
+}
+
+/// Lets a confident list keep its first hit first: of each `(share, key)` (a list's
+/// [`lex_second_share`] or [`vec_second_share`] and its first hit), those below
+/// [`CONFIDENT_SECOND`] are confident; when they name one note, it is lifted above every fused
+/// score. Two confident lists that disagree are left to the fusion (their scores are on scales
+/// that do not compare).
+pub fn keep_confident_first<K: Eq + Hash + Clone>(fused: &mut HashMap<K, f32>, firsts: &[(f32, K)]) {
+    let mut confident = firsts.iter().filter(|(share, _)| *share < CONFIDENT_SECOND).map(|(_, key)| key);
+    let Some(first) = confident.next() else { return };
+    if confident.any(|key| key != first) {
+        return;
+    }
+    let max = fused.values().copied().fold(f32::EPSILON, f32::max);
+    // Above the best fused score by 1 % of it.
+    fused.insert(first.clone(), max * 1.01);
 }
 
 /// Linear fusion of max-normalised scores.
@@ -298,11 +335,65 @@ mod tests {
         let lex = ["l1", "l2"];
         let vec = ["v1", "v2", "v3", "v4"];
         let f = rrf_trusted(&[(0.3, &lex[..]), (0.7, &vec[..])]);
-        assert!((f["l1"] - 0.3 / 61.0).abs() < 1e-6, "no bonus for the weaker list");
+        let first = 1.0 / (FUSION_RRF_K + 1.0);
+        assert!((f["l1"] - 0.3 * first).abs() < 1e-6, "no bonus for the weaker list");
         let all = rrf(&[(0.3, &lex[..]), (0.7, &vec[..])]);
-        assert!(all["l1"] > f["l1"], "multi-query fusion gives every list its bonus");
-        assert!((f["v1"] - 0.7 * (1.0 / 61.0 + RRF_TOP1_BONUS)).abs() < 1e-6);
+        assert!(
+            (all["l1"] - 0.3 * (1.0 / 61.0 + RRF_TOP1_BONUS)).abs() < 1e-6,
+            "multi-query fusion: RRF_K, every list's bonus"
+        );
+        let bonus = RRF_TOP1_BONUS * (RRF_K + 1.0) / (FUSION_RRF_K + 1.0);
+        assert!((f["v1"] - 0.7 * (first + bonus)).abs() < 1e-6, "the bonus keeps its share of a first hit's score");
         assert!(f["v3"] > f["l1"], "the weaker list's first hit stays below the trusted list's third");
+    }
+
+    #[test]
+    fn a_first_page_rank_in_one_list_outranks_deep_ranks_in_both() {
+        // A vault of 60 notes, every one in both pools: "answer" is 4th by vector and has none of
+        // the query's words; "filler" is 30th in both lists.
+        let notes: Vec<String> = (0..60).map(|i| format!("n{i}")).collect();
+        let mut vec: Vec<String> = notes.clone();
+        vec.insert(3, "answer".into());
+        let mut lex = notes.clone();
+        let filler = |l: &mut Vec<String>| {
+            let i = l.iter().position(|n| n == "n40").expect("there");
+            let f = l.remove(i);
+            l.insert(29, f);
+        };
+        filler(&mut vec);
+        filler(&mut lex);
+        let f = rrf_trusted(&[(0.4, &lex[..]), (0.6, &vec[..])]);
+        assert!(f["answer"] > f["n40"]);
+        let old = rrf_with(&[(0.4, &lex[..]), (0.6, &vec[..])], true, RRF_K);
+        assert!(old["answer"] < old["n40"], "with RRF_K the agreement deep down won");
+    }
+
+    #[test]
+    fn a_confident_list_keeps_its_first_hit_first() {
+        assert_eq!(lex_second_share(&[50.0, 10.0, 5.0]), Some(0.2));
+        assert_eq!(lex_second_share(&[50.0]), Some(0.0), "a single hit stands out");
+        assert_eq!(lex_second_share(&[]), None);
+        let share = vec_second_share(&[0.90, 0.84, 0.83], Some(0.82)).expect("above the background");
+        assert!((share - 0.25).abs() < 1e-4, "{share}");
+        assert_eq!(vec_second_share(&[0.80, 0.79], Some(0.82)), None, "not above the background");
+        assert_eq!(vec_second_share(&[0.90], Some(0.82)), None);
+
+        let mut fused: HashMap<&str, f32> = [("a", 0.10), ("b", 0.08), ("c", 0.05)].into_iter().collect();
+        keep_confident_first(&mut fused, &[(0.6, "b"), (0.5, "c")]);
+        assert_eq!(fused["a"], 0.10, "no list is confident: unchanged");
+        keep_confident_first(&mut fused, &[(0.1, "b"), (0.3, "c")]);
+        assert_eq!((fused["a"], fused["b"]), (0.10, 0.08), "two confident lists that disagree: left to the fusion");
+        keep_confident_first(&mut fused, &[(0.6, "b"), (0.3, "c")]);
+        let mut order: Vec<(&str, f32)> = fused.into_iter().collect();
+        order.sort_by(|x, y| y.1.total_cmp(&x.1));
+        assert_eq!(
+            order.iter().map(|x| x.0).collect::<Vec<_>>(),
+            ["c", "a", "b"],
+            "the confident list's first hit first"
+        );
+        let mut same: HashMap<&str, f32> = [("a", 0.10), ("b", 0.08)].into_iter().collect();
+        keep_confident_first(&mut same, &[(0.2, "b"), (0.3, "b")]);
+        assert!(same["b"] > same["a"], "both lists confident about the same note");
     }
 
     #[test]

@@ -79,12 +79,16 @@ pub const FUSION_POOL_EXTRA: usize = 30;
 pub const FUSION_POOL_MIN: usize = 150;
 /// …and at most this many.
 pub const FUSION_POOL_MAX: usize = 400;
-/// Reciprocal Rank Fusion: a list's rank r (0 = best) scores weight / (RRF_K + r + 1).
+/// Reciprocal Rank Fusion of several query strings: a list's rank r (0 = best) scores weight / (RRF_K + r + 1).
 pub const RRF_K: f32 = 60.0;
-/// RRF bonus for a list's first hit (times the list's weight).
+/// RRF of the lexical and vector lists: their rank constant (the pools hold most of a small vault, so ranks deep in both lists must not outweigh a first-page rank in one).
+pub const FUSION_RRF_K: f32 = 15.0;
+/// RRF bonus for a list's first hit (times the list's weight, at RRF_K; at another constant k, times (RRF_K + 1) / (k + 1), the same share of a first hit's score).
 pub const RRF_TOP1_BONUS: f32 = 0.05;
-/// RRF bonus for a list's second and third hits (times the list's weight).
+/// RRF bonus for a list's second and third hits (likewise).
 pub const RRF_TOP3_BONUS: f32 = 0.02;
+/// A list keeps its first hit first when its second hit's calibrated score is below this share of the first's (lexical: BM25; vector: the height above the query's background).
+pub const CONFIDENT_SECOND: f32 = 0.4;
 /// Weights (lexical, vector) of a query with no particular shape.
 pub const WEIGHTS_DEFAULT: (f32, f32) = (1.0, 1.0);
 /// Weights of an exact-term query (quoted phrase, `#tag`, `field:value`, identifier).

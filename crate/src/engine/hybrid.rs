@@ -205,7 +205,23 @@ impl Engine {
                 weights_used = Some(FusionWeights { lex: w.lex, vec: w.vec, reason: why.to_string(), method });
             }
             let fused: HashMap<String, f32> = match method {
-                fusion::FusionMethod::Rrf => fusion::rrf_trusted(&[(w.lex, &lex_keys[..]), (w.vec, &vec_keys[..])]),
+                fusion::FusionMethod::Rrf => {
+                    let mut fused = fusion::rrf_trusted(&[(w.lex, &lex_keys[..]), (w.vec, &vec_keys[..])]);
+                    // A list whose first hit stands out keeps it first (each list calibrated on its
+                    // own scale: BM25 against its first, cosines above the query's background).
+                    let lex_scores: Vec<f32> = lex_notes.iter().map(|x| x.score).collect();
+                    let vec_scores: Vec<f32> = vec_notes.iter().map(|h| h.score).collect();
+                    let firsts: Vec<(f32, String)> = [
+                        fusion::lex_second_share(&lex_scores).zip(lex_keys.first()),
+                        fusion::vec_second_share(&vec_scores, fusion::background(&vec_scores)).zip(vec_keys.first()),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .map(|(share, key)| (share, key.clone()))
+                    .collect();
+                    fusion::keep_confident_first(&mut fused, &firsts);
+                    fused
+                }
                 fusion::FusionMethod::Linear => fusion::linear(
                     &lex_notes.iter().map(|x| (x.path.clone(), x.score)).collect::<Vec<_>>(),
                     &vec_notes.iter().map(|h| (h.path.clone(), h.score)).collect::<Vec<_>>(),
