@@ -52,7 +52,7 @@ export async function tokensCommand(args: string[]): Promise<number> {
     // The tokenizer as the core's embedder has it (same bytes, same config).
     const model = loadedModel(id)!;
     initSync({ module: await readFile(findWasm(EMBEDDER_WASM_NAME)) });
-    const tokenizer = new StrataEmbedder(model.model, model.tokenizer, model.config);
+    const tokenizer = new StrataEmbedder(model.model, files.tokenizer, model.config);
     const maxTokens = (model.config as { max_tokens: number }).max_tokens;
     const seen = new Map<string, { lead: boolean; tokens: number; notes: number }>();
     let chunks = 0;

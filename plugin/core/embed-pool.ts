@@ -32,11 +32,12 @@ export interface PoolOptions extends EmbedOptions {
 
 /** Process memory (MB) per model, measured in Node 20 on the fixture vault (docs/benchmarks.md):
  *  `core`, the core's thread with the model loaded (its embedder answers queries); `worker`, the
- *  peak that each embedder worker adds (its wasm memory: 156 MB with all-MiniLM-L6-v2, 446 MB
- *  with multilingual-e5-small, plus the model's bytes and the JS engine's share). */
+ *  peak that each embedder worker adds (its wasm memory: 156 MB with all-MiniLM-L6-v2, 376 MB
+ *  with multilingual-e5-small — the model without a tokenizer, in the wasm module the process
+ *  compiled once — plus the model's bytes and the JS engine's share). */
 export const MODEL_MEMORY_MB: Record<string, { core: number; worker: number }> = {
-  "all-MiniLM-L6-v2": { core: 350, worker: 280 },
-  "multilingual-e5-small": { core: 800, worker: 720 },
+  "all-MiniLM-L6-v2": { core: 350, worker: 210 },
+  "multilingual-e5-small": { core: 800, worker: 590 },
 };
 /** What Strata may take in all: a quarter of the machine's memory, at most 2 GB (8 GB desktop). */
 export const MEMORY_BUDGET_MB = 2048;

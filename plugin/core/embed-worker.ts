@@ -1,31 +1,36 @@
 // One embedder worker of the pool (embed-pool.ts): its own instance of the embedder wasm and its
-// own copy of the model, embedding the passages it is sent. The protocol is the same in every
-// host (the plugin's Web Workers, Node's worker_threads for the CLI and the bridge):
-//   → { type: "init", wasm, model, tokenizer, config }   ← { type: "ready", wasmBytes }
+// own copy of the model, embedding the passages it is sent as token ids: the host's thread
+// tokenizes (ModelSource.passageIds), so a worker loads no tokenizer (multilingual-e5-small's
+// alone is ~234 MiB). The protocol is the same in every host (the plugin's Web Workers, Node's
+// worker_threads for the CLI and the bridge):
+//   → { type: "init", wasm, model, padId, config }       ← { type: "ready", wasmBytes }
 //     (`wasm`: the embedder's compiled WebAssembly.Module where the host can post one, so the
 //     workers share its machine code; its bytes otherwise)
-//   → { type: "embed", id, texts }                       ← { type: "vectors", id, vectors, wasmBytes }
+//   → { type: "embed", id, ids }                         ← { type: "vectors", id, vectors, wasmBytes }
+//     (`ids`: each passage's token count, then its ids)
 //                                                        ← { type: "error", id, message }
 // A worker that throws on a batch answers with an error; one that dies is seen by its host's
 // exit/error event (connectEmbedWorker's `lost`).
 
-import type { StrataEmbedderStatic } from "./wasm-classes.ts";
+import type { StrataEmbedderApi, StrataEmbedderStatic } from "./wasm-classes.ts";
 
 /** The model a pool's workers load: the bytes and the config the core's own embedder was made
- *  with (wasm-classes.ts records them), so that a worker's vectors are the core's, bit for bit. */
+ *  with (wasm-classes.ts records them), and that embedder's tokenizer, which makes the ids the
+ *  workers embed: a worker's vectors are the core's, bit for bit. */
 export interface ModelSource {
   id: string;
   model: Uint8Array;
-  tokenizer: Uint8Array;
   config: unknown;
+  padId: number;
+  /** Passages' token ids, each row preceded by its length (StrataEmbedder.passageIds). */
+  passageIds(texts: string[]): Uint32Array;
 }
 
 /** The embedder wasm as a worker is sent it: compiled, or its bytes. */
 export type EmbedderWasm = WebAssembly.Module | Uint8Array | ArrayBuffer;
 
 export type ToWorker =
-  | { type: "init"; wasm: EmbedderWasm; model: Uint8Array; tokenizer: Uint8Array; config: unknown }
-  | { type: "embed"; id: number; texts: string[] };
+  { type: "init"; wasm: EmbedderWasm; model: Uint8Array; padId: number; config: unknown } | { type: "embed"; id: number; ids: Uint32Array };
 
 export type FromWorker =
   | { type: "ready"; wasmBytes: number }
@@ -47,14 +52,14 @@ function message(err: unknown): string {
 
 /** Serves the protocol above in a worker. Messages are handled one at a time, in order. */
 export function serveEmbedWorker(side: WorkerSide, init: InitEmbedder): void {
-  let embedder: { embed(texts: string[], query: boolean): Float32Array } | null = null;
+  let embedder: StrataEmbedderApi | null = null;
   let memory: WebAssembly.Memory | null = null;
   side.onMessage((msg) => {
     if (msg.type === "init") {
       try {
         const inst = init(msg.wasm);
         memory = inst.memory;
-        embedder = new inst.Embedder(msg.model, msg.tokenizer, msg.config);
+        embedder = inst.Embedder.forTokenIds(msg.model, msg.padId, msg.config);
         side.post({ type: "ready", wasmBytes: memory.buffer.byteLength });
       } catch (err) {
         side.post({ type: "error", id: -1, message: message(err) });
@@ -66,7 +71,7 @@ export function serveEmbedWorker(side: WorkerSide, init: InitEmbedder): void {
       return;
     }
     try {
-      const vectors = embedder.embed(msg.texts, false);
+      const vectors = embedder.embedIds(msg.ids);
       side.post({ type: "vectors", id: msg.id, vectors, wasmBytes: memory?.buffer.byteLength ?? 0 }, [vectors.buffer as ArrayBuffer]);
     } catch (err) {
       side.post({ type: "error", id: msg.id, message: message(err) });
@@ -84,7 +89,7 @@ export interface EmbedWorker {
 
 /** The host's side of a started worker (a Web Worker, a worker_threads Worker). */
 export interface HostSide {
-  post(msg: ToWorker): void;
+  post(msg: ToWorker, transfer?: ArrayBuffer[]): void;
   onMessage(handler: (msg: FromWorker) => void): void;
   /** Called once if the worker dies (an exit, an uncaught error). */
   onLost(handler: (why: string) => void): void;
@@ -129,9 +134,15 @@ export function connectEmbedWorker(host: HostSide, wasm: EmbedderWasm, model: Mo
     embed(texts) {
       if (lost !== null) return Promise.reject(new Error(`[internal] the embedder worker stopped: ${lost}`));
       const id = next++;
+      let ids: Uint32Array;
+      try {
+        ids = model.passageIds(texts);
+      } catch (err) {
+        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      }
       return new Promise((resolve, reject) => {
         waiting.set(id, { resolve, reject });
-        host.post({ type: "embed", id, texts });
+        host.post({ type: "embed", id, ids }, [ids.buffer as ArrayBuffer]);
       });
     },
     wasmBytes: () => wasmBytes,
@@ -142,6 +153,6 @@ export function connectEmbedWorker(host: HostSide, wasm: EmbedderWasm, model: Mo
   };
   return new Promise<EmbedWorker>((resolve, reject) => {
     ready = { resolve: () => resolve(worker), reject };
-    host.post({ type: "init", wasm, model: model.model, tokenizer: model.tokenizer, config: model.config });
+    host.post({ type: "init", wasm, model: model.model, padId: model.padId, config: model.config });
   });
 }

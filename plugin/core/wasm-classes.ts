@@ -14,9 +14,21 @@ export interface StrataCoreStatic {
   outline(bytes: Uint8Array): Outline;
 }
 
+/** An embedder (build/wasm/strata_embedder.js's StrataEmbedder). */
+export interface StrataEmbedderApi {
+  embed(texts: string[], query: boolean): Float32Array;
+  /** Passages' token ids as the model is fed them, each row preceded by its length. */
+  passageIds(texts: string[]): Uint32Array;
+  /** Vectors of rows laid out as passageIds lays them out. */
+  embedIds(flat: Uint32Array): Float32Array;
+  padId(): number;
+}
+
 /** The embedder wasm's class, as wasm-bindgen exports it (build/wasm/strata_embedder.js). */
 export interface StrataEmbedderStatic {
-  new (model: Uint8Array, tokenizer: Uint8Array, config: unknown): { embed(texts: string[], query: boolean): Float32Array };
+  new (model: Uint8Array, tokenizer: Uint8Array, config: unknown): StrataEmbedderApi;
+  /** The model alone, embedding token ids (a pool worker: no tokenizer, ~234 MiB less with multilingual-e5-small). */
+  forTokenIds(model: Uint8Array, padId: number, config: unknown): StrataEmbedderApi;
 }
 
 /**
@@ -29,12 +41,13 @@ export function installEmbedderHook(embedder: () => StrataEmbedderStatic): void 
     const Embedder = embedder();
     const made = new Embedder(model, tokenizer, config);
     const id = (config as { model_id?: unknown } | null)?.model_id;
-    if (typeof id === "string") loaded.set(id, { id, model, tokenizer, config });
+    if (typeof id === "string") loaded.set(id, { id, model, config, padId: made.padId(), passageIds: (texts) => made.passageIds(texts) });
     return made;
   };
 }
 
-/** The models the core made embedders from in this thread, by id: what a pool's workers load. */
+/** The models the core made embedders from in this thread, by id: what a pool's workers load,
+ *  and this thread's tokenizer, which makes the token ids they embed. */
 const loaded = new Map<string, ModelSource>();
 
 /** Lets go of the recorded models' bytes (a host that runs no pool: mobile, one thread), so
@@ -43,7 +56,7 @@ export function forgetLoadedModels(): void {
   loaded.clear();
 }
 
-/** The bytes and config the core's embedder for `id` was made from (null: not loaded here). */
+/** The bytes and config the core's embedder for `id` was made from, and its tokenizer (null: not loaded here). */
 export function loadedModel(id: string): ModelSource | null {
   return loaded.get(id) ?? null;
 }

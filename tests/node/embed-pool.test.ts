@@ -17,7 +17,7 @@ import { chooseWorkers, EmbedPool, type SpawnEmbedWorker } from "../../plugin/co
 import { nodeEmbedSpawner } from "../../plugin/core/embed-worker-node.ts";
 import type { EmbedWorker, ModelSource } from "../../plugin/core/embed-worker.ts";
 import { openIndex, persist } from "../../plugin/core/index-store.ts";
-import { FsIndexStore, NodeVault } from "../../plugin/core/node.ts";
+import { FsIndexStore, loadModelFiles, NodeVault } from "../../plugin/core/node.ts";
 import { loadedModel } from "../../plugin/core/wasm-classes.ts";
 import { initSync, StrataEmbedder } from "../../build/wasm/strata_embedder.js";
 import { cleanupTemps, CONFIG, copyFixture, Core, indexDirOf, indexVault, loadModelInto, NEEDS_MODEL, ROOT } from "./helpers.ts";
@@ -93,7 +93,8 @@ describe("the pool of embedder workers", NEEDS_MODEL, () => {
     // …and as the core's own embedder makes them (today's embedStep): the same class, config and bytes.
     const m = model(today.core);
     initSync({ module: await import("node:fs").then((fs) => fs.readFileSync(path.join(ROOT, "build/wasm/strata_embedder_bg.wasm"))) });
-    const own = new StrataEmbedder(m.model, m.tokenizer, m.config);
+    const files = (await loadModelFiles())!;
+    const own = new StrataEmbedder(m.model, files.tokenizer, m.config);
     try {
       for (const [text, v] of [...one.seen].slice(0, 12)) {
         assert.deepEqual(new Uint32Array(own.embed([text], false).buffer), new Uint32Array(v.buffer), text.slice(0, 40));
@@ -213,14 +214,14 @@ describe("the pool of embedder workers", NEEDS_MODEL, () => {
 
 test("Auto workers: cores − 1, capped by the memory budget beside the core; 1 on mobile", () => {
   assert.equal(chooseWorkers("auto", { cores: 2, model: "all-MiniLM-L6-v2" }).workers, 1);
-  // 8 GB, 8 cores: (2048 − 350) / 280 = 6 with MiniLM, (2048 − 800) / 720 = 1 with e5.
-  assert.equal(chooseWorkers("auto", { cores: 8, totalMemoryMB: 8192, model: "all-MiniLM-L6-v2" }).workers, 6);
+  // 8 GB, 8 cores: (2048 − 350) / 210 = 8 with MiniLM, so 7 cores − 1 bind; (2048 − 800) / 590 = 2 with e5.
+  assert.equal(chooseWorkers("auto", { cores: 8, totalMemoryMB: 8192, model: "all-MiniLM-L6-v2" }).workers, 7);
   const e5 = chooseWorkers("auto", { cores: 8, totalMemoryMB: 8192, model: "multilingual-e5-small" });
-  assert.equal(e5.workers, 1);
-  assert.match(e5.reason, /2048 MB budget − 800 MB for the search core\) \/ 720 MB per worker/);
+  assert.equal(e5.workers, 2);
+  assert.match(e5.reason, /2048 MB budget − 800 MB for the search core\) \/ 590 MB per worker/);
   assert.equal(chooseWorkers("auto", { cores: 4, totalMemoryMB: 32768, model: "all-MiniLM-L6-v2" }).workers, 3);
-  // 4 GB: a quarter is 1 GB.
-  assert.equal(chooseWorkers("auto", { cores: 8, totalMemoryMB: 4096, model: "all-MiniLM-L6-v2" }).workers, 2);
+  // 4 GB: a quarter is 1 GB, (1024 − 350) / 210 = 3.
+  assert.equal(chooseWorkers("auto", { cores: 8, totalMemoryMB: 4096, model: "all-MiniLM-L6-v2" }).workers, 3);
   assert.equal(chooseWorkers(4, { cores: 2, mobile: true }).workers, 1);
   assert.equal(chooseWorkers(40, { cores: 2 }).workers, 16);
 });

@@ -1,6 +1,7 @@
 //! The embedder wasm: [`strata_core::embed::onnx::Embedder`] behind a wasm-bindgen class.
 //! The host hands it to the core (`globalThis.__strataCreateEmbedder`, see
-//! `strata_core::embed`), which calls `embed` for passages and queries.
+//! `strata_core::embed`), which calls `embed` for passages and queries. A pool worker loads the
+//! model alone (`forTokenIds`) and embeds the token ids the core's thread makes (`passageIds`).
 
 #[cfg(target_arch = "wasm32")]
 mod bindings {
@@ -13,20 +14,73 @@ mod bindings {
         inner: Embedder,
     }
 
+    fn parse_config(config: JsValue) -> Result<EmbedderConfig, JsError> {
+        if config.is_undefined() || config.is_null() {
+            return Ok(EmbedderConfig::default());
+        }
+        serde_wasm_bindgen::from_value(config).map_err(|e| JsError::new(&format!("[bad-request] model config: {e}")))
+    }
+
+    fn load_error(e: String) -> JsError {
+        JsError::new(&format!("[bad-request] the embedding model could not be loaded: {e}"))
+    }
+
     #[wasm_bindgen]
     impl StrataEmbedder {
         /// Loads an ONNX model and its tokenizer.json (bytes) with the core's config.
         #[wasm_bindgen(constructor)]
         pub fn new(model: Vec<u8>, tokenizer: &[u8], config: JsValue) -> Result<StrataEmbedder, JsError> {
-            let cfg: EmbedderConfig = if config.is_undefined() || config.is_null() {
-                EmbedderConfig::default()
-            } else {
-                serde_wasm_bindgen::from_value(config)
-                    .map_err(|e| JsError::new(&format!("[bad-request] model config: {e}")))?
-            };
-            let inner = Embedder::from_owned(model, tokenizer, cfg)
-                .map_err(|e| JsError::new(&format!("[bad-request] the embedding model could not be loaded: {e}")))?;
+            let inner = Embedder::from_owned(model, tokenizer, parse_config(config)?).map_err(load_error)?;
             Ok(StrataEmbedder { inner })
+        }
+
+        /// Loads an ONNX model without a tokenizer: it embeds the token ids another embedder
+        /// made (`passageIds`, `padId`), as a pool worker does.
+        #[wasm_bindgen(js_name = forTokenIds)]
+        pub fn for_token_ids(model: Vec<u8>, pad_id: u32, config: JsValue) -> Result<StrataEmbedder, JsError> {
+            let inner = Embedder::for_token_ids(model, pad_id, parse_config(config)?).map_err(load_error)?;
+            Ok(StrataEmbedder { inner })
+        }
+
+        /// The passages' token ids as the model is fed them, each preceded by its length:
+        /// `[n0, ids0…, n1, ids1…]` (what `embedIds` takes).
+        #[wasm_bindgen(js_name = passageIds)]
+        pub fn passage_ids(&self, texts: Vec<String>) -> Result<Vec<u32>, JsError> {
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let ids = self
+                .inner
+                .passage_ids(&refs)
+                .map_err(|e| JsError::new(&format!("[internal] tokenizing failed: {e}")))?;
+            let mut flat = Vec::with_capacity(ids.iter().map(|x| x.len() + 1).sum());
+            for row in ids {
+                flat.push(row.len() as u32);
+                flat.extend(row);
+            }
+            Ok(flat)
+        }
+
+        /// Vectors (row-major) of passages given as `passageIds` lays them out.
+        #[wasm_bindgen(js_name = embedIds)]
+        pub fn embed_ids(&mut self, flat: &[u32]) -> Result<Vec<f32>, JsError> {
+            let mut rows = Vec::new();
+            let mut rest = flat;
+            while let Some((&n, tail)) = rest.split_first() {
+                let n = n as usize;
+                if n > tail.len() {
+                    return Err(JsError::new("[bad-request] token ids: a row is longer than the data left"));
+                }
+                rows.push(tail[..n].to_vec());
+                rest = &tail[n..];
+            }
+            let vecs =
+                self.inner.embed_ids(&rows).map_err(|e| JsError::new(&format!("[internal] embedding failed: {e}")))?;
+            Ok(vecs.concat())
+        }
+
+        /// The id padded rows are filled with (for `forTokenIds`).
+        #[wasm_bindgen(js_name = padId)]
+        pub fn pad_id(&self) -> u32 {
+            self.inner.pad_id()
         }
 
         /// Vectors of `texts` (passages, or queries when `query`), row-major.

@@ -50,10 +50,12 @@ enum Role {
 
 type Plan = Arc<TypedRunnableModel>;
 
-/// A loaded model + tokenizer.
+/// A loaded model + tokenizer (or a model alone, fed token ids: a pool worker).
 pub struct Embedder {
     cfg: EmbedderConfig,
-    tokenizer: Tokenizer,
+    /// None for an embedder made with [`Embedder::for_token_ids`]: multilingual-e5-small's
+    /// 250k-piece Unigram tokenizer alone holds ~234 MiB (its trie), which a pool worker need not.
+    tokenizer: Option<Tokenizer>,
     pad_id: u32,
     /// Model inputs in order: their role and datum type.
     inputs: Vec<(Role, DatumType)>,
@@ -156,6 +158,33 @@ impl Embedder {
     /// `model_for_read` copies the bytes, decodes them into a protobuf (a second copy) and
     /// builds tensors (a third) while the caller's bytes are still alive.
     pub fn from_owned(model: Vec<u8>, tokenizer_json: &[u8], cfg: EmbedderConfig) -> Result<Embedder, String> {
+        let mut e = Self::model_only(model, cfg)?;
+        // The plan first, the tokenizer after: the model's transient copies are freed by
+        // then and their memory is reused (a wasm memory never shrinks; a 250k-piece
+        // Unigram tokenizer is itself ~230 MiB).
+        let mut tokenizer = Tokenizer::from_bytes(tokenizer_json).map_err(err("tokenizer.json"))?;
+        e.pad_id = tokenizer
+            .get_padding()
+            .map(|p| p.pad_id)
+            .or_else(|| tokenizer.token_to_id("[PAD]"))
+            .or_else(|| tokenizer.token_to_id("<pad>"))
+            .unwrap_or(0);
+        tokenizer.with_padding(None);
+        tokenizer.with_truncation(None).map_err(err("tokenizer truncation"))?;
+        e.tokenizer = Some(tokenizer);
+        Ok(e)
+    }
+
+    /// A model without its tokenizer, fed token ids ([`Embedder::embed_ids`]) made by an
+    /// embedder that has one ([`Embedder::passage_ids`], [`Embedder::pad_id`]): the vectors are
+    /// the same, bit for bit. What a pool worker loads.
+    pub fn for_token_ids(model: Vec<u8>, pad_id: u32, cfg: EmbedderConfig) -> Result<Embedder, String> {
+        let mut e = Self::model_only(model, cfg)?;
+        e.pad_id = pad_id;
+        Ok(e)
+    }
+
+    fn model_only(model: Vec<u8>, cfg: EmbedderConfig) -> Result<Embedder, String> {
         if cfg.max_tokens < 2 || cfg.batch_size == 0 || cfg.dimension == 0 || cfg.max_plans == 0 {
             return Err(
                 "embedder config: max_tokens >= 2, batch_size, dimension and max_plans >= 1 are required".into()
@@ -235,9 +264,6 @@ impl Embedder {
             Err(_) => {}
         }
 
-        // The plan first, the tokenizer after: the model's transient copies are freed by
-        // then and their memory is reused (a wasm memory never shrinks; a 250k-piece
-        // Unigram tokenizer is itself ~100+ MB).
         let (plan, typed) = match cfg.shape_mode {
             ShapeMode::Symbolic => {
                 // tract turns the elementwise ops (GELU's, the residual adds, the scalings)
@@ -262,20 +288,10 @@ impl Embedder {
             }
             ShapeMode::Concrete => (None, Some(typed)),
         };
-        let mut tokenizer = Tokenizer::from_bytes(tokenizer_json).map_err(err("tokenizer.json"))?;
-        let pad_id = tokenizer
-            .get_padding()
-            .map(|p| p.pad_id)
-            .or_else(|| tokenizer.token_to_id("[PAD]"))
-            .or_else(|| tokenizer.token_to_id("<pad>"))
-            .unwrap_or(0);
-        tokenizer.with_padding(None);
-        tokenizer.with_truncation(None).map_err(err("tokenizer truncation"))?;
-
         Ok(Embedder {
             cfg,
-            tokenizer,
-            pad_id,
+            tokenizer: None,
+            pad_id: 0,
             inputs,
             output_rank,
             typed,
@@ -307,8 +323,15 @@ impl Embedder {
         self.encode(text).unwrap_or_default()
     }
 
+    /// The id padded rows are filled with.
+    pub fn pad_id(&self) -> u32 {
+        self.pad_id
+    }
+
     fn encode(&self, text: &str) -> Result<Vec<u32>, String> {
-        let enc = self.tokenizer.encode_fast(text, true).map_err(err("tokenize"))?;
+        let tokenizer =
+            self.tokenizer.as_ref().ok_or("embed: this embedder has no tokenizer (it embeds token ids only)")?;
+        let enc = tokenizer.encode_fast(text, true).map_err(err("tokenize"))?;
         let ids = enc.get_ids();
         let max = self.cfg.max_tokens;
         if ids.len() <= max {
@@ -335,15 +358,21 @@ impl Embedder {
         Ok(self.embed_with_prefix(&prefix, &[text])?.pop().expect("one vector per text"))
     }
 
+    /// Token ids of passages as [`Embedder::embed_passages`] feeds them to the model (passage
+    /// prefix, special tokens, truncation), for an embedder made with [`Embedder::for_token_ids`].
+    pub fn passage_ids(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>, String> {
+        self.ids_with_prefix(&self.cfg.passage_prefix, texts)
+    }
+
+    fn ids_with_prefix(&self, prefix: &str, texts: &[&str]) -> Result<Vec<Vec<u32>>, String> {
+        texts
+            .iter()
+            .map(|t| if prefix.is_empty() { self.encode(t) } else { self.encode(&format!("{prefix}{t}")) })
+            .collect()
+    }
+
     fn embed_with_prefix(&mut self, prefix: &str, texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
-        let mut ids = Vec::with_capacity(texts.len());
-        for t in texts {
-            if prefix.is_empty() {
-                ids.push(self.encode(t)?);
-            } else {
-                ids.push(self.encode(&format!("{prefix}{t}"))?);
-            }
-        }
+        let ids = self.ids_with_prefix(prefix, texts)?;
         self.embed_ids(&ids)
     }
 

@@ -204,3 +204,26 @@ fn embed_throughput() {
         );
     }
 }
+
+/// A model loaded without its tokenizer (a pool worker) gives, from the token ids the full
+/// embedder makes, the very vectors the full embedder gives from the texts; it refuses texts.
+#[test]
+fn token_ids_only_embedder_matches_bit_for_bit() {
+    let Some((model, tok)) = load_model() else { return };
+    let r = reference();
+    let texts: Vec<&str> = r.sentences.iter().map(|s| s.text.as_str()).collect();
+    for mode in [ShapeMode::Symbolic, ShapeMode::Concrete] {
+        let cfg = EmbedderConfig { shape_mode: mode, batch_size: 3, ..EmbedderConfig::minilm_l6_v2() };
+        let mut full = Embedder::new(&model, &tok, cfg.clone()).unwrap();
+        let ids = full.passage_ids(&texts).unwrap();
+        let want = full.embed_passages(&texts).unwrap();
+        let mut bare = Embedder::for_token_ids(model.clone(), full.pad_id(), cfg).unwrap();
+        let got = bare.embed_ids(&ids).unwrap();
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(g.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), w.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+        }
+        let refused = bare.embed_passages(&texts[..1]).unwrap_err();
+        assert!(refused.contains("no tokenizer"), "{refused}");
+    }
+}
