@@ -3,8 +3,8 @@
 //   - onnxruntime-web on one wasm thread (what a transformers.js plugin gets inside Obsidian,
 //     whose renderer is not cross-origin isolated and so has no wasm threads);
 //   - the real plugin (main.js's worker and its pool of nested embedder Web Workers) with 1 and
-//     2 embedder workers, from load to every chunk embedded, hybrid searches sent every 100 ms
-//     meanwhile, and the main thread's long tasks;
+//     2 embedder workers, from load to every chunk embedded; then once more with 2 workers and a
+//     hybrid search every 100 ms meanwhile (its latency), and the main thread's long tasks;
 //   - each embedder wasm build on its own in the page (simd128, and +relaxed-simd when
 //     build/wasm-relaxed holds one), so the builds can be compared.
 // Runs alternate (ORT, pool 1, pool 2, builds) for `rounds` rounds; medians are reported.
@@ -80,14 +80,15 @@ async function sampleVault(src: string, modelDir: string): Promise<{ vault: stri
   return { vault, tmp, texts: chunkTexts(notes), notes: notes.length };
 }
 
-async function poolRun(page: Page, vault: string, workers: number): Promise<PoolRun> {
+/** The plugin from load to every chunk embedded; with `search`, a hybrid search every 100 ms meanwhile. */
+async function poolRun(page: Page, vault: string, workers: number, search = false): Promise<PoolRun> {
   await rm(path.join(vault, PLUGIN_DIR, "index"), { recursive: true, force: true });
   await page.reload();
   await page.waitForFunction(() => document.body.dataset.ready === "1");
   await page.evaluate(() => (window as any).harness.clearLongTasks());
   const settings = { semantic: true, embeddingModel: MODEL, embedWorkers: workers };
   const { t0 } = await page.evaluate((s) => (window as any).harness.load({ settings: s }), settings);
-  const r = await page.evaluate((q) => (window as any).harness.embedWhileSearching(q), QUERIES);
+  const r = await page.evaluate((q) => (window as any).harness.embedWhileSearching(q), search ? QUERIES : null);
   const state = await page.evaluate(() => (window as any).harness.embedWorkers());
   if (state.workers !== workers || state.fallback) throw new Error(`the pool ran ${JSON.stringify(state)}, not ${workers} worker(s)`);
   const longTasks = await page.evaluate(() => (window as any).harness.longTasks());
@@ -123,6 +124,7 @@ export async function embedBench(
   const server = await startServer(root, vault, bundle, undefined, folders);
   const ort: StepTimes[] = [];
   const pools: PoolRun[] = [];
+  let searching: PoolRun | null = null;
   const perBuild: number[][] = builds.map(() => []);
   try {
     await page.goto(server.url + "/");
@@ -145,6 +147,8 @@ export async function embedBench(
         perBuild[i].push(steadyRate(r));
       }
     }
+    console.error("bench: embedding: the plugin's pool, 2 workers, searching meanwhile…");
+    searching = await poolRun(page, vault, 2, true);
   } finally {
     await server.close();
     await rm(tmp, { recursive: true, force: true });
@@ -154,8 +158,8 @@ export async function embedBench(
   const pool = (w: number) => pools.filter((p) => p.workers === w);
   const poolRate = (w: number) => median(pool(w).map((p) => p.steadyChunksPerSec));
   const fullMs = (w: number) => median(pool(w).map((p) => p.fullMs));
-  const searches = pool(2).flatMap((p) => p.searchMs);
-  const tasks = pool(2).flatMap((p) => p.longTasks);
+  const searches = searching?.searchMs ?? [];
+  const tasks = searching?.longTasks ?? [];
   const result = {
     notes,
     chunks: texts.length,

@@ -102,10 +102,11 @@ const harness = {
   },
 
   /**
-   * Waits for the plugin's embedding to finish while searching (hybrid) every 100 ms, as a user
-   * typing meanwhile: the searches' latencies, and when the first vectors were stored (polled).
+   * Waits for the plugin's embedding to finish, polling its progress every 100 ms (when the
+   * first vectors were stored); with `queries`, searching (hybrid) at each poll as a user typing
+   * meanwhile, and timing the searches.
    */
-  async embedWhileSearching(queries: string[]) {
+  async embedWhileSearching(queries: string[] | null) {
     const { plugin } = need();
     // The model loads after the lexical index; embedding starts when it has.
     for (const until = performance.now() + 120_000; !plugin.embedProgress;) {
@@ -121,8 +122,10 @@ const harness = {
     let firstDone = 0;
     for (let i = 0; !idle; i++) {
       const t = performance.now();
-      await plugin.search({ query: queries[i % queries.length], k: 10, mode: "hybrid" });
-      searchMs.push(performance.now() - t);
+      if (queries) {
+        await plugin.search({ query: queries[i % queries.length], k: 10, mode: "hybrid" });
+        searchMs.push(performance.now() - t);
+      }
       const done = plugin.embedProgress?.done ?? 0;
       if (firstAt === null && done > done0) [firstAt, firstDone] = [performance.now() - t0, done];
       await new Promise((r) => setTimeout(r, Math.max(0, 100 - (performance.now() - t))));
