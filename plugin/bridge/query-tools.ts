@@ -164,7 +164,7 @@ export async function queryTool(backend: VaultBackend, a: z.output<typeof queryI
 }
 
 export const outlineInput = args({
-  path: notePath("The note."),
+  path: notePath("The note (Markdown, .md: a code file has no headings to outline)."),
   tasks: int(0, 100).optional().describe("Tasks and links listed per heading at most (default 10); the counts cover them all."),
 });
 
