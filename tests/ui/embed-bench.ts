@@ -166,6 +166,7 @@ export async function embedBench(
     tokens: ort[0]?.tokens ?? 0,
     rounds: ort.length,
     ortChunksPerSec: round(ortRate, 2),
+    ortRuns: ort.map((r) => round(steadyRate(r), 2)),
     pool: [1, 2].map((w) => ({
       workers: w,
       steadyChunksPerSec: round(poolRate(w), 2),
