@@ -46,20 +46,7 @@ fn main() {
             std::fs::write(p, &w.bytes).unwrap();
         }
         let t = Instant::now();
-        let mut files = Vec::new();
-        for sub in ["", "lex", "cat", "vec"] {
-            let Ok(rd) = std::fs::read_dir(Path::new(dir).join(sub)) else { continue };
-            for e in rd.flatten() {
-                if e.file_type().map(|t| t.is_file()).unwrap_or(false) {
-                    let name = if sub.is_empty() {
-                        e.file_name().to_string_lossy().to_string()
-                    } else {
-                        format!("{sub}/{}", e.file_name().to_string_lossy())
-                    };
-                    files.push(strata_core::api::IndexFile { name, bytes: std::fs::read(e.path()).unwrap() });
-                }
-            }
-        }
+        let files = read_index(Path::new(dir));
         let read = t.elapsed().as_secs_f64();
         let t = Instant::now();
         let mut e2 = Engine::open(CoreConfig::default(), files);
@@ -91,11 +78,53 @@ fn main() {
             snippets.iter().flatten().count(),
             e2.open_report().rebuilt
         );
+        first_query_after_open(&e2, Path::new(dir));
     }
     println!("{:?}, {} notes", engine.status(), n);
     structured_timings(&engine);
     query_after_update_timings(&mut engine, &files);
     where_timings(&mut engine);
+}
+
+/// The files of an index folder, as a host hands them to `Engine::open`.
+fn read_index(dir: &Path) -> Vec<strata_core::api::IndexFile> {
+    let mut files = Vec::new();
+    for sub in ["", "lex", "cat", "vec"] {
+        let Ok(rd) = std::fs::read_dir(dir.join(sub)) else { continue };
+        for e in rd.flatten() {
+            if e.file_type().map(|t| t.is_file()).unwrap_or(false) {
+                let name = if sub.is_empty() {
+                    e.file_name().to_string_lossy().to_string()
+                } else {
+                    format!("{sub}/{}", e.file_name().to_string_lossy())
+                };
+                files.push(strata_core::api::IndexFile { name, bytes: std::fs::read(e.path()).unwrap() });
+            }
+        }
+    }
+    files
+}
+
+/// The first property query after an open: on `opened`, decoding the property it names; on a
+/// second open of `dir`, reading the columns a warm-up built first (`Engine::warm_queries`,
+/// which the hosts call when idle after the open).
+fn first_query_after_open(opened: &Engine, dir: &Path) {
+    let r = strata_core::api::QueryRequest { where_: Some("permalink exists".into()), ..Default::default() };
+    let t = Instant::now();
+    let total = opened.query(&r).unwrap().total;
+    let lazy = t.elapsed().as_secs_f64() * 1e3;
+    let t = Instant::now();
+    let warmed = Engine::open(CoreConfig::default(), read_index(dir));
+    let open = t.elapsed().as_secs_f64() * 1e3;
+    let t = Instant::now();
+    let built = warmed.warm_queries();
+    let warm = t.elapsed().as_secs_f64() * 1e3;
+    let t = Instant::now();
+    warmed.query(&r).unwrap();
+    let first = t.elapsed().as_secs_f64() * 1e3;
+    println!(
+        "first property query after an open ({total} matches): {lazy:.1} ms; after a warm-up ({built} columns, {warm:.0} ms, open {open:.0} ms) {first:.1} ms"
+    );
 }
 
 /// This thread's CPU time in ms (Linux: /proc/thread-self/schedstat), which a loaded machine

@@ -260,6 +260,13 @@ impl StrataCore {
         to_js(&self.engine.query(&req).map_err(err)?)
     }
 
+    /// Decodes the most common note properties for the queries (`Engine::warm_queries`): for
+    /// a host to call when idle after opening. Returns how many property columns it built.
+    #[wasm_bindgen(js_name = warmQueries)]
+    pub fn warm_queries(&self) -> usize {
+        self.engine.warm_queries()
+    }
+
     pub fn similar(&mut self, req: JsValue) -> Result<JsValue, JsError> {
         let req: SimilarRequest = from_js(req, "similar request")?;
         to_js(&self.engine.similar(&req).map_err(err)?)

@@ -223,7 +223,21 @@ export class HeadlessBackend implements VaultBackend {
       b.notices.push("semantic search is off (no model configured); lexical search works");
     }
     b.kickEmbedding();
+    b.warmQueriesLater();
     return b;
+  }
+
+  /** Builds the property columns of the queries (core.warmQueries) in the background after
+   *  the open, outside it: the first `query` or `tasks` naming a property then reads them. */
+  private warmQueriesLater(): void {
+    const timer = setTimeout(() => {
+      this.mutex
+        .run(async () => {
+          if (!this.closed) this.core.warmQueries();
+        })
+        .catch((err) => this.log(`property columns not built: ${errorMessage(err)}`));
+    }, 0);
+    timer.unref?.();
   }
 
   private log(msg: string) {

@@ -202,6 +202,10 @@ export interface StrataCoreApi {
   /** Notes whose properties match an expression (`status = draft AND file.mtime >= today-7d`),
    *  sorted and paged; a bad expression throws "[bad-request] …" naming its position. */
   query(req: QueryRequest): QueryResponse;
+  /** Decodes the most common note properties into the columns query()/tasks() read, so the
+   *  first property query after an open is fast: for a host to call when idle after opening,
+   *  never on the way to the first search. Returns how many property columns it built. */
+  warmQueries(): number;
   /** Counts a retrieval of these notes (usage count, last access) in the catalog, not in
    *  the notes. Persisted by the next flush(). `now` in ms since epoch. Returns how many
    *  of the paths were indexed notes. */

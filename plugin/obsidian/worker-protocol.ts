@@ -62,6 +62,8 @@ export interface WorkerCounters {
   /** Persists and bytes written since start. */
   persists: number;
   bytesWritten: number;
+  /** Property columns built for the queries after a reconcile (core.warmQueries()). */
+  queryColumnsWarmed: number;
 }
 
 export interface WorkerState {

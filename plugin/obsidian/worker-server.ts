@@ -76,6 +76,8 @@ export class WorkerServer implements Handlers<WorkerApi> {
   private embedderWasm: EmbedderWasm | null = null;
   private readonly embedding: Embedding;
   private idleWaiters: (() => void)[] = [];
+  /** The core whose property columns warmQueries() built (once per opened index). */
+  private warmedCore: StrataCoreApi | null = null;
   /** Searches and reads in flight, and the background work waiting for them to finish. */
   private reads = 0;
   private readWaiters: (() => void)[] = [];
@@ -89,7 +91,7 @@ export class WorkerServer implements Handlers<WorkerApi> {
     embedWorkers: { workers: 0, restarts: 0, fallback: null },
     pendingNotes: 0,
     lastUpdate: null,
-    counters: { embedded: 0, notesRead: 0, renamesRead: 0, reindexed: 0, persists: 0, bytesWritten: 0 },
+    counters: { embedded: 0, notesRead: 0, renamesRead: 0, reindexed: 0, persists: 0, bytesWritten: 0, queryColumnsWarmed: 0 },
   };
   readonly store: IndexStore;
   readonly vault: VaultSource;
@@ -241,6 +243,7 @@ export class WorkerServer implements Handlers<WorkerApi> {
       this.st.counters.persists++;
       this.st.counters.bytesWritten += sum.bytesWritten;
       if (sum.added + sum.updated + sum.moved + sum.deleted > 0) this.st.lastUpdate = Date.now();
+      await this.warmQueries(core);
       return sum;
     } finally {
       this.st.phase = "idle";
@@ -544,6 +547,18 @@ export class WorkerServer implements Handlers<WorkerApi> {
         if (this.core) this.host.emit("embed", this.core.embedProgress());
         if (!ctl.signal.aborted) this.kickEmbedding();
       });
+  }
+
+  /**
+   * Builds the property columns of the queries once per opened index, after its first reconcile
+   * (whose updates they would otherwise follow note by note) and after the reads in flight: the
+   * first property query then reads them instead of decoding every note's frontmatter.
+   */
+  private async warmQueries(core: StrataCoreApi): Promise<void> {
+    if (this.warmedCore === core) return;
+    this.warmedCore = core;
+    await this.readsFirst();
+    if (this.core === core) this.st.counters.queryColumnsWarmed += core.warmQueries();
   }
 
   private wakeIdle(): void {

@@ -10,7 +10,7 @@ import { after, test } from "node:test";
 import type { StrataView } from "../../plugin/obsidian/sidebar.ts";
 import type { TasksModal } from "../../plugin/obsidian/tasks-modal.ts";
 import { cleanupTemps, ROOT, tempDir } from "./helpers.ts";
-import { eventually, loadPlugin, Modal, unloadPlugin } from "./plugin-env.ts";
+import { eventually, loadPlugin, Modal, unloadPlugin, workerState } from "./plugin-env.ts";
 
 after(cleanupTemps);
 
@@ -49,6 +49,25 @@ test("Show open tasks: open tasks grouped by note, earliest due first; a click o
       10_000,
       "the edited note's tasks",
     );
+  } finally {
+    await unloadPlugin(plugin);
+  }
+});
+
+test("After the reconcile the worker builds the property columns of the queries, once per opened index", async () => {
+  const vault = path.join(await tempDir(), "vault");
+  await cp(path.join(ROOT, "tests", "fixtures", "tasks-vault"), vault, { recursive: true });
+  const { plugin, app } = await loadPlugin(vault, { settings: { semantic: false } });
+  try {
+    // The fixture's 8 most common of its 11 properties.
+    await eventually(async () => (await workerState(plugin)).counters.queryColumnsWarmed === 8, 10_000, "the columns built");
+    const notes = async () => [...new Set((await plugin.tasks({ where: "owner contains ana" })).tasks.map((t) => t.path))].sort().join();
+    assert.equal(await notes(), "Projects/Alpha/Plan.md,Projects/Beta/Notes.md");
+    // An edit is applied to the columns, not followed by another warm-up.
+    const file = app.vault.getFileByPath("Projects/Beta/Notes.md")!;
+    await app.vault.modify(file, "---\nowner: bob\n---\n# Beta\n");
+    await eventually(async () => (await notes()) === "Projects/Alpha/Plan.md", 10_000, "the edited note's property");
+    assert.equal((await workerState(plugin)).counters.queryColumnsWarmed, 8);
   } finally {
     await unloadPlugin(plugin);
   }

@@ -15,7 +15,7 @@ import type { BackendStatus, VaultBackend } from "../../plugin/core/vault-backen
 import { HeadlessBackend } from "../../plugin/bridge/headless.ts";
 import { newBridgeToken, startLoopbackServer, writeBridgeInfo } from "../../plugin/bridge/loopback.ts";
 import { hostClock, taskLine } from "../../plugin/core/structured.ts";
-import { creationTime } from "../../plugin/core/node.ts";
+import { creationTime, loadCore } from "../../plugin/core/node.ts";
 import { ok, refused, spawnBridge } from "./bridge-helpers.ts";
 import { cleanupTemps, indexVault, ROOT, tempDir } from "./helpers.ts";
 
@@ -104,6 +104,38 @@ test("the core: tasks and query through the wasm, an edit updating the tasks", a
   } catch (err) {
     core.free();
     throw err;
+  }
+});
+
+test("the headless bridge builds the property columns once, in the background after its open", async () => {
+  const vault = await copyTasksVault();
+  const proto = (loadCore() as unknown as { prototype: { warmQueries: (this: unknown) => number } }).prototype;
+  const original = proto.warmQueries;
+  const built: number[] = [];
+  proto.warmQueries = function (this: unknown) {
+    const n = original.call(this);
+    built.push(n);
+    return n;
+  };
+  try {
+    const backend = await HeadlessBackend.open({ vaultDir: vault, modelsDir: null });
+    try {
+      assert.deepEqual(built, [], "not within the open");
+      for (let i = 0; i < 100 && built.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      // The fixture's 8 most common of its 11 properties.
+      assert.deepEqual(built, [8]);
+      const res = await backend.query({ where: "owner contains ana", today: TODAY });
+      assert.deepEqual(
+        res.notes.map((n) => n.path),
+        ["Projects/Alpha/Plan.md", "Projects/Beta/Notes.md"],
+      );
+      await backend.refresh(true);
+      assert.deepEqual(built, [8], "once per open");
+    } finally {
+      await backend.close();
+    }
+  } finally {
+    proto.warmQueries = original;
   }
 });
 

@@ -18,6 +18,10 @@ use crate::paths;
 /// Columns kept at most; past it the cache starts over.
 const MAX_COLUMNS: usize = 16;
 
+/// Columns a warm-up builds at most (the most common properties): half the cache, so that the
+/// properties a later query names fit beside them.
+const WARM_COLUMNS: usize = MAX_COLUMNS / 2;
+
 /// One property's values, note by note in the catalog's order (None: the note lacks it). Boxed:
 /// 8 bytes a note without the property, not a `Value`'s 72.
 type Column = Arc<Vec<Option<Box<Value>>>>;
@@ -101,6 +105,34 @@ impl PropCache {
         for (k, col) in keys.into_iter().zip(cols) {
             cache.insert(k, Arc::new(col));
         }
+    }
+
+    /// Decodes the columns of the most common properties of `catalog` (up to [`WARM_COLUMNS`],
+    /// those already kept counted) so that a later query finds them: one pass counting every
+    /// note's keys, one decoding the chosen ones. Returns how many columns it built.
+    pub fn warm(&self, catalog: &Catalog) -> usize {
+        let mut counts: HashMap<String, usize> = HashMap::new();
+        for n in catalog.entries() {
+            if n.frontmatter.len() <= 2 {
+                continue;
+            }
+            let mut de = serde_json::Deserializer::from_str(&n.frontmatter);
+            let keys = serde::de::DeserializeSeed::deserialize(KeyNames, &mut de).unwrap_or_default();
+            for k in keys {
+                *counts.entry(k).or_default() += 1;
+            }
+        }
+        let mut common: Vec<(String, usize)> = counts.into_iter().collect();
+        common.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let mut cache = self.columns.lock().unwrap_or_else(|e| e.into_inner());
+        let room = WARM_COLUMNS.saturating_sub(cache.len());
+        let missing: Vec<String> =
+            common.into_iter().map(|(k, _)| k).filter(|k| !cache.contains_key(k)).take(room).collect();
+        let built = missing.len();
+        for (k, col) in decode_columns(catalog, &missing) {
+            cache.insert(k, col);
+        }
+        built
     }
 
     /// The columns of the properties `fields` name, decoded from `catalog` where not cached.
@@ -218,6 +250,34 @@ impl<'de> serde::de::Visitor<'de> for Select<'_> {
                 out.insert(k.into_owned(), v);
             } else {
                 m.next_value::<serde::de::IgnoredAny>()?;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The keys of a JSON object, lower-cased and each once; the values skipped.
+struct KeyNames;
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeyNames {
+    type Value = Vec<String>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeyNames {
+    type Value = Vec<String>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> std::result::Result<Self::Value, A::Error> {
+        let mut out: Vec<String> = Vec::new();
+        while let Some(Key(k)) = m.next_key()? {
+            m.next_value::<serde::de::IgnoredAny>()?;
+            let k = k.to_lowercase();
+            if !out.contains(&k) {
+                out.push(k);
             }
         }
         Ok(out)

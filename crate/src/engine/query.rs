@@ -48,6 +48,14 @@ pub(super) fn compile(src: Option<&str>, ctx: &Context) -> Result<Option<Expr>> 
 }
 
 impl Engine {
+    /// Decodes the most common properties of the indexed notes into the columns the queries
+    /// read, so that the first property query after an open does not decode every note's
+    /// frontmatter itself. For a host to call when idle after opening (never on the way to the
+    /// first search); the updates that follow keep the columns. Returns how many it built.
+    pub fn warm_queries(&self) -> usize {
+        self.props.warm(&self.catalog)
+    }
+
     /// Notes whose frontmatter and file facts match a property expression, sorted and paged,
     /// with the values of the fields the expression and the sort name.
     pub fn query(&self, req: &QueryRequest) -> Result<QueryResponse> {

@@ -406,3 +406,46 @@ fn file_ctime_is_the_hosts_and_kept_through_edits_renames_and_persistence() {
     assert_eq!(paths(&reopened, "file.ctime exists"), ["Archive/old.md", "new.md", "unknown.md"]);
     assert_eq!(paths(&reopened, "file.ctime > 2020-01-01 AND file.ctime < 2026-01-01"), ["unknown.md"]);
 }
+
+#[test]
+fn warmed_columns_answer_as_the_lazy_ones() {
+    let lazy = engine();
+    let warm = engine();
+    // The fixture's notes have more than 8 distinct properties: the 8 most common are built.
+    assert_eq!(warm.warm_queries(), 8);
+    assert_eq!(warm.warm_queries(), 0, "already built");
+    let table = [
+        "status = draft",
+        "type = book AND rating >= 4",
+        "authors contains 'ursula k. le guin'",
+        "owner contains ana",
+        "read < 2026-11-01",
+        "draft exists OR due = 2026-12-01",
+        "Priority > 1 AND priority < 5",
+        "TAGS contains project OR aliases exists",
+        "status !exists",
+    ];
+    let answer = |e: &Engine, src: &str| {
+        let r = QueryRequest { sort: Some("-priority".into()), today: Some("2026-11-26".into()), ..q(src) };
+        let res = e.query(&r).unwrap();
+        (res.total, res.notes.into_iter().map(|n| (n.path, n.fields)).collect::<Vec<_>>())
+    };
+    for src in table {
+        assert_eq!(answer(&warm, src), answer(&lazy, src), "{src}");
+    }
+    let tasks = |e: &Engine| found(e, TasksRequest { where_: Some("owner contains ana".into()), ..req() });
+    assert_eq!(tasks(&warm), tasks(&lazy));
+    // Warmed columns follow an edit as the lazy ones do.
+    let mut warm = engine();
+    warm.warm_queries();
+    let mut lazy = engine();
+    let edit = || {
+        let text = "---\nstatus: draft\ntype: book\nrating: 5\n---\n# Book C\n";
+        vec![NoteInput { path: "Reading/Book C.md".into(), bytes: text.into(), mtime: NOV_26, ctime: None }]
+    };
+    upsert(&mut warm, edit());
+    upsert(&mut lazy, edit());
+    for src in table {
+        assert_eq!(answer(&warm, src), answer(&lazy, src), "{src} after an edit");
+    }
+}
