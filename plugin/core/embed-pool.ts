@@ -168,10 +168,16 @@ export class EmbedPool {
       chain = next.catch(() => undefined);
       return next;
     };
+    // Each lane takes its next batch while its worker embeds the current one, so the worker
+    // does not wait for the note reads and the hand-out between batches. A batch taken and
+    // never embedded (a failure, an abort) goes back with embedRelease below.
     const lane = async (i: number) => {
+      let next = take();
       for (;;) {
-        const batch = await take();
+        const batch = await next;
         if (!batch) return;
+        next = take();
+        next.catch(() => undefined); // awaited at the top of the loop, unless this lane stops first
         const texts = batch.items.map((it) => it.text);
         let vectors: Float32Array | null = null;
         for (let attempt = 1; !vectors; attempt++) {
