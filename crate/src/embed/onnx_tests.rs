@@ -221,7 +221,10 @@ fn token_ids_only_embedder_matches_bit_for_bit() {
         let got = bare.embed_ids(&ids).unwrap();
         assert_eq!(got.len(), want.len());
         for (g, w) in got.iter().zip(&want) {
-            assert_eq!(g.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), w.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+            assert_eq!(
+                g.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                w.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+            );
         }
         let refused = bare.embed_passages(&texts[..1]).unwrap_err();
         assert!(refused.contains("no tokenizer"), "{refused}");
