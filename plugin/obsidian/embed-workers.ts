@@ -2,13 +2,25 @@
 // the host can start workers (embed-worker-web.ts: nested Web Workers) and the setting asks for
 // them, else the core's own embedder in steps, as before (embedAll).
 
+import initEmbedder, { StrataEmbedder } from "../../build/wasm/strata_embedder.js";
 import type { StrataCoreApi } from "../core/api.ts";
 import { embedAll, type EmbedOptions, type EmbedSummary } from "../core/embedding.ts";
 import { EmbedPool, type SpawnEmbedWorker } from "../core/embed-pool.ts";
 import type { EmbedderWasm } from "../core/embed-worker.ts";
 import type { IndexStore } from "../core/index-store.ts";
 import type { VaultSource } from "../core/note-reads.ts";
-import { forgetLoadedModels } from "../core/wasm-classes.ts";
+import { forgetLoadedModels, installEmbedderHook } from "../core/wasm-classes.ts";
+
+/**
+ * Compiles the embedder's wasm once and lets the core make embedders from it: this worker's
+ * embedder and the pool's workers (posted the module) share its machine code.
+ */
+export async function compileEmbedder(bytes: Uint8Array | ArrayBuffer): Promise<WebAssembly.Module> {
+  const module = await WebAssembly.compile(bytes as BufferSource);
+  await initEmbedder({ module_or_path: module });
+  installEmbedderHook(() => StrataEmbedder);
+  return module;
+}
 
 /** How the search worker starts embedder workers (given the embedder wasm once it is loaded), if it can. */
 export type EmbedSpawnerFactory = (wasm: () => EmbedderWasm | null) => SpawnEmbedWorker | null;

@@ -12,18 +12,17 @@
 // from the plugin folder through the UI thread (HostApi.modelFiles), like the index.
 
 import init, { StrataCore } from "../../build/wasm/strata_core.js";
-import initEmbedder, { StrataEmbedder } from "../../build/wasm/strata_embedder.js";
 import type { CoreConfig, EmbedProgress, ModelInfo, FileStat, StrataCoreApi } from "../core/api.ts";
 import { errorMessage } from "../core/errors.ts";
 import { prepareCode, retryCodeBlocks, setCodeLoader } from "../core/code-hook.ts";
 import { changeBatch } from "./change-batch.ts";
 import { workerCodeLoader } from "./code-loader.ts";
 import { asBytes } from "../core/bytes.ts";
-import { installEmbedderHook, type StrataCoreStatic } from "../core/wasm-classes.ts";
+import type { StrataCoreStatic } from "../core/wasm-classes.ts";
 import { openIndex, persist, type IndexStore } from "../core/index-store.ts";
 import { readNote, searchWithSnippets, type VaultSource } from "../core/note-reads.ts";
 import { reconcile, type ReconcileProgress, type ReconcileSummary } from "../core/reconcile.ts";
-import { Embedding, type EmbedSpawnerFactory } from "./embed-workers.ts";
+import { compileEmbedder, Embedding, type EmbedSpawnerFactory } from "./embed-workers.ts";
 import type { EmbedderWasm } from "../core/embed-worker.ts";
 import { loadChosenModel, ModelCatalog, type ModelLoad, type ReadModel } from "../core/models.ts";
 import { CancelledError, Endpoint, type Handlers, type PortLike } from "./rpc.ts";
@@ -163,11 +162,7 @@ export class WorkerServer implements Handlers<WorkerApi> {
       const bytes = this.loaders?.embedder
         ? await this.loaders.embedder()
         : await decodeInlineWasm(await this.host.call("embedderWasm", {}));
-      // Compiled once: this worker's embedder and the pool's workers share the module's code.
-      const module = await WebAssembly.compile(bytes as BufferSource);
-      await initEmbedder({ module_or_path: module });
-      this.embedderWasm = module; // for the pool's workers
-      installEmbedderHook(() => StrataEmbedder);
+      this.embedderWasm = await compileEmbedder(bytes); // also for the pool's workers
     })();
     return this.embedderReady.catch((err) => {
       this.embedderReady = null;
