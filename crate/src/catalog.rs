@@ -204,10 +204,12 @@ impl Catalog {
     }
 
     /// Letters by script over every note.
+    /// The vault's letters as the English model reads them: a note whose language (its first)
+    /// is not English counts as foreign whatever its script (`embed::choice`).
     pub fn script_counts(&self) -> ScriptCounts {
         let mut c = ScriptCounts::default();
         for n in self.notes.values() {
-            c.add(&n.script);
+            c.add(&n.script.read_as(n.lang.split(' ').next().unwrap_or("")));
         }
         c
     }

@@ -28,7 +28,7 @@ Semantic and hybrid search need an embedding model in models/<id>/: all-MiniLM-L
 multilingual-e5-small (\`strata model download\` gets them from the release, checked against its SHA-256
 table; in the repository scripts/fetch-model.sh and scripts/fetch-e5.sh make them; STRATA_MODELS overrides
 the models/ folder, STRATA_MODEL_DIR the all-MiniLM-L6-v2 one). --model auto (the default) picks multilingual-e5-small when
-10% or more of the vault's text is not in Latin script. Without a model, hybrid (the default) answers lexically.
+10% or more of the vault's text is not in English. Without a model, hybrid (the default) answers lexically.
 Exit codes: 0 ok, 1 failure, 2 bad usage or input (missing vault, unknown option, unavailable mode),
 130 interrupted (Ctrl-C while embedding: the work done so far is saved).
 `;

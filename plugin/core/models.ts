@@ -159,7 +159,7 @@ function modelNotice(l: ModelLoad): string | null {
   return out.length ? out.join("; ") : null;
 }
 
-/** "multilingual-e5-small (auto: 47% of the vault's text is not in Latin script)", for people. */
+/** "multilingual-e5-small (auto: 47% of the vault's text is not in English)", for people. */
 export function describeModel(l: ModelLoad): string {
   if (!l.loaded) return `no model loaded (${l.choice.model} chosen: ${l.choice.reason})`;
   const why = l.fallback ? `${l.choice.model} is missing` : l.choice.reason;
@@ -173,7 +173,7 @@ export function modelReport(l: ModelLoad) {
     setting: l.choice.setting,
     chosen: l.choice.model,
     reason: l.choice.reason,
-    nonLatinShare: Math.round(l.choice.nonLatinShare * 1000) / 1000,
+    nonEnglishShare: Math.round(l.choice.nonEnglishShare * 1000) / 1000,
     loaded: l.loaded,
     fallback: l.fallback,
     switching: l.switching,

@@ -431,7 +431,7 @@ function codeDefinitions(s: StrataSettings, sizeValid: (v: number) => string | u
 function modelChoiceDesc(p: StrataPlugin): string {
   const l = p.modelLoad;
   const auto =
-    "Auto picks multilingual-e5-small when 10% or more of the vault's text is not in Latin script (Chinese, Japanese, Cyrillic…), all-MiniLM-L6-v2 (English, faster) otherwise.";
+    "Auto picks multilingual-e5-small when 10% or more of the vault's text is not in English (German, Chinese, Russian…), all-MiniLM-L6-v2 (English only, faster) otherwise.";
   if (!l) return `${auto} A new model re-embeds the vault in the background; search keeps using the old vectors meanwhile.`;
   const out = [
     l.choice.setting === AUTO_MODEL

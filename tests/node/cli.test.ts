@@ -470,8 +470,8 @@ describe("strata --model", () => {
     const m = JSON.parse(r.out).model;
     assert.equal(m.setting, "auto");
     assert.equal(m.chosen, "multilingual-e5-small");
-    assert.match(m.reason, /^auto: \d+% of the vault's text is not in Latin script$/);
-    assert.ok(m.nonLatinShare >= 0.1);
+    assert.match(m.reason, /^auto: \d+% of the vault's text is not in English$/);
+    assert.ok(m.nonEnglishShare >= 0.1);
     assert.equal(m.loaded, null);
     assert.deepEqual(
       m.missing.map((x: { model: string }) => x.model),
@@ -520,7 +520,7 @@ describe("strata --model", () => {
     assert.equal(j.embedding.done, j.embedding.total);
     assert.equal(j.model.switching, null);
     const human = strataModels("index", vault);
-    assert.match(human.out, /model multilingual-e5-small \(auto: \d+% of the vault's text is not in Latin script\) loaded/);
+    assert.match(human.out, /model multilingual-e5-small \(auto: \d+% of the vault's text is not in English\) loaded/);
     const s = strataModels("search", vault, "泡乌龙茶的水温", "--mode", "semantic", "--json");
     assert.equal(s.code, 0, s.err);
     const res = JSON.parse(s.out);

@@ -67,8 +67,8 @@ describe("chooseModel: the model a setting chooses for a vault", () => {
     const auto = core.chooseModel("auto");
     assert.equal(auto.model, E5);
     assert.equal(auto.setting, "auto");
-    assert.ok(auto.nonLatinShare >= 0.1 && auto.nonLatinShare < 1, `share ${auto.nonLatinShare}`);
-    assert.match(auto.reason, /^auto: \d+% of the vault's text is not in Latin script$/);
+    assert.ok(auto.nonEnglishShare >= 0.1 && auto.nonEnglishShare < 1, `share ${auto.nonEnglishShare}`);
+    assert.match(auto.reason, /^auto: \d+% of the vault's text is not in English$/);
     const pinned = core.chooseModel(MINILM);
     assert.deepEqual([pinned.model, pinned.setting, pinned.reason], [MINILM, MINILM, "chosen in the settings"]);
     assert.throws(
@@ -82,14 +82,14 @@ describe("chooseModel: the model a setting chooses for a vault", () => {
     const en = await indexed(await makeVault(ENGLISH));
     const a = en.chooseModel("auto");
     assert.equal(a.model, MINILM);
-    assert.equal(a.nonLatinShare, 0);
+    assert.equal(a.nonEnglishShare, 0);
     assert.match(a.reason, /English model/);
     assert.equal(en.chooseModel(E5).model, E5, "an explicit setting wins");
     en.free();
     const zh = await indexed(await makeVault(CHINESE));
     const z = zh.chooseModel("auto");
     assert.equal(z.model, E5);
-    assert.ok(z.nonLatinShare > 0.9, `share ${z.nonLatinShare}`);
+    assert.ok(z.nonEnglishShare > 0.9, `share ${z.nonEnglishShare}`);
     zh.free();
   });
 });

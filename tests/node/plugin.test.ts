@@ -428,7 +428,7 @@ describe("plugin", () => {
       assert.equal(res.hits[0]?.path, "Cooking/Sourdough starter.md");
       assert.match(
         settingRow(app, "Embedding model").desc,
-        /^Auto chose multilingual-e5-small: \d+% of the vault's text is not in Latin script\./,
+        /^Auto chose multilingual-e5-small: \d+% of the vault's text is not in English\./,
       );
       assert.match(settingRow(app, "Model").desc, how);
       assert.ok((await plugin.statusLines()).some((l) => l.startsWith("semantic: off")));
@@ -504,7 +504,7 @@ describe("plugin", () => {
       );
       assert.match(
         settingRow(app, "Embedding model").desc,
-        /^Auto chose multilingual-e5-small: \d+% of the vault's text is not in Latin script\.$/,
+        /^Auto chose multilingual-e5-small: \d+% of the vault's text is not in English\.$/,
       );
       assert.equal(JSON.parse(await readFile(path.join(vault, PLUGIN_DIR, "data.json"), "utf8")).embeddingModel, "auto");
       assert.deepEqual(Notice.log.slice(notices), [], "no notice");

@@ -30,7 +30,7 @@ impl Engine {
     }
 
     /// The embedding model for a setting (`auto` or a model id), by the share of the
-    /// vault's text that is not in Latin script (see `embed::choice`).
+    /// vault's text that is not English (see `embed::choice`).
     pub fn choose_model(&self, setting: &str) -> Result<crate::embed::choice::ModelChoice> {
         let current = self.semantic.spec().map(|s| s.model_id.as_str());
         crate::embed::choice::choose(setting, &self.catalog.script_counts(), current).map_err(CoreError::BadRequest)

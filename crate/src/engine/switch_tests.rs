@@ -187,6 +187,41 @@ fn a_first_model_on_an_index_without_vectors_is_no_switch() {
 }
 
 #[test]
+fn auto_choice_counts_notes_in_another_latin_language_as_foreign() {
+    let note = |path: &str, text: &str| NoteInput {
+        path: path.into(),
+        bytes: text.as_bytes().to_vec(),
+        mtime: 1.0,
+        ctime: None,
+    };
+    let english = vec![
+        note(
+            "Backups.md",
+            "# Backups\n\nCopy the vault folder to an external drive every week so no note is ever lost.\n",
+        ),
+        note("Sync.md", "# Sync\n\nKeep your notes identical on the phone and the laptop with encrypted sync.\n"),
+        note("Short.md", "Todo\n"),
+    ];
+    let mut e = Engine::create(CoreConfig::default()).unwrap();
+    e.update(UpdateBatch { upserts: english.clone(), ..Default::default() }).unwrap();
+    let c = e.choose_model("auto").unwrap();
+    assert_eq!((c.model.as_str(), c.non_english_share), (crate::embed::MINILM_L6_V2, 0.0), "{c:?}");
+    // German and Spanish notes are Latin script, and foreign to the English model.
+    let others = vec![
+        note("Sicherung.md", "# Sicherung\n\nKopiere den Ordner deines Tresors jede Woche auf eine externe Festplatte, damit keine Notiz verloren geht.\n"),
+        note("Copia.md", "# Copia de seguridad\n\nCopia la carpeta de tu bóveda a un disco externo cada semana para no perder ninguna nota.\n"),
+    ];
+    e.update(UpdateBatch { upserts: others, ..Default::default() }).unwrap();
+    let c = e.choose_model("auto").unwrap();
+    assert_eq!(c.model, crate::embed::MULTILINGUAL_E5_SMALL, "{c:?}");
+    assert!(c.non_english_share > 0.1 && c.reason.contains("not in English"), "{c:?}");
+    // A `lang` property pins a note's language: pinned English, it counts as English again.
+    let pinned = note("Sicherung.md", "---\nlang: en\n---\n# Sicherung\n\nKopiere den Ordner deines Tresors jede Woche auf eine externe Festplatte.\n");
+    e.update(UpdateBatch { upserts: vec![pinned], ..Default::default() }).unwrap();
+    assert!(e.choose_model("auto").unwrap().non_english_share < c.non_english_share);
+}
+
+#[test]
 fn auto_choice_follows_the_vaults_scripts() {
     let mut e = Engine::create(CoreConfig::default()).unwrap();
     e.update(UpdateBatch { upserts: vault(), ..Default::default() }).unwrap();
@@ -201,7 +236,7 @@ fn auto_choice_follows_the_vaults_scripts() {
     e.update(UpdateBatch { upserts: vec![zh], ..Default::default() }).unwrap();
     let c = e.choose_model("auto").unwrap();
     assert_eq!(c.model, crate::embed::MULTILINGUAL_E5_SMALL, "{c:?}");
-    assert!(c.non_latin_share > 0.1 && c.reason.contains("not in Latin script"), "{c:?}");
+    assert!(c.non_english_share > 0.1 && c.reason.contains("not in English"), "{c:?}");
     assert_eq!(e.choose_model(crate::embed::MINILM_L6_V2).unwrap().model, crate::embed::MINILM_L6_V2);
     assert!(e.choose_model("nope").is_err());
 }

@@ -478,9 +478,10 @@ model: string,
  */
 setting: string, 
 /**
- * The share of the vault's text that is not in Latin script.
+ * The share of the vault's text that is not English (another script, or a note in another
+ * language).
  */
-nonLatinShare: number, 
+nonEnglishShare: number, 
 /**
  * Why, in words (for the CLI, the settings tab and the status).
  */
