@@ -17,6 +17,9 @@ impl Stem {
     pub const NONE: Stem = Stem(0);
     /// English: the stemming of text whose language is unknown (as before languages were detected).
     pub const ENGLISH: Stem = Stem(1);
+    /// No Snowball stemmer, but inflected by suffixes (Ukrainian): a word is cut to its first
+    /// [`crate::ranking::PREFIX_STEM_CHARS`] characters.
+    pub const PREFIX: Stem = Stem(STEMMERS.len() as u8);
 
     pub fn algorithm(self) -> Option<Algorithm> {
         STEMMERS.get(self.0 as usize).copied().flatten()
@@ -101,6 +104,7 @@ pub fn stem_of(lang: Lang) -> Stem {
         Lang::Hye => 29,
         Lang::Epo => 30,
         Lang::Yid => 31,
+        Lang::Ukr => Stem::PREFIX.0,
         l if lang_uses_script(l, whatlang::Script::Latin) => 1,
         _ => 0,
     };

@@ -20,6 +20,9 @@ pub const LEAD_MAX_BYTES: usize = 2048;
 
 // ---- lexical retrieval (BM25) -------------------------------------------------------------
 
+/// A word of a language stemmed by prefix (`language::Stem::PREFIX`) is cut to this many characters.
+pub const PREFIX_STEM_CHARS: usize = 6;
+
 /// Field boost of the title (and of the file name when it differs).
 pub const BOOST_TITLE: f32 = 8.0;
 /// Field boost of the frontmatter aliases.

@@ -33,8 +33,9 @@ pub const FORMAT_NAME: &str = "strata-index";
 /// the catalog (status, text, line, heading path, tags, parent, dates, priority).
 /// 12: code (source files, large fenced blocks) as sections with their definitions; the lexical
 /// code fields. 13: each note's creation time in the catalog, when the host knows it
-/// (`file.ctime`). (A rebuild for a new version keeps the embedded vectors: see `salvage_vectors`.)
-pub const FORMAT_VERSION: u32 = 13;
+/// (`file.ctime`). 14: Ukrainian words stemmed by prefix (`language::Stem::PREFIX`). (A rebuild
+/// for a new version keeps the embedded vectors: see `salvage_vectors`.)
+pub const FORMAT_VERSION: u32 = 14;
 pub const SLOTS: [&str; 2] = ["manifest-a.json", "manifest-b.json"];
 pub const LEX_DIR: &str = "lex/";
 /// The fixed tail of tantivy's file footer: its length and magic number (two u32).

@@ -196,6 +196,15 @@ impl<S: TokenStream> TokenStream for StemmerStream<'_, S> {
         if !self.tail.advance() {
             return false;
         }
+        if self.stem == Stem::PREFIX {
+            let token = self.tail.token_mut();
+            if stemmable(&token.text, false) {
+                if let Some((cut, _)) = token.text.char_indices().nth(crate::ranking::PREFIX_STEM_CHARS) {
+                    token.text.truncate(cut);
+                }
+            }
+            return true;
+        }
         let Some(stemmer) = self.stemmer else { return true };
         let token = self.tail.token_mut();
         if !stemmable(&token.text, self.stem.ascii_only()) {

@@ -81,3 +81,17 @@ fn a_note_in_two_languages_stems_each_long_section_in_its_own() {
     // The catalog records both, the note's own first.
     assert_eq!(e.catalog.get("Mixed.md").unwrap().lang, "en de");
 }
+
+#[test]
+fn ukrainian_words_are_stemmed_by_their_prefix() {
+    // No Snowball stemmer: words are cut to their first characters, so inflections meet.
+    let uk = "---\nlang: uk\n---\n# Нотатки\n\nСинхронізація нотаток між вашими пристроями виконується автоматично.\n";
+    let mut e = engine_with(&[note("uk/Нотатки.md", uk), note("en/Backups.md", EN)]);
+    assert_eq!(e.catalog.get("uk/Нотатки.md").unwrap().lang, "uk");
+    assert_eq!(top(&mut e, "синхронізації пристроїв"), vec!["uk/Нотатки.md".to_string()]);
+    assert_eq!(top(&mut e, "\"синхронізація нотаток\""), vec!["uk/Нотатки.md".to_string()], "a phrase");
+    // Short words are left whole: "між" is not a prefix of anything else.
+    let cut = |w: &str| crate::analyzer::terms(w, crate::language::Stem::PREFIX);
+    assert_eq!(cut("синхронізації"), vec!["синхро"]);
+    assert_eq!(cut("між"), vec!["між"]);
+}
