@@ -203,7 +203,6 @@ impl Catalog {
         self.languages.take();
     }
 
-    /// Letters by script over every note.
     /// The vault's letters as the English model reads them: a note whose language (its first)
     /// is not English counts as foreign whatever its script (`embed::choice`).
     pub fn script_counts(&self) -> ScriptCounts {

@@ -10,9 +10,9 @@
 //! detected (or pinned) language is not English.
 //!
 //! Letters are counted per note while indexing ([`ScriptCounts`], kept in the catalog with
-//! the note's language) and summed over the vault ([`ScriptCounts::read_as`]). A CJK character counts as three letters: one carries about
-//! as much as a short English word, and a Chinese note has a fifth as many characters as
-//! its English translation. Hysteresis keeps a vault near the threshold from switching
+//! the note's language) and summed over the vault ([`ScriptCounts::read_as`]). A CJK
+//! character counts as three letters: one carries about as much as a short English word, and
+//! a Chinese note has a fifth as many characters as its English translation. Hysteresis keeps a vault near the threshold from switching
 //! (and re-embedding) back and forth.
 
 use serde::{Deserialize, Serialize};
