@@ -2,8 +2,9 @@
 // anything. The vault is indexed in a temporary folder, then every note's embed texts (its lead,
 // then its leaves: core.embedTexts) are tokenized by the model's tokenizer (the embedder wasm's
 // tokenIds) and counted: leads against leaves, their token lengths, texts cut at the model's
-// maximum, tiny leaves, and texts shared by several notes (one SHA-256 key, embedded once: the
-// core's total must be the number of distinct texts).
+// maximum, tiny leaves, texts shared by several notes (one SHA-256 key, embedded once: the
+// core's total must be the number of distinct texts), notes of one section (whose lead and leaf
+// overlap), and the leaf tokens a 256-token cap would leave.
 
 import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -56,14 +57,25 @@ export async function tokensCommand(args: string[]): Promise<number> {
     const maxTokens = (model.config as { max_tokens: number }).max_tokens;
     const seen = new Map<string, { lead: boolean; tokens: number; notes: number }>();
     let chunks = 0;
+    const oneSection = { notes: 0, leadTokens: 0, leafTokens: 0 };
+    let leafTokensAt256 = 0;
     for (const p of core.paths()) {
       const texts = core.embedTexts(p, await vault.read(p));
+      const lengths = texts.map((t) => tokenizer.tokenIds(t).length);
+      if (texts.length === 2) {
+        oneSection.notes++;
+        oneSection.leadTokens += Math.min(maxTokens, lengths[0]);
+        oneSection.leafTokens += Math.min(maxTokens, lengths[1]);
+      }
       texts.forEach((t, i) => {
         chunks++;
         const key = createHash("sha256").update(t).digest("hex");
         const had = seen.get(key);
         if (had) had.notes++;
-        else seen.set(key, { lead: i === 0, tokens: Math.min(maxTokens, tokenizer.tokenIds(t).length), notes: 1 });
+        else {
+          seen.set(key, { lead: i === 0, tokens: Math.min(maxTokens, lengths[i]), notes: 1 });
+          if (i > 0) leafTokensAt256 += Math.min(256, maxTokens, lengths[i]);
+        }
       });
     }
     tokenizer.free();
@@ -85,6 +97,8 @@ export async function tokensCommand(args: string[]): Promise<number> {
       cutLeaves: all.filter((x) => !x.lead && x.tokens >= maxTokens).length,
       leavesUnder32: all.filter((x) => !x.lead && x.tokens < 32).length,
       tokensPerNote: Math.round((leads.tokens + leaves.tokens) / Math.max(1, core.paths().length)),
+      oneSection,
+      leafTokensAt256,
     };
     core.free();
     if (values.json) process.stdout.write(JSON.stringify(res, null, 2) + "\n");
@@ -98,6 +112,7 @@ export async function tokensCommand(args: string[]): Promise<number> {
           row("leads", leads),
           row("leaves", leaves),
           `  leads are ${(res.leadShare * 100).toFixed(1)} % of the tokens; ${res.cutLeaves} leaves cut at ${maxTokens} tokens; ${res.leavesUnder32} leaves under 32 tokens; ${res.tokensPerNote} tokens per note`,
+          `  ${oneSection.notes} notes of one section (a lead and one leaf): their leads ${oneSection.leadTokens} tokens, their leaves ${oneSection.leafTokens}; every leaf at most 256 tokens: ${leafTokensAt256} leaf tokens`,
         ].join("\n") + "\n",
       );
     }

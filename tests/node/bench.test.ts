@@ -191,6 +191,10 @@ describe("strata-bench tokens", NEEDS_MODEL, () => {
     assert.equal(j.distinct, j.coreTotal, "the core embeds each distinct text once");
     assert.ok(j.sharedTexts >= 1 && j.chunks > j.distinct, JSON.stringify(j));
     assert.ok(j.leaves.tokens > 0 && j.leaves.max <= j.maxTokens);
+    // Notes of one section (a lead and one leaf), and the leaf tokens a 256-token cap leaves.
+    assert.ok(j.oneSection.notes > 0 && j.oneSection.notes < j.notes, JSON.stringify(j.oneSection));
+    assert.ok(j.oneSection.leafTokens > 0 && j.oneSection.leafTokens <= j.leaves.tokens);
+    assert.ok(j.leafTokensAt256 > 0 && j.leafTokensAt256 <= j.leaves.tokens);
   });
 });
 
