@@ -21,7 +21,8 @@ use std::hash::Hash;
 use crate::ranking::{
     CONFIDENT_SECOND, FUSION_RRF_K, LEX_HALF, LOW_OVERLAP, QUESTION_MIN_WORDS, RRF_K, RRF_TOP1_BONUS, RRF_TOP3_BONUS,
     STRONG_GAP, STRONG_TOP, WEAK_BACKGROUND_RANK, WEAK_GAP_E5, WEAK_GAP_MINILM, WEAK_LEXICAL_RATIO,
-    WEIGHTS_CJK_ENGLISH_MODEL, WEIGHTS_DEFAULT, WEIGHTS_EXACT, WEIGHTS_QUESTION, WEIGHTS_WEAK_LEXICAL,
+    WEIGHTS_CJK_ENGLISH_MODEL, WEIGHTS_DEFAULT, WEIGHTS_EXACT, WEIGHTS_LOW_OVERLAP, WEIGHTS_QUESTION,
+    WEIGHTS_WEAK_LEXICAL,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -105,8 +106,8 @@ pub fn dynamic_weights(
             return (w(WEIGHTS_WEAK_LEXICAL), "weak lexical evidence");
         }
     }
-    if lex_scores.is_empty() || overlap < LOW_OVERLAP && word_count(query) >= QUESTION_MIN_WORDS {
-        return (w(WEIGHTS_WEAK_LEXICAL), "little lexical agreement");
+    if lex_scores.is_empty() || overlap < LOW_OVERLAP {
+        return (w(WEIGHTS_LOW_OVERLAP), "little lexical agreement");
     }
     if word_count(query) >= QUESTION_MIN_WORDS {
         return (w(WEIGHTS_QUESTION), "natural-language question");
@@ -419,6 +420,14 @@ mod tests {
         let flat = vec![5.0f32; 10];
         assert_eq!(dynamic_weights("sync devices", &flat, 0.5, false).1, "weak lexical evidence");
         assert_eq!(dynamic_weights("sync devices", &scores, 0.5, false).1, "balanced");
+        // Lists with almost nothing in common lean on the vector list, whatever the query's length.
+        let apart = dynamic_weights("sync devices", &scores, 0.0, false);
+        assert_eq!((apart.0, apart.1), (Weights { lex: 0.25, vec: 0.75 }, "little lexical agreement"));
+        assert_eq!(
+            dynamic_weights("how do I keep my notes in sync across devices", &scores, 0.0, false).1,
+            "little lexical agreement"
+        );
+        assert_eq!(dynamic_weights("sync", &[], 0.0, false).0, Weights { lex: 0.25, vec: 0.75 }, "no lexical hit");
         assert_eq!(dynamic_weights("给笔记设置别名", &scores, 0.5, false).1, "CJK query, English-only model");
         assert_eq!(dynamic_weights("给笔记设置别名", &scores, 0.5, true).1, "balanced");
     }

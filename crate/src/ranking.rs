@@ -98,8 +98,10 @@ pub const WEIGHTS_DEFAULT: (f32, f32) = (1.0, 1.0);
 pub const WEIGHTS_EXACT: (f32, f32) = (0.85, 0.15);
 /// Weights of a natural-language question (at least [`QUESTION_MIN_WORDS`] words).
 pub const WEIGHTS_QUESTION: (f32, f32) = (0.4, 0.6);
-/// Weights when the lexical evidence is weak (flat BM25 scores, or the lists barely overlap).
+/// Weights when the lexical evidence is weak (flat BM25 scores).
 pub const WEIGHTS_WEAK_LEXICAL: (f32, f32) = (0.4, 0.6);
+/// Weights when the lists barely overlap, or there is no lexical hit.
+pub const WEIGHTS_LOW_OVERLAP: (f32, f32) = (0.25, 0.75);
 /// Weights of a mostly-CJK query with an English-only model (the bigram index carries it).
 pub const WEIGHTS_CJK_ENGLISH_MODEL: (f32, f32) = (0.85, 0.15);
 /// A query of at least this many words is a natural-language question.
