@@ -147,8 +147,7 @@ fn the_previous_format_is_rebuilt_keeping_its_vectors() {
     assert!(r.orphans.iter().all(|o| !o.starts_with("vec/") && !o.starts_with("manifest-")), "{:?}", r.orphans);
 
     // The caller indexes the vault again; with the model loaded, nothing is embedded again:
-    // format 14 changed how Ukrainian words are stemmed in the lexical index and left every
-    // embedded text as it was.
+    // format 15 added the lexical exact-form field and left every embedded text as it was.
     let notes = vault();
     e.update(UpdateBatch { upserts: notes.clone(), ..Default::default() }).unwrap();
     assert_eq!(ctime_count(&e, "file.ctime < 2021-01-01"), notes.len(), "the creation times the host gave");

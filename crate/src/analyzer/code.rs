@@ -138,7 +138,7 @@ pub fn code_analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(CodeTokenizer::default())
         .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
         .filter(Normalize)
-        .filter(LanguageStemmer { slot: LangSlot::fixed(Stem::ENGLISH) })
+        .filter(LanguageStemmer { slot: LangSlot::fixed(Stem::ENGLISH), sink: None })
         .filter(AsciiFoldingFilter)
         .build()
 }

@@ -16,15 +16,18 @@ pub mod query;
 pub mod segment;
 
 use crate::language::Stem;
-pub use filters::LangSlot;
-use filters::{LanguageStemmer, Normalize};
-pub use query::{drop_stopwords, spread_query};
+pub use filters::{ExactSink, LangSlot, WordList};
+use filters::{ExactWords, LanguageStemmer, Normalize};
+pub use query::{drop_stopwords, query_parts, spread_query, QueryOp, QueryPart};
 use segment::is_sea;
 
 use tantivy::tokenizer::{AsciiFoldingFilter, RemoveLongFilter, TextAnalyzer, Token, TokenStream, Tokenizer};
 
 /// Name under which the analyzer is registered on the index.
 pub const TOKENIZER_NAME: &str = "strata";
+
+/// Name under which the exact-form field's analyzer ([`exact_analyzer`]) is registered.
+pub const EXACT_TOKENIZER_NAME: &str = "strata_exact";
 
 pub fn is_cjk(c: char) -> bool {
     matches!(c as u32,
@@ -258,19 +261,78 @@ pub fn tokenize_into(text: &str, tokens: &mut TokenBuf) {
 /// Longest token kept, in bytes (longer ones are not words: hashes, base64, URLs' tails).
 pub(crate) const MAX_TOKEN_BYTES: usize = 48;
 
-/// The index's analyzer: stems in the language its `slot` holds when a text is analysed.
-pub fn analyzer(slot: LangSlot) -> TextAnalyzer {
-    TextAnalyzer::builder(CjkBigramTokenizer::default())
-        .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
-        .filter(Normalize)
-        .filter(LanguageStemmer { slot })
-        .filter(AsciiFoldingFilter)
-        .build()
+/// The index's analyzer: stems in the language its `slot` holds when a text is analysed, and
+/// collects the words its stemmer changes into `sink` ([`ExactSink`]).
+pub fn analyzer(slot: LangSlot, sink: ExactSink) -> TextAnalyzer {
+    build(slot, Some(sink))
 }
 
 /// An analyzer for text in one language (queries).
 pub fn analyzer_for(stem: Stem) -> TextAnalyzer {
-    analyzer(LangSlot::fixed(stem))
+    build(LangSlot::fixed(stem), None)
+}
+
+fn build(slot: LangSlot, sink: Option<ExactSink>) -> TextAnalyzer {
+    TextAnalyzer::builder(CjkBigramTokenizer::default())
+        .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
+        .filter(Normalize)
+        .filter(LanguageStemmer { slot, sink })
+        .filter(AsciiFoldingFilter)
+        .build()
+}
+
+/// The exact-form field's analyzer: the words of the section being indexed that its stemmer
+/// changed ([`ExactSink`]), folded like every term ([`ExactReplay`]). The query side
+/// looks a quoted phrase's words up there ([`exact_terms`]), so `"running"` does not find
+/// "runs".
+pub fn exact_analyzer(sink: ExactSink) -> TextAnalyzer {
+    TextAnalyzer::builder(ExactReplay { sink, words: WordList::default(), buf: TokenBuf::default() })
+        .filter(AsciiFoldingFilter)
+        .build()
+}
+
+/// The exact-form field's tokenizer: ignores its text and hands out the words its sink
+/// collected from the section's other fields (the field records documents only: a word is
+/// recorded once per section).
+#[derive(Clone, Default)]
+pub struct ExactReplay {
+    sink: ExactSink,
+    words: WordList,
+    buf: TokenBuf,
+}
+
+impl Tokenizer for ExactReplay {
+    type TokenStream<'a> = CjkTokenStream<'a>;
+
+    fn token_stream<'a>(&'a mut self, _text: &'a str) -> CjkTokenStream<'a> {
+        self.buf.tokens.truncate(KEPT_SLOTS);
+        self.buf.len = 0;
+        self.sink.take_into(&mut self.words);
+        for (i, w) in self.words.words().enumerate() {
+            self.buf.slot_at(0, 0, i).push_str(w);
+        }
+        CjkTokenStream::over(&mut self.buf)
+    }
+}
+
+/// The exact-form terms of a query's `text`: its words a stemmer may change (three letters or
+/// more, no digit; not CJK or Thai-like runs, which are never stemmed), lower-cased,
+/// normalised and folded like every term, each once.
+pub fn exact_terms(text: &str) -> Vec<String> {
+    let mut a = TextAnalyzer::builder(CjkBigramTokenizer::default())
+        .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
+        .filter(Normalize)
+        .filter(ExactWords)
+        .filter(AsciiFoldingFilter)
+        .build();
+    let mut stream = a.token_stream(text);
+    let mut out: Vec<String> = Vec::new();
+    while stream.advance() {
+        if !out.contains(&stream.token().text) {
+            out.push(stream.token().text.clone());
+        }
+    }
+    out
 }
 
 /// The terms `analyzer_for(stem)` makes of `text`.
@@ -364,6 +426,45 @@ mod tests {
         assert_eq!(lang("Đồng bộ", "vi"), vec!["dong", "bo"]);
         // English stems ASCII words only, as before languages were detected.
         assert_eq!(en("naïve searching"), vec!["naive", "search"]);
+    }
+
+    fn all_terms(a: &mut TextAnalyzer, text: &str) -> Vec<String> {
+        let mut stream = a.token_stream(text);
+        let mut out = Vec::new();
+        while stream.advance() {
+            out.push(stream.token().text.clone());
+        }
+        out
+    }
+
+    #[test]
+    fn the_exact_field_gets_the_words_its_stemmer_changed_while_a_section_is_added() {
+        let sink = ExactSink::default();
+        let mut text = analyzer(LangSlot::fixed(Stem::ENGLISH), sink.clone());
+        let mut exact = exact_analyzer(sink.clone());
+        // Not collecting (a snippet's analysis): nothing is kept.
+        assert_eq!(all_terms(&mut text, "Searching notes"), vec!["search", "note"]);
+        assert!(all_terms(&mut exact, "").is_empty());
+        sink.begin();
+        all_terms(&mut text, "Searching Notes");
+        // "cafés", "the" and "search" are their own stems (English stems ASCII words only).
+        all_terms(&mut text, "notes on the Cafés search");
+        assert_eq!(all_terms(&mut exact, ""), vec!["searching", "notes", "notes"]);
+        assert!(all_terms(&mut exact, "").is_empty(), "handed out once");
+        sink.end();
+    }
+
+    #[test]
+    fn exact_terms_are_the_words_a_stemmer_may_change_as_written() {
+        assert_eq!(
+            exact_terms("Searching the NOTES, notes and 2024 全文检索 ab"),
+            vec!["searching", "the", "notes", "and"]
+        );
+        assert_eq!(exact_terms("Синхронизации"), vec!["синхронизации"]);
+        // Folded and normalised like the stemmed terms.
+        assert_eq!(exact_terms("Café ＡＢＣ"), vec!["cafe", "abc"]);
+        // Thai and CJK are never stemmed: their terms are exact already.
+        assert!(exact_terms("สำรองข้อมูล 全文").is_empty());
     }
 
     #[test]

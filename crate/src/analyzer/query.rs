@@ -71,6 +71,56 @@ pub fn spread_query(query: &str) -> String {
     out
 }
 
+/// How a top-level part of a query takes part in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueryOp {
+    Should,
+    /// `+part`
+    Must,
+    /// `-part`
+    MustNot,
+}
+
+/// A top-level part of a query: a word, a `field:value` or a phrase in quotes, with its
+/// operator (not in `text`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryPart {
+    pub op: QueryOp,
+    pub text: String,
+    /// A phrase in quotes with no field before it (`"…"`, `+"…"`, `-"…"`).
+    pub phrase: bool,
+}
+
+/// Splits a query into its top-level parts; a quoted phrase is one part, spaces and all.
+pub fn query_parts(query: &str) -> Vec<QueryPart> {
+    let chars: Vec<char> = query.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i].is_whitespace() {
+            i += 1;
+            continue;
+        }
+        let mut op = QueryOp::Should;
+        if matches!(chars[i], '+' | '-') && chars.get(i + 1).is_some_and(|c| !c.is_whitespace()) {
+            op = if chars[i] == '+' { QueryOp::Must } else { QueryOp::MustNot };
+            i += 1;
+        }
+        let start = i;
+        let mut in_quotes = false;
+        while i < chars.len() && (in_quotes || !chars[i].is_whitespace()) {
+            if chars[i] == '"' {
+                in_quotes = !in_quotes;
+            }
+            i += 1;
+        }
+        let text: String = chars[start..i].iter().collect();
+        let phrase = text.len() > 2 && text.starts_with('"') && text.ends_with('"') && text.matches('"').count() == 2;
+        out.push(QueryPart { op, text, phrase });
+    }
+    out
+}
+
 /// Removes `stop` words from the unquoted, unfielded words of a query.
 pub fn drop_stopwords(query: &str, stop: &[&str]) -> String {
     let words: Vec<&str> = query.split_whitespace().collect();
@@ -116,6 +166,29 @@ mod tests {
         assert_eq!(spread_query("title:同步设置 x"), "title:\"同步设置\" x");
         assert_eq!(spread_query("\"全文检索\" x"), "\"全文检索\" x");
         assert_eq!(spread_query("sync 设置").trim(), "sync  设置");
+    }
+
+    #[test]
+    fn queries_split_into_parts_with_their_operators() {
+        let parts = query_parts("  \"running shoes\" +fast -\"cheap deal\" title:\"a b\" x-y -");
+        let got: Vec<(QueryOp, &str, bool)> = parts.iter().map(|p| (p.op, p.text.as_str(), p.phrase)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (QueryOp::Should, "\"running shoes\"", true),
+                (QueryOp::Must, "fast", false),
+                (QueryOp::MustNot, "\"cheap deal\"", true),
+                (QueryOp::Should, "title:\"a b\"", false),
+                (QueryOp::Should, "x-y", false),
+                (QueryOp::Should, "-", false),
+            ]
+        );
+        // An unclosed quote is not a phrase; it runs to the end.
+        assert_eq!(
+            query_parts("\"open end"),
+            vec![QueryPart { op: QueryOp::Should, text: "\"open end".into(), phrase: false }]
+        );
+        assert!(query_parts("\"\"").iter().all(|p| !p.phrase));
     }
 
     #[test]

@@ -95,3 +95,27 @@ fn ukrainian_words_are_stemmed_by_their_prefix() {
     assert_eq!(cut("синхронізації"), vec!["синхро"]);
     assert_eq!(cut("між"), vec!["між"]);
 }
+
+#[test]
+fn quoted_words_match_their_exact_form_only() {
+    let run = note("Running.md", "# Mornings\n\nThe team keeps running every morning before work.\n");
+    let runs = note("Runs.md", "# Weather\n\nShe runs every day when it rains.\n");
+    let mut e = engine_with(&[run, runs, note("ru/Синхронизация.md", RU), note("en/Backups.md", EN)]);
+    let mut both = top(&mut e, "running");
+    both.sort();
+    assert_eq!(both, vec!["Running.md".to_string(), "Runs.md".to_string()], "unquoted: stemmed");
+    assert_eq!(top(&mut e, "\"running\""), vec!["Running.md".to_string()]);
+    assert_eq!(top(&mut e, "\"runs\""), vec!["Runs.md".to_string()]);
+    // A phrase: its words next to each other, each in its exact form.
+    assert_eq!(top(&mut e, "\"running every\""), vec!["Running.md".to_string()]);
+    assert_eq!(top(&mut e, "\"runs every\""), vec!["Runs.md".to_string()]);
+    assert_eq!(top(&mut e, "\"running every day\""), Vec::<String>::new());
+    // With the rest of a query, and operators on phrases.
+    assert_eq!(top(&mut e, "\"runs\" backups").len(), 2);
+    assert_eq!(top(&mut e, "running -\"runs\""), vec!["Running.md".to_string()]);
+    assert_eq!(top(&mut e, "+\"running\" weather"), vec!["Running.md".to_string()]);
+    // Other languages: the Russian note says "Синхронизация", not the genitive.
+    assert!(top(&mut e, "синхронизации").contains(&"ru/Синхронизация.md".to_string()));
+    assert_eq!(top(&mut e, "\"синхронизации\""), Vec::<String>::new());
+    assert_eq!(top(&mut e, "\"Синхронизация заметок\""), vec!["ru/Синхронизация.md".to_string()]);
+}

@@ -29,6 +29,8 @@ pub struct Lexical {
     files: HashSet<PathBuf>,
     /// The language the index's analyzer stems the next section in (see [`analyzer::LangSlot`]).
     slot: analyzer::LangSlot,
+    /// Collects each section's exact forms while it is added (see [`analyzer::ExactSink`]).
+    exact: analyzer::ExactSink,
 }
 
 const META: &str = "meta.json";
@@ -67,8 +69,10 @@ impl Lexical {
     fn finish_open(ram: RamDirectory, index: Index, fields: Fields) -> Result<Lexical> {
         // Tokenizers are not persisted: register ours after every open.
         let slot = analyzer::LangSlot::default();
-        index.tokenizers().register(analyzer::TOKENIZER_NAME, analyzer::analyzer(slot.clone()));
+        let exact = analyzer::ExactSink::default();
+        index.tokenizers().register(analyzer::TOKENIZER_NAME, analyzer::analyzer(slot.clone(), exact.clone()));
         index.tokenizers().register(analyzer::code::CODE_TOKENIZER_NAME, analyzer::code::code_analyzer());
+        index.tokenizers().register(analyzer::EXACT_TOKENIZER_NAME, analyzer::exact_analyzer(exact.clone()));
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
         let metas = index.load_metas()?;
         let files = writer::segment_files(&index, &ram, &metas.segments);
@@ -82,6 +86,7 @@ impl Lexical {
             files,
             index,
             slot,
+            exact,
         })
     }
 
@@ -108,12 +113,15 @@ impl Lexical {
         self.staged.paths.insert(path.to_string());
         let opstamp = self.opstamp + 1;
         for d in docs {
-            // The segment writer tokenizes inside `add`, with a clone of the index's analyzer
-            // that shares this slot.
+            // The segment writer tokenizes inside `add`, with clones of the index's analyzers
+            // that share this slot and this sink.
             self.slot.set(d.stem);
             let doc = self.fields.document(d);
             let committer = Committer { index: &self.index, ram: &self.ram, path_field: self.fields.path };
-            committer.add(&mut self.staged, opstamp, doc)?;
+            self.exact.begin();
+            let added = committer.add(&mut self.staged, opstamp, doc);
+            self.exact.end();
+            added?;
         }
         Ok(())
     }

@@ -9,7 +9,7 @@ use tantivy::schema::{Document, OwnedValue};
 use tantivy::schema::{Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, FAST, STRING};
 
 use crate::analyzer::code::CODE_TOKENIZER_NAME;
-use crate::analyzer::TOKENIZER_NAME;
+use crate::analyzer::{EXACT_TOKENIZER_NAME, TOKENIZER_NAME};
 
 #[derive(Clone, Copy, Debug)]
 pub struct Fields {
@@ -31,6 +31,11 @@ pub struct Fields {
     /// A code section's language ("python") and kind ("function"), for filters.
     pub code_lang: Field,
     pub kind: Field,
+    /// The words of the title, aliases, headings and body that the section's stemmer changed,
+    /// as written (`analyzer::exact_analyzer`; documents only, no positions): where a quoted
+    /// phrase's words are looked up. The schema's last field: tantivy indexes it after the text
+    /// fields, whose analysis collects its words.
+    pub exact: Field,
 }
 
 pub fn build_schema() -> (Schema, Fields) {
@@ -61,6 +66,15 @@ pub fn build_schema() -> (Schema, Fields) {
         symbol: b.add_text_field("symbol", code_indexed),
         code_lang: b.add_text_field("code_lang", STRING),
         kind: b.add_text_field("kind", STRING),
+        exact: b.add_text_field(
+            "exact",
+            TextOptions::default().set_indexing_options(
+                TextFieldIndexing::default()
+                    .set_tokenizer(EXACT_TOKENIZER_NAME)
+                    .set_index_option(IndexRecordOption::Basic)
+                    .set_fieldnorms(false),
+            ),
+        ),
     };
     (b.build(), fields)
 }
@@ -174,6 +188,8 @@ impl Fields {
             }
             None => doc.add_text(self.body, d.body),
         }
+        // Its words come from the fields above (see `Fields::exact`).
+        doc.add_text(self.exact, "");
         doc
     }
 }

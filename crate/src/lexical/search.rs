@@ -1,5 +1,5 @@
-//! Query building (lenient tantivy syntax, CJK bigram spreading, field boosts, filters)
-//! and BM25 retrieval of section hits.
+//! Query building (lenient tantivy syntax, CJK bigram spreading, field boosts, quoted phrases
+//! as written, filters) and BM25 retrieval of section hits.
 
 use std::collections::HashMap;
 use tantivy::collector::TopDocs;
@@ -15,7 +15,7 @@ use tantivy::Term;
 use super::schema::tag_terms;
 use super::Lexical;
 use crate::analyzer::code::{code_analyzer, CODE_TOKENIZER_NAME};
-use crate::analyzer::{self, drop_stopwords, spread_query, TOKENIZER_NAME};
+use crate::analyzer::{self, drop_stopwords, query_parts, spread_query, QueryOp, TOKENIZER_NAME};
 use crate::error::Result;
 use crate::language::{self, Stem};
 use crate::ranking::{
@@ -56,10 +56,69 @@ pub struct LexResults {
 }
 
 impl Lexical {
+    /// The query of `text`: stemmed in each of `langs` ([`Self::analysed`]), and each quoted
+    /// phrase's words also required as written ([`Self::written`]: a quoted "running" does not
+    /// find "runs"). A phrase with none of the words a stemmer may change needs nothing more.
+    fn user_query(&self, text: &str, langs: &[Lang]) -> Box<dyn Query> {
+        let parts = query_parts(text);
+        let exact: Vec<Vec<String>> =
+            parts.iter().map(|p| if p.phrase { analyzer::exact_terms(&p.text) } else { Vec::new() }).collect();
+        if exact.iter().all(Vec::is_empty) {
+            return self.analysed(text, langs);
+        }
+        // Each phrase with exact words is its own clause, the rest of the query another; the
+        // operators (`+`, `-`) apply at the top level, as the query parser applies them.
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        let mut rest: Vec<&str> = Vec::new();
+        for (part, exact) in parts.iter().zip(&exact) {
+            let occur = match part.op {
+                QueryOp::Should => Occur::Should,
+                QueryOp::Must => Occur::Must,
+                QueryOp::MustNot => Occur::MustNot,
+            };
+            if exact.is_empty() && part.op == QueryOp::Should {
+                rest.push(&part.text);
+                continue;
+            }
+            let analysed = self.analysed(&part.text, langs);
+            if exact.is_empty() {
+                clauses.push((occur, analysed));
+                continue;
+            }
+            let mut all: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, analysed)];
+            for t in exact {
+                all.push((Occur::Must, Box::new(ConstScoreQuery::new(self.written(t), 0.0))));
+            }
+            clauses.push((occur, Box::new(BooleanQuery::new(all))));
+        }
+        if !rest.is_empty() {
+            clauses.push((Occur::Should, self.analysed(&rest.join(" "), langs)));
+        }
+        Box::new(BooleanQuery::new(clauses))
+    }
+
+    /// Sections where the word `term` (an [`analyzer::exact_terms`] term) is written as it is:
+    /// the exact-form field holds it where the section's stemmer changed it; where the stemmer
+    /// left it alone, the stemmed fields hold it as it is (and so do the sections where another
+    /// word has it as its stem: a quoted "note" also finds "notes", a quoted "notes" finds
+    /// "notes" only).
+    fn written(&self, term: &str) -> Box<dyn Query> {
+        let f = &self.fields;
+        let fields = [f.exact, f.title, f.aliases, f.headings, f.tags, f.body];
+        let any: Vec<(Occur, Box<dyn Query>)> = fields
+            .into_iter()
+            .map(|field| {
+                let q = TermQuery::new(Term::from_field_text(field, term), IndexRecordOption::Basic);
+                (Occur::Should, Box::new(q) as Box<dyn Query>)
+            })
+            .collect();
+        Box::new(BooleanQuery::new(any))
+    }
+
     /// The query of `text` analysed in each of `langs` (its stop words dropped, stemmed; one
     /// analysis per distinct result), the best-scoring analysis counting for each section (a
     /// disjunction-max: a word whose stem is the same in two languages is not counted twice).
-    fn user_query(&self, text: &str, langs: &[Lang]) -> Box<dyn Query> {
+    fn analysed(&self, text: &str, langs: &[Lang]) -> Box<dyn Query> {
         let langs = if langs.is_empty() { &[Lang::Eng][..] } else { langs };
         let mut seen: Vec<Vec<String>> = Vec::new();
         let mut parsed: Vec<Box<dyn Query>> = Vec::new();
