@@ -71,6 +71,30 @@ pub fn spread_query(query: &str) -> String {
     out
 }
 
+/// Replaces the ASCII apostrophes outside double quotes with spaces: the query parser reads
+/// `'…'` as a phrase, so the elisions and contractions of natural language (`l'apparence de
+/// l'appli`, `ім'я`, `Obsidian's`) turned into phrases that matched nothing. The index splits
+/// words at apostrophes too, so the words meet as they were written.
+pub fn plain_apostrophes(query: &str) -> String {
+    if !query.contains('\'') {
+        return query.to_string();
+    }
+    let mut in_quotes = false;
+    query
+        .chars()
+        .map(|c| {
+            if c == '"' {
+                in_quotes = !in_quotes;
+            }
+            if c == '\'' && !in_quotes {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 /// How a top-level part of a query takes part in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QueryOp {
@@ -166,6 +190,14 @@ mod tests {
         assert_eq!(spread_query("title:同步设置 x"), "title:\"同步设置\" x");
         assert_eq!(spread_query("\"全文检索\" x"), "\"全文检索\" x");
         assert_eq!(spread_query("sync 设置").trim(), "sync  设置");
+    }
+
+    #[test]
+    fn apostrophes_are_not_quotes() {
+        assert_eq!(plain_apostrophes("changer l'apparence de l'appli"), "changer l apparence de l appli");
+        assert_eq!(plain_apostrophes("\"l'appli\" d'une"), "\"l'appli\" d une");
+        assert_eq!(plain_apostrophes("ім'я"), "ім я");
+        assert_eq!(plain_apostrophes("no apostrophe"), "no apostrophe");
     }
 
     #[test]

@@ -119,3 +119,24 @@ fn quoted_words_match_their_exact_form_only() {
     assert_eq!(top(&mut e, "\"синхронизации\""), Vec::<String>::new());
     assert_eq!(top(&mut e, "\"Синхронизация заметок\""), vec!["ru/Синхронизация.md".to_string()]);
 }
+
+#[test]
+fn elisions_in_a_query_are_words_not_quotes() {
+    let fr = "---\nlang: fr\n---\n# Apparence\n\nChoisissez les thèmes et les couleurs de votre coffre.\n";
+    let uk = "---\nlang: uk\n---\n# Псевдоніми\n\nДруге ім'я нотатки: посилання знаходять її за ним.\n";
+    let mut e = engine_with(&[note("fr/Apparence.md", fr), note("uk/Псевдоніми.md", uk), note("en/Backups.md", EN)]);
+    // The query parser reads '…' as a phrase: "l'apparence" found nothing, and the longer
+    // query found the note by "de" alone.
+    assert_eq!(top(&mut e, "l'apparence"), vec!["fr/Apparence.md".to_string()]);
+    let req = SearchRequest {
+        query: "changer l'apparence de l'appli".into(),
+        k: Some(5),
+        mode: Some(SearchMode::Lexical),
+        ..Default::default()
+    };
+    let hits = e.search(&req).unwrap().hits;
+    assert_eq!(hits.first().map(|h| h.path.as_str()), Some("fr/Apparence.md"));
+    assert!(hits[0].score > 5.0, "found by its title: {}", hits[0].explain);
+    assert_eq!(top(&mut e, "друге ім'я").first().map(String::as_str), Some("uk/Псевдоніми.md"));
+    assert_eq!(top(&mut e, "\"ім'я нотатки\"").first().map(String::as_str), Some("uk/Псевдоніми.md"));
+}
