@@ -71,28 +71,36 @@ pub fn spread_query(query: &str) -> String {
     out
 }
 
-/// Replaces the ASCII apostrophes outside double quotes with spaces: the query parser reads
-/// `'…'` as a phrase, so the elisions and contractions of natural language (`l'apparence de
-/// l'appli`, `ім'я`, `Obsidian's`) turned into phrases that matched nothing. The index splits
-/// words at apostrophes too, so the words meet as they were written.
-pub fn plain_apostrophes(query: &str) -> String {
-    if !query.contains('\'') {
+/// Keeps the query parser's syntax to what Strata documents (words, `"phrases"`, `-excluded`,
+/// `+required`, `AND`/`OR`, `field:term`): outside double quotes, apostrophes, brackets and braces
+/// become spaces, and so does a colon after a word that names no field (`is_field`). The parser
+/// read `'…'` as a phrase, so the elisions and contractions of natural language (`l'apparence de
+/// l'appli`, `ім'я`) asked for phrases that matched nothing; `[[Daily notes]]` as a range
+/// (every note matched); `{…}` and `Note: …` (an unknown field) found nothing. The index splits
+/// words at these characters too, so the words meet as they were written.
+pub fn plain_syntax(query: &str, is_field: impl Fn(&str) -> bool) -> String {
+    if !query.contains(['\'', '[', ']', '{', '}', ':']) {
         return query.to_string();
     }
+    let mut out = String::with_capacity(query.len());
     let mut in_quotes = false;
-    query
-        .chars()
-        .map(|c| {
-            if c == '"' {
-                in_quotes = !in_quotes;
-            }
-            if c == '\'' && !in_quotes {
-                ' '
-            } else {
-                c
-            }
-        })
-        .collect()
+    let mut word_start = 0;
+    for c in query.chars() {
+        if c == '"' {
+            in_quotes = !in_quotes;
+        }
+        let plain = !in_quotes
+            && match c {
+                '\'' | '[' | ']' | '{' | '}' => true,
+                ':' => !is_field(out[word_start..].trim_start_matches(['+', '-'])),
+                _ => false,
+            };
+        out.push(if plain { ' ' } else { c });
+        if c.is_whitespace() || plain {
+            word_start = out.len();
+        }
+    }
+    out
 }
 
 /// How a top-level part of a query takes part in it.
@@ -193,11 +201,16 @@ mod tests {
     }
 
     #[test]
-    fn apostrophes_are_not_quotes() {
-        assert_eq!(plain_apostrophes("changer l'apparence de l'appli"), "changer l apparence de l appli");
-        assert_eq!(plain_apostrophes("\"l'appli\" d'une"), "\"l'appli\" d une");
-        assert_eq!(plain_apostrophes("ім'я"), "ім я");
-        assert_eq!(plain_apostrophes("no apostrophe"), "no apostrophe");
+    fn only_the_documented_syntax_reaches_the_parser() {
+        let fields = |f: &str| ["title", "tags"].contains(&f);
+        let plain = |q: &str| plain_syntax(q, fields);
+        assert_eq!(plain("changer l'apparence de l'appli"), "changer l apparence de l appli");
+        assert_eq!(plain("\"l'appli\" d'une"), "\"l'appli\" d une");
+        assert_eq!(plain("ім'я"), "ім я");
+        assert_eq!(plain("[[Daily notes]] {x}"), "  Daily notes    x ");
+        assert_eq!(plain("title:sync -tags:a Note: todo https://x.org"), "title:sync -tags:a Note  todo https //x.org");
+        assert_eq!(plain("\"a: [b]\" c"), "\"a: [b]\" c");
+        assert_eq!(plain("no syntax"), "no syntax");
     }
 
     #[test]

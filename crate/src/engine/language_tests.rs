@@ -140,3 +140,15 @@ fn elisions_in_a_query_are_words_not_quotes() {
     assert_eq!(top(&mut e, "друге ім'я").first().map(String::as_str), Some("uk/Псевдоніми.md"));
     assert_eq!(top(&mut e, "\"ім'я нотатки\"").first().map(String::as_str), Some("uk/Псевдоніми.md"));
 }
+
+#[test]
+fn pasted_links_and_labels_are_text_not_syntax() {
+    let mut e = engine_with(&vault());
+    // `[a b]` was a range (every note matched), `{…}` and `word:` (no such field) nothing.
+    assert_eq!(top(&mut e, "[[Backups]]"), vec!["en/Backups.md".to_string()]);
+    assert_eq!(top(&mut e, "{external drive}"), vec!["en/Backups.md".to_string()]);
+    assert_eq!(top(&mut e, "Note: external drive"), vec!["en/Backups.md".to_string()]);
+    // A field stays a field.
+    assert_eq!(top(&mut e, "title:backups"), vec!["en/Backups.md".to_string()]);
+    assert!(top(&mut e, "title:drive").is_empty());
+}

@@ -15,7 +15,7 @@ use tantivy::Term;
 use super::schema::tag_terms;
 use super::Lexical;
 use crate::analyzer::code::{code_analyzer, CODE_TOKENIZER_NAME};
-use crate::analyzer::{self, drop_stopwords, plain_apostrophes, query_parts, spread_query, QueryOp, TOKENIZER_NAME};
+use crate::analyzer::{self, drop_stopwords, plain_syntax, query_parts, spread_query, QueryOp, TOKENIZER_NAME};
 use crate::error::Result;
 use crate::language::{self, Stem};
 use crate::ranking::{
@@ -60,7 +60,8 @@ impl Lexical {
     /// phrase's words also required as written ([`Self::written`]: a quoted "running" does not
     /// find "runs"). A phrase with none of the words a stemmer may change needs nothing more.
     fn user_query(&self, text: &str, langs: &[Lang]) -> Box<dyn Query> {
-        let text = &plain_apostrophes(text);
+        let schema = self.index.schema();
+        let text = &plain_syntax(text, |f| schema.get_field(f).is_ok());
         let parts = query_parts(text);
         let exact: Vec<Vec<String>> =
             parts.iter().map(|p| if p.phrase { analyzer::exact_terms(&p.text) } else { Vec::new() }).collect();
