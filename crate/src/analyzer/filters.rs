@@ -380,11 +380,15 @@ impl<S: TokenStream> TokenStream for StemmerStream<'_, S> {
         }
         self.key.1.clear();
         self.key.1.push_str(&token.text);
-        if !self.cache.contains_key(&self.key) {
-            let stem = stemmer.stem(&token.text).into_owned();
-            self.cache.insert(self.key.clone(), stem);
-        }
-        let stem = &self.cache[&self.key];
+        let stem = match self.cache.get(&self.key) {
+            Some(stem) if *stem == token.text => return true,
+            Some(stem) => stem,
+            None => {
+                let stem = stemmer.stem(&token.text).into_owned();
+                self.cache.insert(self.key.clone(), stem);
+                &self.cache[&self.key]
+            }
+        };
         if *stem != token.text {
             if let Some((_, words)) = self.exact.as_mut() {
                 words.push(&token.text);
