@@ -313,6 +313,11 @@ pub struct Hit {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     #[cfg_attr(test, ts(as = "Option<bool>", optional))]
     pub weak: bool,
+    /// The note's languages as the catalog records them ("de"; "en de" for a note in two;
+    /// absent when none was detected: a source file, a note too short to tell).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(test, ts(as = "Option<String>", optional))]
+    pub lang: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -420,6 +425,11 @@ pub struct ReadResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub imports: Option<String>,
+    /// The note's languages as the catalog records them ("de"; "en de" for a note in two;
+    /// absent when none was detected: a source file, a note too short to tell).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(test, ts(as = "Option<String>", optional))]
+    pub lang: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -179,6 +179,8 @@ export interface CompactHit {
   code?: CompactCode;
   /** A weaker match: found by meaning only, near the query's background similarity (listed last). */
   weak?: boolean;
+  /** The note's languages ("de", "en de"), when detected: the language to ask a follow-up in. */
+  lang?: string;
 }
 
 export function compactCode(c: CodeInfo): CompactCode {
@@ -203,6 +205,7 @@ export function compactHit(h: Hit): CompactHit {
     context: shortContext(h.context),
     ...(h.code ? { code: compactCode(h.code) } : {}),
     ...(h.weak ? { weak: true } : {}),
+    ...(h.lang ? { lang: h.lang } : {}),
   };
 }
 
@@ -217,7 +220,8 @@ function hitLines(i: number, h: CompactHit): string[] {
   const at = h.code ? h.cite : h.path;
   const where = h.heading_path ? `${at} › ${h.heading_path}` : at;
   const weak = h.weak ? " [weaker match: found by meaning only, not much closer than the rest of the vault]" : "";
-  const lines = [`${i + 1}. ${where} (${lineRange(h.start_line, h.end_line)}; section_id ${h.section_id})${weak}`];
+  const lang = h.lang ? `; ${h.lang}` : "";
+  const lines = [`${i + 1}. ${where} (${lineRange(h.start_line, h.end_line)}; section_id ${h.section_id}${lang})${weak}`];
   if (h.code) lines.push(`   ${codeLine(h.code)}`);
   lines.push(`   score ${h.score}: lexical ${h.lexical}, vector ${h.vector}${h.explain ? ` [${h.explain}]` : ""}`);
   if (h.context) lines.push(`   folder context: ${h.context}`);
@@ -284,7 +288,8 @@ function readHeader(r: ReadResult): string {
   const at = r.code ? `${r.path}:${r.startLine}` : r.path;
   const where = r.headingPath ? `${at} › ${r.headingPath}` : at;
   const code = r.code ? `\n${codeLine(compactCode(r.code))}` : "";
-  return `${where} (${lineRange(r.startLine, r.endLine)}${r.sectionId ? `; section_id ${r.sectionId}` : ""})${code}\ncontent_hash: ${r.contentHash}`;
+  const lang = r.lang ? `; ${r.lang}` : "";
+  return `${where} (${lineRange(r.startLine, r.endLine)}${r.sectionId ? `; section_id ${r.sectionId}` : ""}${lang})${code}\ncontent_hash: ${r.contentHash}`;
 }
 
 function readStructured(r: ReadResult) {
@@ -299,6 +304,7 @@ function readStructured(r: ReadResult) {
     truncated: r.truncated,
     text: r.text,
     ...(r.code ? { cite: `${r.path}:${r.startLine}`, code: compactCode(r.code) } : {}),
+    ...(r.lang ? { lang: r.lang } : {}),
   };
 }
 

@@ -56,6 +56,23 @@ export function signatureText(code: CodeInfo): string {
   return sig.length > 200 ? `${sig.slice(0, 199)}…` : sig;
 }
 
+/** The first language of a hit's note ("" when none was detected). */
+export function noteLanguage(hit: Pick<Hit, "lang">): string {
+  return (hit.lang ?? "").split(" ")[0];
+}
+
+/** Whether the hits' notes are in more than one language: only then do they carry a language
+ *  badge (in a one-language vault it would repeat itself on every row). */
+export function mixedLanguages(hits: readonly Pick<Hit, "lang">[]): boolean {
+  return new Set(hits.map(noteLanguage).filter((l) => l !== "")).size > 1;
+}
+
+/** The note's language as a small badge ("de"), when it is known. */
+export function renderLanguageBadge(el: HTMLElement, hit: Pick<Hit, "lang">): void {
+  const lang = noteLanguage(hit);
+  if (lang) el.createSpan({ cls: "strata-lang-badge", text: lang, attr: { title: `The note's language: ${hit.lang}` } });
+}
+
 /** A code hit's title row: the language and kind badge, the signature, and where it is. */
 function renderCodeTitle(el: HTMLElement, hit: Hit, code: CodeInfo, showPath: boolean): void {
   const head = el.createDiv({ cls: "strata-hit-title" });
@@ -68,14 +85,21 @@ function renderCodeTitle(el: HTMLElement, hit: Hit, code: CodeInfo, showPath: bo
   if (showPath) head.createSpan({ cls: "strata-hit-folder", text: `${hit.path}:${hit.startLine}` });
 }
 
-/** One search hit: title (+ folder), breadcrumb, snippet; the breakdown on hover. A code hit's
- *  title is its badge and signature (with path:line where the note's title would be). */
-export function renderHit(parent: HTMLElement, hit: Hit, resp: SearchResponse | null, opts: { showTitle?: boolean } = {}): HTMLElement {
+/** One search hit: title (+ folder, + the note's language with `language`), breadcrumb,
+ *  snippet; the breakdown on hover. A code hit's title is its badge and signature (with
+ *  path:line where the note's title would be). */
+export function renderHit(
+  parent: HTMLElement,
+  hit: Hit,
+  resp: SearchResponse | null,
+  opts: { showTitle?: boolean; language?: boolean } = {},
+): HTMLElement {
   const el = parent.createDiv({ cls: "strata-hit" });
   if (hit.code) renderCodeTitle(el, hit, hit.code, opts.showTitle !== false);
   else if (opts.showTitle !== false) {
     const head = el.createDiv({ cls: "strata-hit-title" });
     head.createSpan({ cls: "strata-hit-name", text: hit.title || hit.path });
+    if (opts.language) renderLanguageBadge(head, hit);
     const folder = folderOf(hit.path);
     if (folder) head.createSpan({ cls: "strata-hit-folder", text: folder });
   }

@@ -5,7 +5,7 @@
 import { Modal, type App } from "obsidian";
 import type { SearchResponse } from "../core/api.ts";
 import type StrataPlugin from "./plugin.ts";
-import { Latest, openAtLine, renderHit, renderSimilarHit, ResultList, searchErrorText } from "./results.ts";
+import { Latest, mixedLanguages, openAtLine, renderHit, renderSimilarHit, ResultList, searchErrorText } from "./results.ts";
 
 export class SearchModal extends Modal {
   inputEl!: HTMLInputElement;
@@ -75,11 +75,12 @@ export class SearchModal extends Modal {
         this.lastResponse = resp;
         // Weaker matches (found by meaning only, near the query's background) are left to the sidebar.
         const weak = resp.hits.filter((h) => h.weak).length;
+        const language = mixedLanguages(resp.hits);
         this.list.set(
           resp.hits
             .filter((h) => !h.weak)
             .map((hit) => ({
-              render: (parent: HTMLElement) => renderHit(parent, hit, resp),
+              render: (parent: HTMLElement) => renderHit(parent, hit, resp, { language }),
               open: (newTab: boolean) => openAtLine(this.app, hit.path, hit.startLine, newTab),
             })),
         );

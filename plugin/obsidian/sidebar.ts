@@ -7,7 +7,7 @@ import type { SearchMode, SearchRequest, SearchResponse } from "../core/api.ts";
 import { groupByNote } from "../core/group-hits.ts";
 import { hostClock } from "../core/structured.ts";
 import type StrataPlugin from "./plugin.ts";
-import { isMod, Latest, openAtLine, renderHit, renderSimilarHit, searchErrorText } from "./results.ts";
+import { isMod, Latest, mixedLanguages, openAtLine, renderHit, renderLanguageBadge, renderSimilarHit, searchErrorText } from "./results.ts";
 
 export const VIEW_TYPE = "strata-search";
 /** Workspace event: similar notes may have changed (a model was loaded, embedding caught up). */
@@ -189,6 +189,7 @@ export class StrataView extends ItemView {
     if (resp.notice) info.push(resp.notice);
     this.infoEl.setText(info.join(" — "));
     let weakEl: HTMLElement | null = null;
+    const mixed = mixedLanguages(resp.hits);
     for (const { path, hits } of [...groups, ...weak]) {
       if (hits.every((h) => h.weak) && !weakEl) {
         // After the matches: a row that opens on the weaker ones.
@@ -202,6 +203,7 @@ export class StrataView extends ItemView {
       const group = parent.createDiv({ cls: "strata-group" });
       const head = group.createDiv({ cls: "strata-group-title" });
       head.createSpan({ cls: "strata-hit-name", text: hits[0].title || path });
+      if (mixed) renderLanguageBadge(head, hits[0]);
       const folder = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "";
       if (folder) head.createSpan({ cls: "strata-hit-folder", text: folder });
       head.addEventListener("click", (evt: MouseEvent) => void openAtLine(this.app, path, hits[0].startLine, isMod(evt)));

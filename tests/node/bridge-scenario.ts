@@ -49,6 +49,12 @@ export async function exerciseTools(
     assert.equal(typeof r.data.strong_signal, "boolean");
     assert.ok(r.data.results.length <= 5);
     assert.match(r.text, /Cooking\/Sourdough starter\.md › /);
+    // Each note's language, when detected: the language to ask a follow-up in.
+    assert.equal(top.lang, "en");
+    const zh = await ok(client, "search", { queries: ["泡茶 水温"], mode: "lexical", top_k: 1 });
+    assert.equal(zh.data.results[0].path, "中文/茶道笔记.md");
+    assert.equal(zh.data.results[0].lang, "zh");
+    assert.match(zh.text, /section_id [^)]*; zh\)/);
     // Filters
     const f = await ok(client, "search", { queries: ["fermentation"], filters: { folder: "Cooking" } });
     assert.ok(f.data.results.length > 0);
@@ -67,6 +73,7 @@ export async function exerciseTools(
     assert.match(h.data.text, /^## Hydration/);
     assert.equal(h.data.content_hash, hash);
     assert.equal(h.data.start_line, 41);
+    assert.equal(h.data.lang, "en");
     const lines = await ok(client, "read", { path: "Cooking/Sourdough starter.md", start_line: 11, max_lines: 3 });
     assert.equal(lines.data.start_line, 11);
     assert.match(lines.data.text, /^# Sourdough starter/);

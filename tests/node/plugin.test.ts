@@ -22,8 +22,12 @@ import {
   unloadPlugin,
   type StrataPluginT,
 } from "./plugin-env.ts";
+import { all, type El } from "./settings-rows.ts";
 
 after(cleanupTemps);
+
+const { newEl } = await import("../obsidian-fake/dom.ts");
+const results = await import("../../plugin/obsidian/results.ts");
 
 const INDEX = `${PLUGIN_DIR}/index`;
 const topPath = async (plugin: StrataPluginT, query: string, mode: "lexical" | "hybrid" = "lexical") =>
@@ -386,6 +390,26 @@ describe("plugin", () => {
       );
       await b.recordAccess(["Strata/Memory/Ferns.md"]);
       assert.equal((await b.list({ folder: "Strata" })).entries[0].access?.count, 1);
+    } finally {
+      await unloadPlugin(plugin);
+    }
+  });
+
+  test("results in more than one language carry each note's language; results in one do not", async () => {
+    const { plugin } = await loadPlugin(await copyFixture(), { settings: { semantic: false } });
+    try {
+      const resp = await plugin.search({ query: "泡茶 sourdough", k: 10, mode: "lexical" });
+      const zh = resp.hits.find((h) => h.path === "中文/茶道笔记.md");
+      const en = resp.hits.find((h) => h.path === "Cooking/Sourdough starter.md");
+      assert.deepEqual([zh?.lang, en?.lang], ["zh", "en"]);
+      assert.equal(results.mixedLanguages(resp.hits), true);
+      assert.equal(results.mixedLanguages(resp.hits.filter((h) => h.lang === "en")), false);
+      const badge = (el: unknown) =>
+        all(el as El)
+          .find((e) => e.classList.contains("strata-lang-badge"))
+          ?.getText();
+      assert.equal(badge(results.renderHit(newEl(), zh!, resp, { language: true })), "zh");
+      assert.equal(badge(results.renderHit(newEl(), zh!, resp)), undefined);
     } finally {
       await unloadPlugin(plugin);
     }

@@ -1,7 +1,7 @@
 //! Notes in many languages through the engine: each note (or long section) stemmed in its
 //! language, recorded in the catalog, found by an inflected query; Thai split into words.
 
-use super::tests::snippets;
+use super::tests::{read, snippets};
 use super::*;
 
 fn note(path: &str, text: &str) -> NoteInput {
@@ -151,4 +151,26 @@ fn pasted_links_and_labels_are_text_not_syntax() {
     // A field stays a field.
     assert_eq!(top(&mut e, "title:backups"), vec!["en/Backups.md".to_string()]);
     assert!(top(&mut e, "title:drive").is_empty());
+}
+
+#[test]
+fn hits_and_reads_carry_the_notes_languages() {
+    let notes = vault();
+    let mut e = engine_with(&notes);
+    let req = SearchRequest {
+        query: "Synchronisierung".into(),
+        k: Some(1),
+        mode: Some(SearchMode::Lexical),
+        ..Default::default()
+    };
+    let hit = e.search(&req).unwrap().hits.remove(0);
+    assert_eq!((hit.path.as_str(), hit.lang.as_str()), ("de/Notizen.md", "de"));
+    let r = read(&e, &notes, ReadRequest { path: "ru/Синхронизация.md".into(), ..Default::default() }).unwrap();
+    assert_eq!(r.lang, "ru");
+    // In JSON only when known.
+    let json = serde_json::to_value(&hit).unwrap();
+    assert_eq!(json["lang"], "de");
+    let mut unknown = hit.clone();
+    unknown.lang.clear();
+    assert!(serde_json::to_value(&unknown).unwrap().get("lang").is_none());
 }

@@ -86,6 +86,7 @@ impl Engine {
                     truncated: false,
                     code: None,
                     imports: None,
+                    lang: note.lang.clone(),
                 };
                 return Ok(finish_read(r, &text, req));
             }
@@ -118,6 +119,7 @@ impl Engine {
             text: String::new(),
             truncated: false,
             imports: None,
+            lang: note.lang.clone(),
         };
         Ok(finish_read(r, &text, req))
     }

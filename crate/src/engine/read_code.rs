@@ -88,6 +88,7 @@ impl Engine {
             truncated: false,
             code: sec.code.as_deref().map(CodeInfo::of),
             imports,
+            lang: note.lang.clone(),
         };
         Ok(finish_read(r, text, req))
     }

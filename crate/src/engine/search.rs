@@ -141,6 +141,7 @@ impl Engine {
                 context: self.folder_context(&note.path),
                 code: sec.code.as_deref().map(CodeInfo::of),
                 weak: false,
+                lang: note.lang.clone(),
             })
             .collect()
     }

@@ -226,7 +226,12 @@ code?: CodeInfo,
  * A weaker match: only the vector side found the note, and it scores near the query's
  * background similarity (`fusion::is_weak`). Listed after the matches.
  */
-weak?: boolean, };
+weak?: boolean, 
+/**
+ * The note's languages as the catalog records them ("de"; "en de" for a note in two;
+ * absent when none was detected: a source file, a note too short to tell).
+ */
+lang?: string, };
 
 export type FusionWeights = { lex: number, vec: number, reason: string, method: FusionMethod, };
 
@@ -299,7 +304,12 @@ code?: CodeInfo,
 /**
  * The file's import lines, when read by `symbol`.
  */
-imports?: string, };
+imports?: string, 
+/**
+ * The note's languages as the catalog records them ("de"; "en de" for a note in two;
+ * absent when none was detected: a source file, a note too short to tell).
+ */
+lang?: string, };
 
 export type SectionInfo = { id: string, parentId: string | null, order: number, depth: number, headingPath: string, startLine: number, endLine: number, tokens: number, hash: string, };
 
