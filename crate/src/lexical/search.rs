@@ -8,7 +8,7 @@ use tantivy::query::{
 };
 
 use tantivy::columnar::{Column, StrColumn};
-use tantivy::schema::IndexRecordOption;
+use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::snippet::SnippetGenerator;
 use tantivy::Term;
 
@@ -106,15 +106,7 @@ impl Lexical {
     /// "notes" only).
     fn written(&self, term: &str) -> Box<dyn Query> {
         let f = &self.fields;
-        let fields = [f.exact, f.title, f.aliases, f.headings, f.tags, f.body];
-        let any: Vec<(Occur, Box<dyn Query>)> = fields
-            .into_iter()
-            .map(|field| {
-                let q = TermQuery::new(Term::from_field_text(field, term), IndexRecordOption::Basic);
-                (Occur::Should, Box::new(q) as Box<dyn Query>)
-            })
-            .collect();
-        Box::new(BooleanQuery::new(any))
+        Box::new(any_term([f.exact, f.title, f.aliases, f.headings, f.tags, f.body].map(|field| (field, term))))
     }
 
     /// The query of `text` analysed in each of `langs` (its stop words dropped, stemmed; one
@@ -182,14 +174,7 @@ impl Lexical {
             out.push((Occur::Must, term(f.prop, &t)));
         }
         let any_of = |field, values: &[String]| -> Box<dyn Query> {
-            let terms: Vec<(Occur, Box<dyn Query>)> = values
-                .iter()
-                .map(|v| {
-                    let t = TermQuery::new(Term::from_field_text(field, v), IndexRecordOption::Basic);
-                    (Occur::Should, Box::new(t) as Box<dyn Query>)
-                })
-                .collect();
-            Box::new(ConstScoreQuery::new(Box::new(BooleanQuery::new(terms)), 0.0))
+            Box::new(ConstScoreQuery::new(Box::new(any_term(values.iter().map(|v| (field, v.as_str())))), 0.0))
         };
         if !q.code_langs.is_empty() {
             out.push((Occur::Must, any_of(f.code_lang, &q.code_langs)));
@@ -256,4 +241,16 @@ impl Lexical {
         g.set_max_num_chars(SNIPPET_CHARS);
         Ok(g)
     }
+}
+
+/// Documents holding any of `terms` (a field and a term's text each).
+fn any_term<'a>(terms: impl IntoIterator<Item = (Field, &'a str)>) -> BooleanQuery {
+    let any: Vec<(Occur, Box<dyn Query>)> = terms
+        .into_iter()
+        .map(|(field, text)| {
+            let q = TermQuery::new(Term::from_field_text(field, text), IndexRecordOption::Basic);
+            (Occur::Should, Box::new(q) as Box<dyn Query>)
+        })
+        .collect();
+    BooleanQuery::new(any)
 }
