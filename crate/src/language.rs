@@ -18,16 +18,21 @@ impl Stem {
     /// English: the stemming of text whose language is unknown (as before languages were detected).
     pub const ENGLISH: Stem = Stem(1);
     /// No Snowball stemmer, but inflected by suffixes (Ukrainian): a word is cut to its first
-    /// [`crate::ranking::PREFIX_STEM_CHARS`] characters.
+    /// [`crate::ranking::PREFIX_STEM_CHARS`] characters; an ASCII word (a name, an English
+    /// term) is stemmed in English, as a Latin-script query is analysed.
     pub const PREFIX: Stem = Stem(STEMMERS.len() as u8);
 
     pub fn algorithm(self) -> Option<Algorithm> {
+        if self == Stem::PREFIX {
+            return Some(Algorithm::English);
+        }
         STEMMERS.get(self.0 as usize).copied().flatten()
     }
 
-    /// English stems ASCII words only (the behaviour the English dev queries were tuned on).
+    /// English stems ASCII words only (the behaviour the English dev queries were tuned on);
+    /// so does [`Stem::PREFIX`] for the words it does not cut.
     pub fn ascii_only(self) -> bool {
-        self == Stem::ENGLISH
+        self == Stem::ENGLISH || self == Stem::PREFIX
     }
 }
 

@@ -34,7 +34,8 @@ pub const FORMAT_NAME: &str = "strata-index";
 /// 12: code (source files, large fenced blocks) as sections with their definitions; the lexical
 /// code fields. 13: each note's creation time in the catalog, when the host knows it
 /// (`file.ctime`). 14: Ukrainian words stemmed by prefix (`language::Stem::PREFIX`). 15: the
-/// lexical exact-form field (quoted phrases' words as written). (A rebuild for a new version
+/// lexical exact-form field (quoted phrases' words as written); a Ukrainian note's ASCII words
+/// stemmed in English, not cut to a prefix. (A rebuild for a new version
 /// keeps the embedded vectors: see `salvage_vectors`.)
 pub const FORMAT_VERSION: u32 = 15;
 pub const SLOTS: [&str; 2] = ["manifest-a.json", "manifest-b.json"];

@@ -363,7 +363,7 @@ impl<S: TokenStream> TokenStream for StemmerStream<'_, S> {
             return false;
         }
         let token = self.tail.token_mut();
-        if self.stem == Stem::PREFIX {
+        if self.stem == Stem::PREFIX && !token.text.is_ascii() {
             if stemmable(&token.text, false) {
                 if let Some((cut, _)) = token.text.char_indices().nth(crate::ranking::PREFIX_STEM_CHARS) {
                     if let Some((_, words)) = self.exact.as_mut() {

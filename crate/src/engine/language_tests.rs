@@ -85,7 +85,7 @@ fn a_note_in_two_languages_stems_each_long_section_in_its_own() {
 #[test]
 fn ukrainian_words_are_stemmed_by_their_prefix() {
     // No Snowball stemmer: words are cut to their first characters, so inflections meet.
-    let uk = "---\nlang: uk\n---\n# Нотатки\n\nСинхронізація нотаток між вашими пристроями виконується автоматично.\n";
+    let uk = "---\nlang: uk\n---\n# Нотатки\n\nСинхронізація нотаток між вашими пристроями виконується автоматично.\n\nEdited: zqeditbma, Plugins.\n";
     let mut e = engine_with(&[note("uk/Нотатки.md", uk), note("en/Backups.md", EN)]);
     assert_eq!(e.catalog.get("uk/Нотатки.md").unwrap().lang, "uk");
     assert_eq!(top(&mut e, "синхронізації пристроїв"), vec!["uk/Нотатки.md".to_string()]);
@@ -94,6 +94,11 @@ fn ukrainian_words_are_stemmed_by_their_prefix() {
     let cut = |w: &str| crate::analyzer::terms(w, crate::language::Stem::PREFIX);
     assert_eq!(cut("синхронізації"), vec!["синхро"]);
     assert_eq!(cut("між"), vec!["між"]);
+    // A Latin word is not cut (a query in Latin script is analysed in English): it is stemmed in
+    // English, as an English query stems it.
+    assert_eq!(cut("zqeditbma plugins"), vec!["zqeditbma", "plugin"]);
+    assert_eq!(top(&mut e, "zqeditbma"), vec!["uk/Нотатки.md".to_string()]);
+    assert_eq!(top(&mut e, "plugin"), vec!["uk/Нотатки.md".to_string()]);
 }
 
 #[test]
