@@ -129,8 +129,8 @@ impl LangSlot {
 }
 
 /// The words of the section being indexed that its stemmer changed, as written: the index's
-/// stemmer collects them while it analyses the section's text fields, and the exact-form
-/// field's tokenizer ([`super::ExactReplay`]) hands them out, each once. tantivy indexes a
+/// stemmer collects them while it analyses the section's text fields (each once per field),
+/// and the exact-form field's tokenizer ([`super::ExactReplay`]) hands them out. tantivy indexes a
 /// document's fields in field order and the exact field is the schema's last, so the text is
 /// tokenized once. Collects only between [`ExactSink::begin`] and [`ExactSink::end`] (a
 /// snippet's analysis collects nothing).
@@ -142,7 +142,8 @@ pub struct ExactSink(Arc<Mutex<Option<WordList>>>);
 pub struct WordList {
     pub text: String,
     pub ends: Vec<usize>,
-    /// The words' hashes: each word is kept once.
+    /// The words' 64-bit hashes: each word is kept once (two words of one text sharing a hash
+    /// would lose the second's exact form; at a text's few thousand words, never in practice).
     seen: rustc_hash::FxHashSet<u64>,
 }
 
