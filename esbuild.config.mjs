@@ -8,7 +8,7 @@ import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 
 import { buildBridge, COMMON as common, ESM_REQUIRE_BANNER } from "./esbuild.bridge.mjs";
-import { coreModels, modelTable, repositoryUrl } from "./scripts/model-table.mjs";
+import { coreModels, modelTable, relaxedEmbedderEntry, repositoryUrl } from "./scripts/model-table.mjs";
 
 /** The wasm modules and their glue: build/wasm, or $STRATA_WASM_DIR (the release's `dist` build). */
 const WASM_DIR = process.env.STRATA_WASM_DIR ?? "build/wasm";
@@ -42,6 +42,16 @@ export async function releaseInfo() {
     } catch (err) {
       // A wasm being rebuilt, an unreadable model: this development build carries no table.
       console.warn(`esbuild: no model table (${err.message})`);
+    }
+    // A relaxed-SIMD embedder built here (scripts/build-wasm.sh relaxed): described like the
+    // release's, so the Chromium bench can install it into a vault (npm run bench:plugin).
+    const relaxedDir = `${WASM_DIR}-relaxed`;
+    if (existsSync(path.join(relaxedDir, "strata_embedder_bg.wasm"))) {
+      try {
+        table.embedder = await relaxedEmbedderEntry({ relaxedDir, wasmDir: WASM_DIR, outDir: relaxedDir, license: pkg.license ?? "MIT" });
+      } catch (err) {
+        console.warn(`esbuild: no relaxed-SIMD embedder in the table (${err.message})`);
+      }
     }
   }
   return { version, repository: repositoryUrl(pkg), table };

@@ -11,6 +11,11 @@
 # No wasm-opt: Debian's wasm-opt 108 breaks wasm-bindgen output when run after it.
 # STRATA_PROFILE=dist builds the `dist` profile (fat LTO: what a tagged release ships; over
 # 25 minutes on 2 cores) into build/wasm-dist/ instead; tests and development use `release`.
+# `build-wasm.sh relaxed` builds only the embedder, with relaxed SIMD on top of simd128 (tract's
+# kernels then use fused multiply-adds), into build/wasm-relaxed/ (build/wasm-dist-relaxed/ with
+# STRATA_PROFILE=dist) and its own target folder: the release publishes it beside the models and
+# the plugin uses it where the engine validates it (docs/ARCHITECTURE.md, "Two embedder builds").
+# Its JS glue must be byte for byte the simd128 build's: main.js carries only that one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +25,25 @@ case "$profile" in
   dist) out=build/wasm-dist ;;
   *) echo "build-wasm: STRATA_PROFILE must be release or dist, not $profile" >&2; exit 2 ;;
 esac
+if [ "${1:-}" = relaxed ]; then
+  out=$out-relaxed
+  mkdir -p "$out"
+  exec 9>"$out/.lock"
+  flock 9
+  stamp=$out/.built
+  inputs=$( (echo relaxed; rustc -V; find crate Cargo.toml Cargo.lock .cargo -type f -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1)
+  if [ -f "$stamp" ] && [ -f "$out/strata_embedder.js" ] && [ "${STRATA_FORCE_BUILD:-0}" != 1 ] && [ "$(cat "$stamp")" = "$inputs" ]; then
+    exit 0
+  fi
+  dir=${CARGO_TARGET_DIR:-target}/relaxed-simd
+  echo "build-wasm: cargo build strata-embedder (wasm32, $profile, simd128 + relaxed-simd)" >&2
+  CARGO_TARGET_DIR=$dir RUSTFLAGS='-C target-feature=+simd128,+relaxed-simd --cfg getrandom_backend="wasm_js"' \
+    cargo build -p strata-embedder --target wasm32-unknown-unknown --profile "$profile"
+  wasm-bindgen --target web --out-dir "$out" "$dir/wasm32-unknown-unknown/$profile/strata_embedder.wasm"
+  echo "$inputs" > "$stamp"
+  echo "build-wasm: relaxed-SIMD embedder $(du -k "$out/strata_embedder_bg.wasm" | cut -f1) KiB -> $out" >&2
+  exit 0
+fi
 mkdir -p "$out"
 # One build at a time (tests, helpers and developers may call this concurrently).
 exec 9>"$out/.lock"

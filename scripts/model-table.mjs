@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, open, readFile, rename, stat, writeFile } from "node:fs/promises";
 import * as path from "node:path";
+import { gzipSync } from "node:zlib";
 
 /** Largest part of a model file (bytes): progress, retry and resume work per part. */
 export const PART_SIZE = 16_000_000;
@@ -90,6 +91,24 @@ export async function describeFiles(id, dir, names, { license, partSize = PART_S
   const files = [];
   for (const name of names) files.push(await describeFile(path.join(dir, name), id, name, partSize));
   return { id, license, size: files.reduce((s, f) => s + f.size, 0), files };
+}
+
+/** The relaxed-SIMD embedder build's id and file (plugin/core/embedder-build.ts). */
+export const RELAXED_EMBEDDER_ID = "embedder-relaxed-simd";
+export const RELAXED_EMBEDDER_FILE = "strata_embedder_bg.wasm.gz";
+
+/**
+ * The table entry of the embedder build in `relaxedDir` (scripts/build-wasm.sh relaxed), its wasm
+ * gzipped into `outDir`. Its JS glue must be byte for byte `wasmDir`'s: the bundles carry only that.
+ */
+export async function relaxedEmbedderEntry({ relaxedDir, wasmDir, outDir, license, partSize = PART_SIZE }) {
+  const glue = (dir) => readFileSync(path.join(dir, "strata_embedder.js"));
+  if (!glue(relaxedDir).equals(glue(wasmDir)))
+    throw new Error(`${relaxedDir}/strata_embedder.js differs from ${wasmDir}'s: build both from the same sources`);
+  await mkdir(outDir, { recursive: true });
+  const wasm = await readFile(path.join(relaxedDir, "strata_embedder_bg.wasm"));
+  await writeFile(path.join(outDir, RELAXED_EMBEDDER_FILE), gzipSync(wasm, { level: 9 }));
+  return describeFiles(RELAXED_EMBEDDER_ID, outDir, [RELAXED_EMBEDDER_FILE], { license, partSize });
 }
 
 /** Writes the parts of every model of `table` into `outDir` (the release's assets). */

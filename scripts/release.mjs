@@ -5,13 +5,22 @@
 //   <id>--<file>.NNN                     the embedding models' files in parts of at most 16 MB
 //   bridge--<file>.NNN                   the MCP bridge and its two .wasm, for Claude Code (the plugin
 //                                        installs them into its folder from the settings tab)
-//   models.json                          the table: per model (and for the bridge) its license and files,
-//                                        each file's and part's size and SHA-256 (compiled into main.js)
+//   embedder-relaxed-simd--strata_embedder_bg.wasm.gz.NNN
+//                                        the embedder built with relaxed SIMD (with --relaxed): the plugin
+//                                        downloads it with a model where the engine runs it
+//   models.json                          the table: per model (and for the bridge and the relaxed embedder)
+//                                        its license and files, each file's and part's size and SHA-256
+//                                        (compiled into main.js)
 //
-// usage: node scripts/release.mjs [--dist] [--models id,id] [--out DIR]
+// usage: node scripts/release.mjs [--dist] [--relaxed | --relaxed-from DIR] [--models id,id] [--out DIR]
 //   --dist      build the wasm with the `dist` profile (fat LTO; also STRATA_PROFILE=dist): what the
 //               tagged CI build ships. Slow (over 25 minutes on 2 cores); without it the `release`
 //               profile the tests use.
+//   --relaxed   also build the embedder with relaxed SIMD (scripts/build-wasm.sh relaxed: a second
+//               build of tract), check it (scripts/check-relaxed-embedder.mjs) and publish it
+//   --relaxed-from DIR
+//               publish the embedder build in DIR as the relaxed one, unchecked (the tests, which
+//               do not build tract twice, pass the simd128 build: its glue is the same)
 //   --models    the models to publish, comma separated (default: every model the core knows; each must
 //               be in models/; "" for none)
 //   --out DIR   the folder to fill (default release/<version>)
@@ -23,19 +32,26 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
-import { coreModels, describeFiles, modelTable, repositoryUrl, writeEntryParts, writeParts } from "./model-table.mjs";
+import { coreModels, describeFiles, modelTable, relaxedEmbedderEntry, repositoryUrl, writeEntryParts, writeParts } from "./model-table.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 process.chdir(ROOT);
 
 const { values } = parseArgs({
-  options: { dist: { type: "boolean" }, models: { type: "string" }, out: { type: "string" }, help: { type: "boolean", short: "h" } },
+  options: {
+    dist: { type: "boolean" },
+    relaxed: { type: "boolean" },
+    "relaxed-from": { type: "string" },
+    models: { type: "string" },
+    out: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  },
 });
 if (values.help) {
   process.stdout.write(
     readFileSync(fileURLToPath(import.meta.url), "utf8")
       .split("\n")
-      .slice(0, 16)
+      .slice(0, 25)
       .join("\n") + "\n",
   );
   process.exit(0);
@@ -125,6 +141,26 @@ table.bridge = await describeFiles("bridge", bridgeDir, ["mcp-bridge.js", ...bri
 await writeEntryParts(table.bridge, bridgeDir, out);
 writeFileSync(path.join(out, "models.json"), `${JSON.stringify(table, null, 2)}\n`);
 
+// 5b. The embedder's relaxed-SIMD build, as a release asset the plugin downloads with a model
+// where the engine runs relaxed SIMD (plugin/core/embedder-build.ts).
+let relaxedDir = values["relaxed-from"] ?? null;
+if (values.relaxed) {
+  log(`building the relaxed-SIMD embedder (${profile} profile)`);
+  execFileSync("bash", ["scripts/build-wasm.sh", "relaxed"], { stdio: "inherit", env: { ...process.env, STRATA_PROFILE: profile } });
+  relaxedDir = `${wasmDir}-relaxed`;
+  execFileSync(process.execPath, ["scripts/check-relaxed-embedder.mjs", relaxedDir, wasmDir], { stdio: "inherit" });
+}
+if (relaxedDir) {
+  const dir = path.join(stage, "embedder");
+  try {
+    table.embedder = await relaxedEmbedderEntry({ relaxedDir, wasmDir, outDir: dir, license: pkg.license ?? "MIT" });
+  } catch (err) {
+    fail(err.message);
+  }
+  await writeEntryParts(table.embedder, dir, out);
+  writeFileSync(path.join(out, "models.json"), `${JSON.stringify(table, null, 2)}\n`);
+}
+
 // 6. The plugin, with the whole table (models and bridge) and this version compiled in.
 const release = { version, repository: repositoryUrl(pkg), table };
 const opts = await config.pluginBuildOptions({ entry: "plugin/obsidian/main.ts", outfile: path.join(stage, "main.js") });
@@ -148,4 +184,7 @@ execFileSync(mcpb, ["pack", bundle, path.join(out, "strata.mcpb")], { stdio: ["i
 
 rmSync(stage, { recursive: true, force: true });
 const size = (f) => `${(statSync(path.join(out, f)).size / 1048576).toFixed(1)} MB`;
-log(`${out}: main.js ${size("main.js")}, strata.mcpb ${size("strata.mcpb")}, ${table.models.length} models (wasm: ${profile} profile)`);
+log(
+  `${out}: main.js ${size("main.js")}, strata.mcpb ${size("strata.mcpb")}, ${table.models.length} models` +
+    `${table.embedder ? `, the relaxed-SIMD embedder (${(table.embedder.size / 1048576).toFixed(1)} MB)` : ""} (wasm: ${profile} profile)`,
+);

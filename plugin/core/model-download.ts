@@ -45,6 +45,10 @@ export interface ModelTable {
   /** The MCP bridge for Claude Code (mcp-bridge.js and the two .wasm), installed like a model
    *  into the plugin folder's `bridge/`; absent from a development build's table. */
   bridge?: TableModel;
+  /** The embedder's relaxed-SIMD build (embedder-build.ts), installed like a model into the
+   *  plugin folder's `embedder-relaxed-simd/` where the engine runs it; absent from a development
+   *  build's table unless build/wasm-relaxed holds one. */
+  embedder?: TableModel;
 }
 
 /** Where a build's downloads come from: its version, its table and the repository it was built for. */

@@ -4,6 +4,7 @@
 
 import initEmbedder, { StrataEmbedder } from "../../build/wasm/strata_embedder.js";
 import type { StrataCoreApi } from "../core/api.ts";
+import { pickEmbedderWasm, type EmbedderBuild, type RelaxedEmbedderFile } from "../core/embedder-build.ts";
 import { embedAll, type EmbedOptions, type EmbedSummary } from "../core/embedding.ts";
 import { EmbedPool, type SpawnEmbedWorker } from "../core/embed-pool.ts";
 import type { EmbedderWasm } from "../core/embed-worker.ts";
@@ -22,6 +23,24 @@ export async function compileEmbedder(bytes: Uint8Array | ArrayBuffer): Promise<
   return module;
 }
 
+/**
+ * Compiles the embedder build to run (embedder-build.ts): the installed relaxed-SIMD one where it
+ * checks out, validates and starts, else the built-in one, saying why.
+ */
+export async function loadEmbedderBuild(
+  relaxed: RelaxedEmbedderFile | null,
+  builtIn: () => Promise<ArrayBuffer | Uint8Array>,
+): Promise<{ module: WebAssembly.Module; build: EmbedderBuild }> {
+  const pick = await pickEmbedderWasm(relaxed, builtIn);
+  try {
+    return { module: await compileEmbedder(pick.bytes), build: pick.build };
+  } catch (err) {
+    if (pick.build.build === "simd128") throw err;
+    const why = `the relaxed-SIMD build did not start (${err instanceof Error ? err.message : String(err)})`;
+    return { module: await compileEmbedder(await builtIn()), build: { build: "simd128", why } };
+  }
+}
+
 /** How the search worker starts embedder workers (given the embedder wasm once it is loaded), if it can. */
 export type EmbedSpawnerFactory = (wasm: () => EmbedderWasm | null) => SpawnEmbedWorker | null;
 
@@ -35,6 +54,8 @@ export class Embedding {
   private workers = 0;
   /** Why the last run did not use the pool (null: it did). */
   fallback: string | null = null;
+  /** The embedder build loaded (null: none yet). */
+  build: EmbedderBuild | null = null;
 
   constructor(private readonly spawn: SpawnEmbedWorker | null) {}
 
@@ -50,8 +71,8 @@ export class Embedding {
   }
 
   /** Worker threads in use (0: the core embeds) and how often one was replaced. */
-  info(): { workers: number; restarts: number; fallback: string | null } {
-    return { workers: this.pool ? this.workers : 0, restarts: this.pool?.restarts ?? 0, fallback: this.fallback };
+  info(): { workers: number; restarts: number; fallback: string | null; build: EmbedderBuild | null } {
+    return { workers: this.pool ? this.workers : 0, restarts: this.pool?.restarts ?? 0, fallback: this.fallback, build: this.build };
   }
 
   run(

@@ -6,6 +6,7 @@
 
 import type { App, DataAdapter } from "obsidian";
 import type { FileStat } from "../core/api.ts";
+import type { RelaxedEmbedderFile } from "../core/embedder-build.ts";
 import { MODEL_FILE, TOKENIZER_FILE } from "../core/models.ts";
 import { transfer, type Handlers, type Transfer } from "./rpc.ts";
 import type { HostApi } from "./worker-protocol.ts";
@@ -29,6 +30,8 @@ export interface HostOptions {
   extensions: () => string[];
   /** The embedder's inlined wasm (gzip + base64), when the bundle carries it. */
   embedderWasm?: () => string | null;
+  /** The installed relaxed-SIMD embedder build, if any (relaxed-embedder.ts). */
+  relaxedEmbedder?: () => Promise<RelaxedEmbedderFile | null>;
   /** The code chunker's inlined wasm (gzip + base64), when the bundle carries it. */
   codeWasm?: () => string | null;
 }
@@ -129,6 +132,11 @@ export class HostIO implements Handlers<HostApi> {
     const wasm = this.opts.embedderWasm?.();
     if (!wasm) throw new Error("[unavailable] this build carries no embedder wasm");
     return wasm;
+  }
+
+  async relaxedEmbedder(): Promise<Transfer<RelaxedEmbedderFile | null>> {
+    const file = (await this.opts.relaxedEmbedder?.()) ?? null;
+    return transfer(file, file ? [file.gz.buffer as ArrayBuffer] : []);
   }
 
   codeWasm(): string {

@@ -16,10 +16,17 @@ import {
   type SourceFolder,
   type TableModel,
 } from "../core/model-download.ts";
+import { RELAXED_EMBEDDER_ID } from "../core/embedder-build.ts";
 import { errorMessage } from "../core/errors.ts";
+import type { RelaxedEmbedder } from "./relaxed-embedder.ts";
 
 /** The installer's id of the bridge (its folder in the plugin folder: `bridge/`). */
 export const BRIDGE_ID = "bridge";
+
+/** What a download is called in the status bar. */
+export function downloadName(id: string): string {
+  return id === BRIDGE_ID ? "the MCP bridge" : id === RELAXED_EMBEDDER_ID ? "the faster embedder" : id;
+}
 
 const toBuffer = (b: Uint8Array): ArrayBuffer =>
   (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? b.buffer : b.slice().buffer) as ArrayBuffer;
@@ -105,6 +112,8 @@ export interface InstallerHost {
   installed(id: string): Promise<void>;
   /** A download or import failed (not cancelled): tell the user, wherever they are. */
   failed(message: string): void;
+  /** The relaxed-SIMD embedder build, downloaded with a model where the device runs it. */
+  relaxed: RelaxedEmbedder;
 }
 
 /** One download (or import) at a time; the settings tab and the status bar follow `onChange`. */
@@ -123,6 +132,10 @@ export class ModelInstaller {
 
   get release(): ReleaseInfo {
     return this.host.release;
+  }
+
+  get relaxed(): RelaxedEmbedder {
+    return this.host.relaxed;
   }
 
   /** The release's entry of a model (size, license, files), if this build has one. */
@@ -145,9 +158,23 @@ export class ModelInstaller {
     for (const fn of [...this.listeners]) fn();
   }
 
-  /** Downloads and installs `id`, then loads it. Resolves with the error message or null. */
+  /** Downloads and installs `id` (and the relaxed-SIMD embedder where it is wanted and missing),
+   *  then loads it. Resolves with the error message or null. */
   async download(id: string): Promise<string | null> {
-    return this.fetchEntry(id, this.host.release.table, this.host.modelsDir, () => this.host.installed(id));
+    return this.fetchEntry(id, this.host.release.table, this.host.modelsDir, async () => {
+      const r = this.host.relaxed;
+      // Best effort: without it the built-in embedder runs, and the failure stays in `errors`.
+      if (r.wanted && !(await r.installed())) await this.downloadRelaxedEmbedder();
+      await this.host.installed(id);
+    });
+  }
+
+  /** Downloads the relaxed-SIMD embedder build into `<plugin folder>/embedder-relaxed-simd/`; it
+   *  is used from the next model load. A failure is not notified: the built-in build runs. */
+  async downloadRelaxedEmbedder(): Promise<string | null> {
+    const e = this.host.relaxed.entry;
+    if (!e) return this.fail(RELAXED_EMBEDDER_ID, "this build's release has no relaxed-SIMD embedder");
+    return this.fetchEntry(e.id, { ...this.host.release.table, models: [e] }, this.host.pluginDir, async () => undefined, true);
   }
 
   /** The bridge's entry in the table (mcp-bridge.js and the two .wasm), if this build has one. */
@@ -162,7 +189,7 @@ export class ModelInstaller {
     return this.fetchEntry(BRIDGE_ID, { ...this.host.release.table, models: [b] }, this.host.pluginDir, async () => undefined);
   }
 
-  private async fetchEntry(id: string, table: ModelTable, dir: string, after: () => Promise<void>): Promise<string | null> {
+  private async fetchEntry(id: string, table: ModelTable, dir: string, after: () => Promise<void>, quiet = false): Promise<string | null> {
     const base = this.baseUrl();
     if (!base) return this.fail(id, "this build does not say where its release is: set a download address");
     return this.run(
@@ -183,6 +210,7 @@ export class ModelInstaller {
           },
         }),
       after,
+      quiet,
     );
   }
 
@@ -206,7 +234,12 @@ export class ModelInstaller {
     this.ctl?.abort();
   }
 
-  private async run(id: string, work: (signal: AbortSignal) => Promise<unknown>, after: () => Promise<void>): Promise<string | null> {
+  private async run(
+    id: string,
+    work: (signal: AbortSignal) => Promise<unknown>,
+    after: () => Promise<void>,
+    quiet = false,
+  ): Promise<string | null> {
     if (this.running) return this.fail(id, `${this.running} is being installed; wait for it or cancel it`);
     this.running = id;
     this.progress = null;
@@ -219,7 +252,7 @@ export class ModelInstaller {
       this.running = null;
       this.progress = null;
       this.ctl = null;
-      if (!(err instanceof ModelDownloadError && err.kind === "cancelled")) this.host.failed(errorMessage(err));
+      if (!quiet && !(err instanceof ModelDownloadError && err.kind === "cancelled")) this.host.failed(errorMessage(err));
       return this.fail(id, errorMessage(err));
     }
     this.running = null;

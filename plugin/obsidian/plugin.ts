@@ -21,11 +21,12 @@ import type { ReconcileSummary } from "../core/reconcile.ts";
 import { AUTO_MODEL, ModelCatalog, type ModelLoad } from "../core/models.ts";
 import { formatBytes, type ReleaseInfo } from "../core/model-download.ts";
 import { bundledRelease } from "../core/release.ts";
-import { BRIDGE_ID, ModelInstaller } from "./model-install.ts";
+import { downloadName, ModelInstaller } from "./model-install.ts";
 import { markPresence, startBridge, type BridgeHandle } from "./bridge-endpoint.ts";
 import { ObsidianBackend } from "./tool-backend.ts";
 import { ChangeQueue } from "./events.ts";
 import { HostIO } from "./host-io.ts";
+import { RelaxedEmbedder } from "./relaxed-embedder.ts";
 import type { ApplyResult, ChangeSet, WorkerState, HostApi, OpenResult, WorkerApi } from "./worker-protocol.ts";
 import { Endpoint, type PortLike } from "./rpc.ts";
 import { SearchModal, SimilarModal } from "./search-modal.ts";
@@ -114,6 +115,7 @@ export default class StrataPlugin extends Plugin {
       indexDir: this.indexDir,
       extensions: () => [...listedExtensions(this.settings)],
       embedderWasm: () => StrataPlugin.embedderWasm?.() ?? null,
+      relaxedEmbedder: () => this.installer.relaxed.read(),
       codeWasm: () => StrataPlugin.codeWasm?.() ?? null,
     });
 
@@ -129,6 +131,7 @@ export default class StrataPlugin extends Plugin {
       downloadUrl: () => this.settings.modelDownloadUrl,
       installed: (id) => this.modelInstalled(id),
       failed: (message) => this.notify(`Strata: ${message}`),
+      relaxed: new RelaxedEmbedder(this.app.vault.adapter, this.pluginDir, StrataPlugin.release()),
     });
     this.installer.onChange(() => {
       const p = this.installer.progress;
@@ -136,7 +139,7 @@ export default class StrataPlugin extends Plugin {
         ? null
         : p?.phase === "install"
           ? `Strata: checking ${p.model}…`
-          : `Strata: downloading ${this.installer.running === BRIDGE_ID ? "the MCP bridge" : this.installer.running} ${p ? `${formatBytes(p.doneBytes)} / ${formatBytes(p.totalBytes)}` : "…"}`;
+          : `Strata: downloading ${downloadName(this.installer.running)} ${p ? `${formatBytes(p.doneBytes)} / ${formatBytes(p.totalBytes)}` : "…"}`;
       this.statusBar?.setDownload(text);
     });
     this.registerDomEvent(item, "click", () => void this.showStatus());
@@ -514,6 +517,8 @@ export default class StrataPlugin extends Plugin {
     if (this.modelState === "loaded" && e) {
       lines.push(`semantic: ${fmt(e.done)}/${fmt(e.total)} embedded (${e.model ?? "?"})`);
       if (sw) lines.push(`re-embedding for ${sw.to}; ${sw.fromLoaded ? `${sw.from} answers meanwhile` : `${sw.from} is missing`}`);
+      const b = state?.embedWorkers.build;
+      if (b) lines.push(`embedder: ${b.build === "relaxed-simd" ? "relaxed-SIMD build" : "built-in simd128 build"} (${b.why})`);
     } else if (this.modelState === "absent") lines.push(`semantic: off — no model in ${this.modelsDir} (see settings)`);
     else if (this.modelState === "off") lines.push("semantic: off (settings)");
     else if (this.modelState === "error") lines.push(`semantic: model failed to load: ${this.modelError}`);

@@ -4,6 +4,7 @@
 
 import type { SettingDefinition } from "obsidian";
 import { formatBytes } from "../core/model-download.ts";
+import { RELAXED_EMBEDDER_ID, type EmbedderBuild } from "../core/embedder-build.ts";
 import { BRIDGE_ID } from "./model-install.ts";
 import type StrataPlugin from "./plugin.ts";
 
@@ -11,9 +12,9 @@ const URL_RE = /^https?:\/\/\S+$/;
 
 /** The model the Download row is about: the one downloading, else the chosen model that is missing. */
 function rowModel(p: StrataPlugin): string | null {
-  // (A download of the bridge is the Claude rows'.)
+  // (A download of the bridge is the Claude rows', of the relaxed-SIMD embedder its own row's.)
   const running = p.installer.running;
-  return (running && running !== BRIDGE_ID ? running : null) ?? p.missingModel;
+  return (running && running !== BRIDGE_ID && running !== RELAXED_EMBEDDER_ID ? running : null) ?? p.missingModel;
 }
 
 /** The rows; `refresh` redraws the tab (a download started, finished or failed). The Download
@@ -64,12 +65,13 @@ export function modelInstallDefinitions(p: StrataPlugin, refresh: () => void): S
         }
         return inst.onChange(() => {
           // Start, finish and failure change the buttons; progress only the text.
-          if (inst.running === BRIDGE_ID) return;
+          if (inst.running === BRIDGE_ID || inst.running === RELAXED_EMBEDDER_ID) return;
           if (inst.running !== id || !inst.progress || inst.progress.partsDone === 0) refresh();
           else row.setDesc(describe(id));
         });
       },
     },
+    relaxedEmbedderDefinition(p, refresh),
     {
       name: "Download address",
       desc: "Where models are downloaded from: a folder holding the release's files (a mirror or a company server). Empty: this version's release.",
@@ -98,6 +100,53 @@ export function modelInstallDefinitions(p: StrataPlugin, refresh: () => void): S
       },
     },
   ];
+}
+
+/** What the relaxed-SIMD embedder build is doing on this device. */
+function relaxedDesc(p: StrataPlugin, installed: boolean, build: EmbedderBuild | null): string {
+  const inst = p.installer;
+  const pr = inst.progress;
+  if (inst.running === RELAXED_EMBEDDER_ID)
+    return pr ? `Downloading: ${formatBytes(pr.doneBytes)} of ${formatBytes(pr.totalBytes)}.` : "Downloading…";
+  const err = inst.errors.get(RELAXED_EMBEDDER_ID);
+  if (err) return `${err} The built-in embedder runs meanwhile.`;
+  if (build?.build === "relaxed-simd") return "In use: the embedder's relaxed-SIMD build, about 7 % faster than the built-in one here.";
+  if (installed)
+    return build && !/not installed/.test(build.why) ? `Installed, not in use: ${build.why}.` : "Installed: used from Strata's next start.";
+  const m = inst.relaxed.entry;
+  return (
+    "A build of the embedder for this device's relaxed SIMD instructions: about 7 % faster embedding with the same model " +
+    `(vectors differ only in their last bits). It comes with a model download${m ? `; ${formatBytes(m.size)}` : ""}.`
+  );
+}
+
+/** The "Faster embedder" row, shown where the engine runs relaxed SIMD and the release has the build. */
+function relaxedEmbedderDefinition(p: StrataPlugin, refresh: () => void): SettingDefinition {
+  return {
+    name: "Faster embedder",
+    desc: relaxedDesc(p, false, null),
+    aliases: ["relaxed simd", "embedder build"],
+    visible: p.installer.relaxed.wanted,
+    render: (row) => {
+      const inst = p.installer;
+      void (async () => {
+        const [installed, state] = await Promise.all([inst.relaxed.installed(), p.workerState().catch(() => null)]);
+        const build = state?.embedWorkers.build ?? null;
+        row.setDesc(relaxedDesc(p, installed, build));
+        if (inst.running === RELAXED_EMBEDDER_ID) row.addButton((b) => b.setButtonText("Cancel").onClick(() => inst.cancel()));
+        else if (build?.build !== "relaxed-simd" && (!installed || /SHA-256/.test(build?.why ?? "")))
+          row.addButton((b) =>
+            b
+              .setButtonText(installed || inst.errors.has(RELAXED_EMBEDDER_ID) ? "Download again" : "Download")
+              .onClick(() => void inst.downloadRelaxedEmbedder()),
+          );
+      })();
+      return inst.onChange(() => {
+        if (inst.running === RELAXED_EMBEDDER_ID && inst.progress && inst.progress.partsDone > 0) row.setDesc(relaxedDesc(p, false, null));
+        else if (!inst.running || inst.running === RELAXED_EMBEDDER_ID) refresh();
+      });
+    },
+  };
 }
 
 /** The download address as stored: trimmed, and only an http(s) URL or empty. */

@@ -25,6 +25,7 @@ import type {
   TasksResponse,
   UpdateReport,
 } from "../core/api.ts";
+import type { EmbedderBuild, RelaxedEmbedderFile } from "../core/embedder-build.ts";
 import type { ReconcileProgress, ReconcileSummary } from "../core/reconcile.ts";
 import type { ModelLoad } from "../core/models.ts";
 
@@ -71,8 +72,8 @@ export interface WorkerState {
   reconcile: ReconcileProgress | null;
   embedding: EmbedProgress | null;
   embeddingActive: boolean;
-  /** Embedder workers of the last embedding run (0: the core's own embedder) and restarts. */
-  embedWorkers: { workers: number; restarts: number; fallback: string | null };
+  /** Embedder workers of the last embedding run (0: the core's own embedder), restarts, and the embedder build loaded. */
+  embedWorkers: { workers: number; restarts: number; fallback: string | null; build: EmbedderBuild | null };
   pendingNotes: number;
   lastUpdate: number | null;
   counters: WorkerCounters;
@@ -131,6 +132,9 @@ export type HostApi = {
   /** The embedder's wasm (gzip + base64), asked for when a model is loaded: it stays out of
    *  the worker's own script, which parses faster without it. */
   embedderWasm(arg: Record<string, never>): string;
+  /** The relaxed-SIMD embedder build the plugin installed (with its table's SHA-256), or null:
+   *  asked for with embedderWasm, used where it checks out (core/embedder-build.ts). */
+  relaxedEmbedder(arg: Record<string, never>): RelaxedEmbedderFile | null;
   /** The code chunker's wasm (gzip + base64), asked for when code files are to be indexed. */
   codeWasm(arg: Record<string, never>): string;
   /** A model's two files from the plugin folder (`<modelsDir>/<id>/`), null when absent. */

@@ -22,7 +22,7 @@ import type { StrataCoreStatic } from "../core/wasm-classes.ts";
 import { openIndex, persist, type IndexStore } from "../core/index-store.ts";
 import { readNote, searchWithSnippets, type VaultSource } from "../core/note-reads.ts";
 import { reconcile, type ReconcileProgress, type ReconcileSummary } from "../core/reconcile.ts";
-import { compileEmbedder, Embedding, type EmbedSpawnerFactory } from "./embed-workers.ts";
+import { Embedding, loadEmbedderBuild, type EmbedSpawnerFactory } from "./embed-workers.ts";
 import type { EmbedderWasm } from "../core/embed-worker.ts";
 import { loadChosenModel, ModelCatalog, type ModelLoad, type ReadModel } from "../core/models.ts";
 import { CancelledError, Endpoint, type Handlers, type PortLike } from "./rpc.ts";
@@ -87,7 +87,7 @@ export class WorkerServer implements Handlers<WorkerApi> {
     reconcile: null,
     embedding: null,
     embeddingActive: false,
-    embedWorkers: { workers: 0, restarts: 0, fallback: null },
+    embedWorkers: { workers: 0, restarts: 0, fallback: null, build: null },
     pendingNotes: 0,
     lastUpdate: null,
     counters: { embedded: 0, notesRead: 0, renamesRead: 0, reindexed: 0, persists: 0, bytesWritten: 0, queryColumnsWarmed: 0 },
@@ -159,10 +159,10 @@ export class WorkerServer implements Handlers<WorkerApi> {
   /** Compiles the embedder's wasm (once) and lets the core make embedders from it. */
   private loadEmbedder(): Promise<void> {
     this.embedderReady ??= (async () => {
-      const bytes = this.loaders?.embedder
-        ? await this.loaders.embedder()
-        : await decodeInlineWasm(await this.host.call("embedderWasm", {}));
-      this.embedderWasm = await compileEmbedder(bytes); // also for the pool's workers
+      const own = this.loaders?.embedder;
+      const builtIn = async () => (own ? own() : decodeInlineWasm(await this.host.call("embedderWasm", {})));
+      const loaded = await loadEmbedderBuild(await this.host.call("relaxedEmbedder", {}), builtIn);
+      [this.embedderWasm, this.embedding.build] = [loaded.module, loaded.build]; // the module also for the pool's workers
     })();
     return this.embedderReady.catch((err) => {
       this.embedderReady = null;

@@ -16,11 +16,14 @@ import { copyFile, mkdir, readdir, readFile, stat, writeFile } from "node:fs/pro
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
+import v8 from "node:v8";
+import { gunzipSync } from "node:zlib";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 import type { ModelTable } from "../../plugin/core/model-download.ts";
+import { relaxedSimdSupported } from "../../plugin/core/embedder-build.ts";
 import { modelPresent } from "../../plugin/core/node.ts";
 import { cleanupTemps, ROOT, tempDir } from "./helpers.ts";
 import { eventually, loadPlugin, PLUGIN_DIR, StrataPlugin, unloadPlugin } from "./plugin-env.ts";
@@ -51,7 +54,11 @@ const originalRelease = StrataPlugin.release;
 before(async () => {
   out = path.join(await tempDir("strata-release-"), "release");
   // The release profile (no --dist): the same wasm the other tests use, built once by build-wasm.sh.
-  await run(process.execPath, ["scripts/release.mjs", "--models", HAS_MODEL ? MODEL : "", "--out", out], {
+  // The relaxed-SIMD embedder is a second build of tract (~8 minutes here), so the simd128 build
+  // stands in for it (`--relaxed-from`: same glue, and it validates everywhere); the release
+  // workflow builds and checks the real one (scripts/check-relaxed-embedder.mjs).
+  const args = ["scripts/release.mjs", "--models", HAS_MODEL ? MODEL : "", "--relaxed-from", "build/wasm", "--out", out];
+  await run(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, STRATA_REPOSITORY: "https://example.invalid/strata" },
     timeout: 20 * 60_000,
@@ -105,7 +112,14 @@ describe("release", () => {
       ["mcp-bridge.js", "strata_core_bg.wasm", "strata_embedder_bg.wasm", "strata_code_bg.wasm"],
     );
     for (const f of table.bridge.files) assert.ok(main.includes(f.sha256), `the bridge's ${f.name} SHA-256 is in main.js`);
-    const parts = [...table.models, table.bridge].flatMap((m) => m.files.flatMap((f) => f.parts.map((p) => p.name)));
+    // The relaxed-SIMD embedder: one gzip file whose parts unpack to the build it was given.
+    const relaxed = table.embedder!;
+    assert.deepEqual([relaxed.id, relaxed.files.map((f) => f.name)], ["embedder-relaxed-simd", ["strata_embedder_bg.wasm.gz"]]);
+    const gz = Buffer.concat(await Promise.all(relaxed.files[0].parts.map((p) => readFile(path.join(out, p.name)))));
+    assert.equal(sha256(gz), relaxed.files[0].sha256);
+    assert.ok(gunzipSync(gz).equals(await readFile(path.join(ROOT, "build", "wasm", "strata_embedder_bg.wasm"))));
+    assert.ok(main.includes(relaxed.files[0].sha256), "its SHA-256 is in main.js");
+    const parts = [...table.models, table.bridge, relaxed].flatMap((m) => m.files.flatMap((f) => f.parts.map((p) => p.name)));
     assert.deepEqual(files, [...parts, "main.js", "manifest.json", "models.json", "strata.mcpb", "styles.css"].sort());
   });
 
@@ -137,6 +151,19 @@ describe("release", () => {
         text(),
         /all-MiniLM-L6-v2 is not installed: 23\.4 MB, license Apache-2\.0, from http:\/\/127\.0\.0\.1:\d+\/releases\/download\//,
       );
+      // Where the engine has no relaxed SIMD (Node 20 by default) the faster embedder is neither
+      // offered nor downloaded; Node runs it once asked to, as Obsidian's Chromium does.
+      if (!relaxedSimdSupported()) {
+        assert.equal(plugin.installer.relaxed.wanted, false);
+        assert.doesNotMatch(text(), /Faster embedder/);
+        v8.setFlagsFromString("--experimental-wasm-relaxed-simd");
+      }
+      assert.ok(plugin.installer.relaxed.wanted);
+      app.openSettingTab(tab);
+      assert.match(
+        text(),
+        /Faster embedderA build of the embedder for this device's relaxed SIMD instructions.*It comes with a model download; [\d.]+ MB\./,
+      );
       const progress: string[] = [];
       const bar: string[] = [];
       plugin.installer.onChange(() => {
@@ -160,15 +187,30 @@ describe("release", () => {
         assert.equal(sha256(installed), f.sha256);
       }
       assert.deepEqual((await readdir(path.join(vault, PLUGIN_DIR, "models"))).sort(), [MODEL], "no temporary folder is left");
+      // The relaxed-SIMD embedder came with it, checked, and the worker runs it.
+      const gzFile = path.join(vault, PLUGIN_DIR, "embedder-relaxed-simd", "strata_embedder_bg.wasm.gz");
+      assert.equal(sha256(await readFile(gzFile)), table.embedder!.files[0].sha256);
+      assert.ok(
+        bar.some((t) => /^Strata: downloading the faster embedder /.test(t)),
+        JSON.stringify(bar),
+      );
 
       await eventually(async () => plugin.modelState === "loaded", 60_000, "the model to load");
       const done = await plugin.worker!.call("embedIdle", {});
       assert.ok(done && done.total > 0 && done.done === done.total, JSON.stringify(done));
+      assert.deepEqual((await plugin.workerState())?.embedWorkers.build, {
+        build: "relaxed-simd",
+        why: "downloaded with the model; this engine runs relaxed SIMD",
+      });
+      assert.ok(
+        (await plugin.statusLines()).includes("embedder: relaxed-SIMD build (downloaded with the model; this engine runs relaxed SIMD)"),
+      );
       const res = await plugin.search({ query: "watering the vegetable beds automatically", mode: "semantic", k: 3 });
       assert.equal(res.mode, "semantic");
       assert.equal(res.hits[0]?.path, "Garden/Drip irrigation.md");
       app.openSettingTab(tab);
       assert.doesNotMatch(text(), /is not installed/);
+      await eventually(async () => text().includes("In use: the embedder's relaxed-SIMD build"), 5000, "the Faster embedder row");
 
       // Claude Code: install the bridge from the release, then run the command the tab shows.
       await eventually(async () => text().includes("Install the bridge"), 5000, "the Claude Code row");
