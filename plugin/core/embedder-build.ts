@@ -1,6 +1,6 @@
 // The two builds of the embedder's wasm. Every bundle carries the simd128 build. A release also
 // publishes a build with relaxed SIMD on top (scripts/build-wasm.sh relaxed), beside the models:
-// tract's kernels then use fused multiply-adds, about 6–8 % faster a text in Chromium, the engine
+// tract's kernels then use fused multiply-adds, 3–8 % faster a text in Chromium, the engine
 // of Obsidian's desktop app (docs/benchmarks.md). Its vectors differ from the simd128 build's in
 // their last bits (a fused multiply-add rounds once), never in rank order that matters.
 //

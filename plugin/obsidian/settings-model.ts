@@ -110,12 +110,12 @@ function relaxedDesc(p: StrataPlugin, installed: boolean, build: EmbedderBuild |
     return pr ? `Downloading: ${formatBytes(pr.doneBytes)} of ${formatBytes(pr.totalBytes)}.` : "Downloading…";
   const err = inst.errors.get(RELAXED_EMBEDDER_ID);
   if (err) return `${err} The built-in embedder runs meanwhile.`;
-  if (build?.build === "relaxed-simd") return "In use: the embedder's relaxed-SIMD build, about 7 % faster than the built-in one here.";
+  if (build?.build === "relaxed-simd") return "In use: the embedder's relaxed-SIMD build, 3–8 % faster than the built-in one.";
   if (installed)
     return build && !/not installed/.test(build.why) ? `Installed, not in use: ${build.why}.` : "Installed: used from Strata's next start.";
   const m = inst.relaxed.entry;
   return (
-    "A build of the embedder for this device's relaxed SIMD instructions: about 7 % faster embedding with the same model " +
+    "A build of the embedder for this device's relaxed SIMD instructions: 3–8 % faster embedding with the same model " +
     `(vectors differ only in their last bits). It comes with a model download${m ? `; ${formatBytes(m.size)}` : ""}.`
   );
 }
