@@ -44,6 +44,9 @@ export interface RelaxedEmbedderFile {
   sha256: string;
 }
 
+/** Why the built-in build runs when the installed relaxed one is another release's (or damaged). */
+export const STALE_RELAXED = "the installed relaxed-SIMD build is not this version's (SHA-256 differs): download it again";
+
 /** gzip → bytes (DecompressionStream: Chromium 80+, Safari 16.4+, Node 18+). */
 export async function gunzip(bytes: Uint8Array): Promise<ArrayBuffer> {
   const stream = new Blob([bytes as BlobPart]).stream().pipeThrough(new DecompressionStream("gzip"));
@@ -60,8 +63,7 @@ export async function pickEmbedderWasm(
 ): Promise<{ bytes: ArrayBuffer | Uint8Array; build: EmbedderBuild }> {
   const plain = async (why: string) => ({ bytes: await builtIn(), build: { build: "simd128" as const, why } });
   if (!relaxed) return plain(relaxedSimdSupported() ? "the relaxed-SIMD build is not installed" : "this engine has no relaxed SIMD");
-  if (sha256Hex(relaxed.gz) !== relaxed.sha256)
-    return plain("the installed relaxed-SIMD build is not this version's (SHA-256 differs): download it again");
+  if (sha256Hex(relaxed.gz) !== relaxed.sha256) return plain(STALE_RELAXED);
   let bytes: ArrayBuffer;
   try {
     bytes = await gunzip(relaxed.gz);

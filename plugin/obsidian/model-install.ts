@@ -16,7 +16,7 @@ import {
   type SourceFolder,
   type TableModel,
 } from "../core/model-download.ts";
-import { RELAXED_EMBEDDER_ID } from "../core/embedder-build.ts";
+import { RELAXED_EMBEDDER_ID, STALE_RELAXED, type EmbedderBuild } from "../core/embedder-build.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { RelaxedEmbedder } from "./relaxed-embedder.ts";
 
@@ -175,6 +175,16 @@ export class ModelInstaller {
     const e = this.host.relaxed.entry;
     if (!e) return this.fail(RELAXED_EMBEDDER_ID, "this build's release has no relaxed-SIMD embedder");
     return this.fetchEntry(e.id, { ...this.host.release.table, models: [e] }, this.host.pluginDir, async () => undefined, true);
+  }
+
+  /** After an update the installed relaxed-SIMD build is the previous release's (the worker ran
+   *  the built-in one, its state says so): fetches this release's, used from the next start. */
+  async renewRelaxedEmbedder(state: () => Promise<{ embedWorkers: { build: EmbedderBuild | null } } | null>): Promise<void> {
+    const build = await state().then(
+      (s) => s?.embedWorkers.build ?? null,
+      () => null,
+    );
+    if (build?.why === STALE_RELAXED && this.host.relaxed.wanted && !this.running) await this.downloadRelaxedEmbedder();
   }
 
   /** The bridge's entry in the table (mcp-bridge.js and the two .wasm), if this build has one. */

@@ -369,6 +369,7 @@ export default class StrataPlugin extends Plugin {
       if (load.loaded) {
         // Mobile: the search worker's own embedder (no second copy of the model); else the pool.
         await worker.call("setEmbedding", { enabled: true, maxChunks: Platform.isMobile ? 4 : 8, workers: this.embedWorkers.workers });
+        void this.installer.renewRelaxedEmbedder(() => this.workerState());
       }
     } catch (err) {
       this.modelState = "error";

@@ -4,7 +4,7 @@
 
 import type { SettingDefinition } from "obsidian";
 import { formatBytes } from "../core/model-download.ts";
-import { RELAXED_EMBEDDER_ID, type EmbedderBuild } from "../core/embedder-build.ts";
+import { RELAXED_EMBEDDER_ID, STALE_RELAXED, type EmbedderBuild } from "../core/embedder-build.ts";
 import { BRIDGE_ID } from "./model-install.ts";
 import type StrataPlugin from "./plugin.ts";
 
@@ -134,7 +134,7 @@ function relaxedEmbedderDefinition(p: StrataPlugin, refresh: () => void): Settin
         const build = state?.embedWorkers.build ?? null;
         row.setDesc(relaxedDesc(p, installed, build));
         if (inst.running === RELAXED_EMBEDDER_ID) row.addButton((b) => b.setButtonText("Cancel").onClick(() => inst.cancel()));
-        else if (build?.build !== "relaxed-simd" && (!installed || /SHA-256/.test(build?.why ?? "")))
+        else if (build?.build !== "relaxed-simd" && (!installed || build?.why === STALE_RELAXED))
           row.addButton((b) =>
             b
               .setButtonText(installed || inst.errors.has(RELAXED_EMBEDDER_ID) ? "Download again" : "Download")

@@ -23,7 +23,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 import type { ModelTable } from "../../plugin/core/model-download.ts";
-import { relaxedSimdSupported } from "../../plugin/core/embedder-build.ts";
+import { relaxedSimdSupported, STALE_RELAXED } from "../../plugin/core/embedder-build.ts";
 import { modelPresent } from "../../plugin/core/node.ts";
 import { cleanupTemps, ROOT, tempDir } from "./helpers.ts";
 import { eventually, loadPlugin, PLUGIN_DIR, StrataPlugin, unloadPlugin } from "./plugin-env.ts";
@@ -225,6 +225,38 @@ describe("release", () => {
       bridgeArgs = command.split(" ");
     } finally {
       await unloadPlugin(plugin);
+    }
+  });
+
+  test("after an update: the previous release's relaxed-SIMD build is not run, and this release's replaces it", NEEDS_MODEL, async () => {
+    const gzFile = path.join(vault, PLUGIN_DIR, "embedder-relaxed-simd", "strata_embedder_bg.wasm.gz");
+    const want = table.embedder!.files[0];
+    // Another release's file of the same size (a model download put this one there).
+    const old = Buffer.from(await readFile(gzFile));
+    old[old.length - 1] ^= 0xff;
+    await writeFile(gzFile, old);
+    const first = await loadPlugin(vault);
+    try {
+      await eventually(async () => first.plugin.modelState === "loaded", 60_000, "the model to load");
+      assert.deepEqual((await first.plugin.workerState())?.embedWorkers.build, { build: "simd128", why: STALE_RELAXED });
+      await eventually(async () => sha256(await readFile(gzFile)) === want.sha256, 60_000, "this release's build to be downloaded");
+      await eventually(async () => first.plugin.installer.running === null, 10_000, "the download to end");
+      assert.equal(first.plugin.installer.errors.size, 0);
+      assert.deepEqual(
+        first.plugin.notices.filter((n) => /failed/.test(n)),
+        [],
+      );
+      const res = await first.plugin.search({ query: "watering the vegetable beds automatically", mode: "semantic", k: 3 });
+      assert.equal(res.hits[0]?.path, "Garden/Drip irrigation.md", "the built-in build answers meanwhile");
+    } finally {
+      await unloadPlugin(first.plugin);
+    }
+    const next = await loadPlugin(vault);
+    try {
+      await eventually(async () => next.plugin.modelState === "loaded", 60_000, "the model to load");
+      assert.equal((await next.plugin.workerState())?.embedWorkers.build?.build, "relaxed-simd");
+    } finally {
+      await unloadPlugin(next.plugin);
     }
   });
 
