@@ -4,10 +4,13 @@
 // Node 20 rejects it until relaxed SIMD is switched on, as an engine without it would.
 
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import * as path from "node:path";
 import { test } from "node:test";
+import { promisify } from "node:util";
 import v8 from "node:v8";
 import { gzipSync } from "node:zlib";
 
@@ -68,3 +71,29 @@ test("a relaxed-SIMD module: refused where the engine lacks relaxed SIMD, run wh
   assert.equal(typeof instance, "object");
   assert.deepEqual(new Uint8Array(await gunzip(gzipSync(module))), module);
 });
+
+// The release's check of the relaxed build (scripts/check-relaxed-embedder.mjs), in a process of
+// its own (Node without relaxed SIMD by default, as the release workflow runs it).
+const check = (relaxed: string) =>
+  promisify(execFile)(process.execPath, ["scripts/check-relaxed-embedder.mjs", relaxed, "build/wasm"], { cwd: ROOT }).then(
+    (r) => ({ code: 0, stderr: r.stderr }),
+    (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+  );
+
+test("the release's check refuses a build that is not relaxed SIMD", async () => {
+  const r = await check("build/wasm");
+  if (relaxedSimdSupported()) return; // this Node runs relaxed SIMD by default: the check cannot tell
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /build\/wasm validates without relaxed SIMD: it is not a relaxed-SIMD build/);
+});
+
+const RELAXED = path.join(ROOT, "build", "wasm-relaxed", "strata_embedder_bg.wasm");
+test(
+  "the release's check passes a relaxed-SIMD build and compares its vectors",
+  existsSync(RELAXED) ? {} : { skip: "no build/wasm-relaxed (bash scripts/build-wasm.sh relaxed builds it; the release workflow does)" },
+  async () => {
+    const r = await check("build/wasm-relaxed");
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /validates(; no | and embeds as the simd128 build does)/);
+  },
+);
