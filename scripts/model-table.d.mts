@@ -13,6 +13,15 @@ export function modelTable(opts: {
   require?: string[];
 }): Promise<ModelTable>;
 export function describeFiles(id: string, dir: string, names: string[], opts: { license: string; partSize?: number }): Promise<TableModel>;
+export const RELAXED_EMBEDDER_ID: string;
+export const RELAXED_EMBEDDER_FILE: string;
+export function relaxedEmbedderEntry(opts: {
+  relaxedDir: string;
+  wasmDir: string;
+  outDir: string;
+  license: string;
+  partSize?: number;
+}): Promise<TableModel>;
 export function writeEntryParts(entry: TableModel, dir: string, outDir: string): Promise<void>;
 export function writeParts(table: ModelTable, modelsDir: string, outDir: string): Promise<void>;
 export function repositoryUrl(pkg: { repository?: string | { url?: string } }): string;

@@ -26,7 +26,7 @@ import { build } from "esbuild";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 
 import { pluginBuildOptions } from "../../esbuild.config.mjs";
-import { modelTable, writeParts } from "../../scripts/model-table.mjs";
+import { modelTable, relaxedEmbedderEntry, writeEntryParts, writeParts } from "../../scripts/model-table.mjs";
 import { embedBench } from "./embed-bench.ts";
 import { startServer } from "./server.ts";
 
@@ -238,6 +238,19 @@ async function downloadTest(page: Page, src: string, js: string): Promise<void> 
     partSize: 4_000_000,
   });
   await writeParts(table, path.dirname(MODEL_DIR), relDir);
+  // The relaxed-SIMD embedder, which Chromium runs: the real build when build/wasm-relaxed holds
+  // one (bash scripts/build-wasm.sh relaxed), else the simd128 build standing in (same glue).
+  const relaxedDir = existsSync(path.join(ROOT, "build", "wasm-relaxed", "strata_embedder_bg.wasm")) ? "wasm-relaxed" : "wasm";
+  const stage = path.join(relDir, ".stage");
+  const wasmDir = path.join(ROOT, "build", "wasm");
+  table.embedder = await relaxedEmbedderEntry({
+    relaxedDir: path.join(ROOT, "build", relaxedDir),
+    wasmDir,
+    outDir: stage,
+    license: "MIT",
+    partSize: 4_000_000,
+  });
+  await writeEntryParts(table.embedder, stage, relDir);
   const server = await startServer(ROOT, vault, js, { dir: relDir, version, delayMs: 400 });
   try {
     await page.goto(server.url + "/");
@@ -272,9 +285,19 @@ async function downloadTest(page: Page, src: string, js: string): Promise<void> 
     const text = (await page.textContent("#settings")) ?? "";
     assert.match(text, /Model all-MiniLM-L6-v2 loaded\./);
     assert.doesNotMatch(text, /is not installed/);
+    // The relaxed-SIMD build came with the model (Chromium validates relaxed SIMD) and runs.
+    assert.deepEqual((await page.evaluate(() => (window as any).harness.embedWorkers())).build, {
+      build: "relaxed-simd",
+      why: "downloaded with the model; this engine runs relaxed SIMD",
+    });
+    await page.waitForFunction(() =>
+      /In use: the embedder's relaxed-SIMD build/.test(document.getElementById("settings")?.textContent ?? ""),
+    );
     await page.screenshot({ path: path.join(ARTIFACTS, "settings-download-done.png") });
     await page.evaluate(() => (window as any).harness.unload());
-    console.log("ui: Download in the settings tab: progress, checked, loaded (settings-download-*.png)");
+    console.log(
+      `ui: Download in the settings tab: progress, checked, loaded, the relaxed-SIMD embedder (${relaxedDir}) running (settings-download-*.png)`,
+    );
   } finally {
     await server.close();
     await rm(tmp, { recursive: true, force: true });
