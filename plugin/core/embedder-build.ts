@@ -2,7 +2,8 @@
 // publishes a build with relaxed SIMD on top (scripts/build-wasm.sh relaxed), beside the models:
 // tract's kernels then use fused multiply-adds, 3–8 % faster a text in Chromium, the engine
 // of Obsidian's desktop app (docs/benchmarks.md). Its vectors differ from the simd128 build's in
-// their last bits (a fused multiply-add rounds once), never in rank order that matters.
+// their last bits (a fused multiply-add rounds once; scripts/check-relaxed-embedder.mjs holds
+// them to a cosine of 0.9999 with the simd128 build's).
 //
 // A host downloads it only where its engine validates relaxed SIMD (`relaxedSimdSupported`), and
 // uses it only when the installed file still matches this bundle's table (the same release's
@@ -44,6 +45,8 @@ export interface RelaxedEmbedderFile {
   sha256: string;
 }
 
+/** Why the built-in build runs where the engine could run the relaxed one, which is not installed. */
+export const ABSENT_RELAXED = "the relaxed-SIMD build is not installed";
 /** Why the built-in build runs when the installed relaxed one is another release's (or damaged). */
 export const STALE_RELAXED = "the installed relaxed-SIMD build is not this version's (SHA-256 differs): download it again";
 
@@ -62,7 +65,7 @@ export async function pickEmbedderWasm(
   builtIn: () => Promise<ArrayBuffer | Uint8Array>,
 ): Promise<{ bytes: ArrayBuffer | Uint8Array; build: EmbedderBuild }> {
   const plain = async (why: string) => ({ bytes: await builtIn(), build: { build: "simd128" as const, why } });
-  if (!relaxed) return plain(relaxedSimdSupported() ? "the relaxed-SIMD build is not installed" : "this engine has no relaxed SIMD");
+  if (!relaxed) return plain(relaxedSimdSupported() ? ABSENT_RELAXED : "this engine has no relaxed SIMD");
   if (sha256Hex(relaxed.gz) !== relaxed.sha256) return plain(STALE_RELAXED);
   let bytes: ArrayBuffer;
   try {

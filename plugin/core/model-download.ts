@@ -126,6 +126,8 @@ export interface DownloadOptions {
   signal?: AbortSignal;
   /** A part that takes longer fails as "timeout" (default: partTimeout, by its size). */
   partTimeoutMs?: number;
+  /** What a failure leaves working, for its message (default: "lexical search works as before"). */
+  meanwhile?: string;
 }
 
 export interface InstallResult {
@@ -299,12 +301,18 @@ export async function downloadModel(opts: DownloadOptions): Promise<InstallResul
     // Nothing worth keeping for a resume (or a full disk to free): no parts folder either.
     if (kept === 0) await fs.removeDir(tmp).catch(() => undefined);
     if (!e) throw err;
-    throw new ModelDownloadError(e.kind, downloadFailure(m.id, e, kept, parts.length));
+    throw new ModelDownloadError(e.kind, downloadFailure(m.id, e, kept, parts.length, opts.meanwhile));
   }
 }
 
 /** The user's account of a failed download: what happened, what is left, how to retry. */
-function downloadFailure(id: string, e: ModelDownloadError, kept: number, parts: number): string {
+function downloadFailure(
+  id: string,
+  e: ModelDownloadError,
+  kept: number,
+  parts: number,
+  meanwhile = "lexical search works as before",
+): string {
   const what = {
     offline: `${e.message} (offline, or the server cannot be reached)`,
     http: e.message,
@@ -322,7 +330,7 @@ function downloadFailure(id: string, e: ModelDownloadError, kept: number, parts:
       : kept > 0
         ? ` Download again to resume (${kept} of ${parts} parts are kept).`
         : " Download again to retry.";
-  return `The download of ${id} failed: ${what}. Nothing was installed; lexical search works as before.${retry}`;
+  return `The download of ${id} failed: ${what}. Nothing was installed; ${meanwhile}.${retry}`;
 }
 
 /**

@@ -174,7 +174,10 @@ export class ModelInstaller {
   async downloadRelaxedEmbedder(): Promise<string | null> {
     const e = this.host.relaxed.entry;
     if (!e) return this.fail(RELAXED_EMBEDDER_ID, "this build's release has no relaxed-SIMD embedder");
-    return this.fetchEntry(e.id, { ...this.host.release.table, models: [e] }, this.host.pluginDir, async () => undefined, true);
+    return this.fetchEntry(e.id, { ...this.host.release.table, models: [e] }, this.host.pluginDir, async () => undefined, {
+      quiet: true,
+      meanwhile: "the built-in embedder runs",
+    });
   }
 
   /** After an update the installed relaxed-SIMD build is the previous release's (the worker ran
@@ -196,10 +199,18 @@ export class ModelInstaller {
   async downloadBridge(): Promise<string | null> {
     const b = this.bridge;
     if (!b) return this.fail(BRIDGE_ID, "this build carries no bridge: install it from a release");
-    return this.fetchEntry(BRIDGE_ID, { ...this.host.release.table, models: [b] }, this.host.pluginDir, async () => undefined);
+    return this.fetchEntry(BRIDGE_ID, { ...this.host.release.table, models: [b] }, this.host.pluginDir, async () => undefined, {
+      meanwhile: "Claude Code keeps the bridge it had",
+    });
   }
 
-  private async fetchEntry(id: string, table: ModelTable, dir: string, after: () => Promise<void>, quiet = false): Promise<string | null> {
+  private async fetchEntry(
+    id: string,
+    table: ModelTable,
+    dir: string,
+    after: () => Promise<void>,
+    { quiet = false, meanwhile }: { quiet?: boolean; meanwhile?: string } = {},
+  ): Promise<string | null> {
     const base = this.baseUrl();
     if (!base) return this.fail(id, "this build does not say where its release is: set a download address");
     return this.run(
@@ -214,6 +225,7 @@ export class ModelInstaller {
           fetch: requestUrlFetcher,
           signal,
           partTimeoutMs: this.partTimeoutMs,
+          meanwhile,
           onProgress: (p) => {
             this.progress = p;
             this.changed();

@@ -4,7 +4,7 @@
 
 import type { SettingDefinition } from "obsidian";
 import { formatBytes } from "../core/model-download.ts";
-import { RELAXED_EMBEDDER_ID, STALE_RELAXED, type EmbedderBuild } from "../core/embedder-build.ts";
+import { ABSENT_RELAXED, RELAXED_EMBEDDER_ID, STALE_RELAXED, type EmbedderBuild } from "../core/embedder-build.ts";
 import { BRIDGE_ID } from "./model-install.ts";
 import type StrataPlugin from "./plugin.ts";
 
@@ -109,10 +109,10 @@ function relaxedDesc(p: StrataPlugin, installed: boolean, build: EmbedderBuild |
   if (inst.running === RELAXED_EMBEDDER_ID)
     return pr ? `Downloading: ${formatBytes(pr.doneBytes)} of ${formatBytes(pr.totalBytes)}.` : "Downloading…";
   const err = inst.errors.get(RELAXED_EMBEDDER_ID);
-  if (err) return `${err} The built-in embedder runs meanwhile.`;
+  if (err) return err;
   if (build?.build === "relaxed-simd") return "In use: the embedder's relaxed-SIMD build, 3–8 % faster than the built-in one.";
   if (installed)
-    return build && !/not installed/.test(build.why) ? `Installed, not in use: ${build.why}.` : "Installed: used from Strata's next start.";
+    return build && build.why !== ABSENT_RELAXED ? `Installed, not in use: ${build.why}.` : "Installed: used from Strata's next start.";
   const m = inst.relaxed.entry;
   return (
     "A build of the embedder for this device's relaxed SIMD instructions: 3–8 % faster embedding with the same model " +

@@ -367,6 +367,19 @@ describe("model download (generated model, local release server)", () => {
       /tokenizer\.json of all-MiniLM-L6-v2 failed its SHA-256 check once assembled/,
     );
     assert.ok(!existsSync(path.join(dir, ID)) && !existsSync(path.join(dir, `.${ID}.staging`)));
+    // A download that is not a model's says what keeps working instead (the relaxed-SIMD embedder's).
+    await assert.rejects(
+      downloadModel({
+        table: bad,
+        id: ID,
+        baseUrl: `${server.url}/releases/download/${VERSION}`,
+        modelsDir: dir,
+        fs: nodeModelFs,
+        fetch: nodeFetcher,
+        meanwhile: "the built-in embedder runs",
+      }),
+      /Nothing was installed; the built-in embedder runs\. Download again to resume \(7 of 7 parts are kept\)\.$/,
+    );
     const ok = await downloadModel({
       table,
       id: ID,
