@@ -293,6 +293,7 @@ async function downloadTest(page: Page, src: string, js: string): Promise<void> 
     await page.waitForFunction(() =>
       /In use: the embedder's relaxed-SIMD build/.test(document.getElementById("settings")?.textContent ?? ""),
     );
+    await page.locator("#settings :text-is('Faster embedder')").scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(ARTIFACTS, "settings-download-done.png") });
     await page.evaluate(() => (window as any).harness.unload());
     console.log(
