@@ -57,14 +57,20 @@ export async function gunzip(bytes: Uint8Array): Promise<ArrayBuffer> {
 }
 
 /**
- * The embedder wasm to compile: the relaxed-SIMD build when `relaxed` is given, matches its
- * SHA-256, unpacks and validates in this engine; else `builtIn()`'s bytes, with the reason.
+ * The embedder wasm to compile: the relaxed-SIMD build when `installed()` gives it, it matches
+ * its SHA-256, unpacks and validates in this engine; else `builtIn()`'s bytes, with the reason.
  */
 export async function pickEmbedderWasm(
-  relaxed: RelaxedEmbedderFile | null,
+  installed: () => Promise<RelaxedEmbedderFile | null>,
   builtIn: () => Promise<ArrayBuffer | Uint8Array>,
 ): Promise<{ bytes: ArrayBuffer | Uint8Array; build: EmbedderBuild }> {
   const plain = async (why: string) => ({ bytes: await builtIn(), build: { build: "simd128" as const, why } });
+  let relaxed: RelaxedEmbedderFile | null;
+  try {
+    relaxed = await installed();
+  } catch (err) {
+    return plain(`the installed relaxed-SIMD build could not be read (${err instanceof Error ? err.message : String(err)})`);
+  }
   if (!relaxed) return plain(relaxedSimdSupported() ? ABSENT_RELAXED : "this engine has no relaxed SIMD");
   if (sha256Hex(relaxed.gz) !== relaxed.sha256) return plain(STALE_RELAXED);
   let bytes: ArrayBuffer;

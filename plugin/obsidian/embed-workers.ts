@@ -28,7 +28,7 @@ export async function compileEmbedder(bytes: Uint8Array | ArrayBuffer): Promise<
  * checks out, validates and starts, else the built-in one, saying why.
  */
 export async function loadEmbedderBuild(
-  relaxed: RelaxedEmbedderFile | null,
+  relaxed: () => Promise<RelaxedEmbedderFile | null>,
   builtIn: () => Promise<ArrayBuffer | Uint8Array>,
 ): Promise<{ module: WebAssembly.Module; build: EmbedderBuild }> {
   const pick = await pickEmbedderWasm(relaxed, builtIn);

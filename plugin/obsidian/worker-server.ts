@@ -161,7 +161,7 @@ export class WorkerServer implements Handlers<WorkerApi> {
     this.embedderReady ??= (async () => {
       const own = this.loaders?.embedder;
       const builtIn = async () => (own ? own() : decodeInlineWasm(await this.host.call("embedderWasm", {})));
-      const loaded = await loadEmbedderBuild(await this.host.call("relaxedEmbedder", {}), builtIn);
+      const loaded = await loadEmbedderBuild(() => this.host.call("relaxedEmbedder", {}), builtIn);
       [this.embedderWasm, this.embedding.build] = [loaded.module, loaded.build]; // the module also for the pool's workers
     })();
     return this.embedderReady.catch((err) => {

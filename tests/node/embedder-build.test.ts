@@ -30,25 +30,33 @@ function relaxedModule(): Uint8Array {
 }
 
 test("no relaxed build installed: the built-in one, saying why", async () => {
-  const r = await pickEmbedderWasm(null, builtIn);
+  const r = await pickEmbedderWasm(async () => null, builtIn);
   assert.equal(r.bytes, BUILT_IN);
   assert.equal(r.build.build, "simd128");
   assert.equal(r.build.why, relaxedSimdSupported() ? "the relaxed-SIMD build is not installed" : "this engine has no relaxed SIMD");
 });
 
-test("an installed file that is not this version's, or not gzip: the built-in one", async () => {
+test("an installed file that is not this version's, not gzip, or unreadable: the built-in one", async () => {
   const wasm = await readFile(path.join(ROOT, "build", "wasm", "strata_embedder_bg.wasm"));
   const gz = gzipSync(wasm, { level: 1 });
-  const stale = await pickEmbedderWasm({ gz, sha256: sha256(gzipSync(wasm, { level: 9 })) }, builtIn);
+  const stale = await pickEmbedderWasm(async () => ({ gz, sha256: sha256(gzipSync(wasm, { level: 9 })) }), builtIn);
   assert.deepEqual(stale.build, {
     build: "simd128",
     why: "the installed relaxed-SIMD build is not this version's (SHA-256 differs): download it again",
   });
   assert.equal(stale.bytes, BUILT_IN);
   const torn = gz.subarray(0, gz.length >> 1);
-  const broken = await pickEmbedderWasm({ gz: torn, sha256: sha256(torn) }, builtIn);
+  const broken = await pickEmbedderWasm(async () => ({ gz: torn, sha256: sha256(torn) }), builtIn);
   assert.equal(broken.build.build, "simd128");
   assert.match(broken.build.why, /^the installed relaxed-SIMD build does not unpack \(/);
+  const unreadable = await pickEmbedderWasm(async () => {
+    throw new Error("EACCES: permission denied");
+  }, builtIn);
+  assert.deepEqual(unreadable.build, {
+    build: "simd128",
+    why: "the installed relaxed-SIMD build could not be read (EACCES: permission denied)",
+  });
+  assert.equal(unreadable.bytes, BUILT_IN);
 });
 
 test("a relaxed-SIMD module: refused where the engine lacks relaxed SIMD, run where it has it", async () => {
@@ -58,12 +66,12 @@ test("a relaxed-SIMD module: refused where the engine lacks relaxed SIMD, run wh
     return { gz, sha256: sha256(gz) };
   };
   if (!relaxedSimdSupported()) {
-    const refused = await pickEmbedderWasm(file(), builtIn);
+    const refused = await pickEmbedderWasm(async () => file(), builtIn);
     assert.deepEqual(refused.build, { build: "simd128", why: "this engine does not validate the relaxed-SIMD build" });
     v8.setFlagsFromString("--experimental-wasm-relaxed-simd");
     assert.ok(relaxedSimdSupported(), "Node runs relaxed SIMD once asked to");
   }
-  const taken = await pickEmbedderWasm(file(), builtIn);
+  const taken = await pickEmbedderWasm(async () => file(), builtIn);
   assert.equal(taken.build.build, "relaxed-simd");
   assert.deepEqual(new Uint8Array(taken.bytes), module);
   // It compiles and instantiates in this engine.
