@@ -90,11 +90,11 @@ export function inlinePlugin() {
           return { contents: text, loader: "text" };
         }
         if (args.path === "strata:embed-worker") {
-          // An embedder worker of the plugin's pool (embed-worker-web.ts): the embedder's JS glue only (its wasm is posted).
+          // An embedder worker of the plugin's pool (pool-worker-web.ts): the embedder's JS glue only (its wasm is posted).
           embedWorkerText ??= (
             await build({
               ...common,
-              entryPoints: ["plugin/obsidian/embed-worker-entry.ts"],
+              entryPoints: ["plugin/obsidian/pool-worker-entry.ts"],
               platform: "browser",
               format: "iife",
               write: false,

@@ -17,7 +17,7 @@ const NODE_PROGRAMS = [
   "plugin/bridge/headless.ts",
   "plugin/bridge/args-cli.ts",
   "plugin/core/node.ts",
-  "plugin/core/embed-worker-node.ts",
+  "plugin/core/embedding/pool-worker-node.ts",
   "plugin/core/node-models.ts",
   "plugin/core/node-folder.ts",
   "*.mjs",

@@ -20,7 +20,7 @@ const fail = (msg) => {
 };
 const log = (msg) => process.stderr.write(`check-relaxed-embedder: ${msg}\n`);
 
-// f32x4.relaxed_madd of three zero vectors (plugin/core/embedder-build.ts's probe).
+// f32x4.relaxed_madd of three zero vectors (plugin/core/embedding/builds.ts's probe).
 const zero = "fd0c" + "00".repeat(16);
 const PROBE = Buffer.from("0061736d01000000" + "0105016000017b" + "03020100" + "0a3d013b00" + zero + zero + zero + "fd8502" + "0b", "hex");
 const relaxed = readFileSync(path.join(relaxedDir, "strata_embedder_bg.wasm"));

@@ -93,7 +93,7 @@ export async function describeFiles(id, dir, names, { license, partSize = PART_S
   return { id, license, size: files.reduce((s, f) => s + f.size, 0), files };
 }
 
-/** The relaxed-SIMD embedder build's id and file (plugin/core/embedder-build.ts). */
+/** The relaxed-SIMD embedder build's id and file (plugin/core/embedding/builds.ts). */
 export const RELAXED_EMBEDDER_ID = "embedder-relaxed-simd";
 export const RELAXED_EMBEDDER_FILE = "strata_embedder_bg.wasm.gz";
 

@@ -142,7 +142,7 @@ await writeEntryParts(table.bridge, bridgeDir, out);
 writeFileSync(path.join(out, "models.json"), `${JSON.stringify(table, null, 2)}\n`);
 
 // 5b. The embedder's relaxed-SIMD build, as a release asset the plugin downloads with a model
-// where the engine runs relaxed SIMD (plugin/core/embedder-build.ts).
+// where the engine runs relaxed SIMD (plugin/core/embedding/builds.ts).
 let relaxedDir = values["relaxed-from"] ?? null;
 if (values.relaxed) {
   log(`building the relaxed-SIMD embedder (${profile} profile)`);

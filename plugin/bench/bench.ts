@@ -16,7 +16,7 @@ import type { StrataCoreApi } from "../core/api.ts";
 import { openIndex, persist } from "../core/index-store.ts";
 import { searchWithSnippets } from "../core/note-reads.ts";
 import { reconcile } from "../core/reconcile.ts";
-import { embedAll } from "../core/embedding.ts";
+import { embedAll } from "../core/embedding/loop.ts";
 import { loadChosenModel } from "../core/models.ts";
 import { FsIndexStore, loadCore, NodeVault, checkVaultDir, findModelDir, modelCatalog, modelPresent, modelReader } from "../core/node.ts";
 import { CliError, intOption, MODEL_USAGE, modelOptions, parse, parseModelSetting, repoRoot } from "../cli/common.ts";

@@ -20,8 +20,8 @@ import * as path from "node:path";
 import type { CoreConfig, NoteInfo, NoteTexts, SectionInfo, StrataCoreApi } from "../core/api.ts";
 import { loadCore, loadModelFiles, modelCatalog, modelReader, NodeVault, wasmMemory } from "../core/node.ts";
 import { CliError, repoRoot } from "../cli/common.ts";
-import { EmbedPool } from "../core/embed-pool.ts";
-import { nodeEmbedSpawner } from "../core/embed-worker-node.ts";
+import { EmbedPool } from "../core/embedding/pool.ts";
+import { nodeEmbedSpawner } from "../core/embedding/pool-worker-node.ts";
 import { percentile, round } from "../cli/metrics.ts";
 import { ortPipeline, timeOrtSteps, type OrtModule, type TokenizerClass } from "./ort-pipeline.ts";
 
@@ -159,7 +159,7 @@ export async function embedTractWorker(vaultDir: string, sampleFile: string, bat
 }
 
 /**
- * Worker: the pool of embedder workers (plugin/core/embed-pool.ts) with `workers` worker threads,
+ * Worker: the pool of embedder workers (plugin/core/embedding/pool.ts) with `workers` worker threads,
  * through embedTake/embedPut, on the same sample notes and model. The rate is over the wall
  * time of the whole run (the workers start with it: their model load is in it, as a user sees
  * it); "steady" leaves out the time to the first stored batch. Peak RSS is the process's, the

@@ -6,7 +6,7 @@ import * as path from "node:path";
 import type { SimilarResponse, StrataCoreApi } from "../core/api.ts";
 import { coreErrorCode, errorMessage } from "../core/errors.ts";
 import { persist } from "../core/index-store.ts";
-import { embedStepFrom } from "../core/embedding.ts";
+import { embedStepFrom } from "../core/embedding/loop.ts";
 import {
   CliError,
   EMBED_FIRST_LIMIT,

@@ -45,7 +45,7 @@ export interface ModelTable {
   /** The MCP bridge for Claude Code (mcp-bridge.js and the two .wasm), installed like a model
    *  into the plugin folder's `bridge/`; absent from a development build's table. */
   bridge?: TableModel;
-  /** The embedder's relaxed-SIMD build (embedder-build.ts), installed like a model into the
+  /** The embedder's relaxed-SIMD build (embedding/builds.ts), installed like a model into the
    *  plugin folder's `embedder-relaxed-simd/` where the engine runs it; absent from a development
    *  build's table unless build/wasm-relaxed holds one. */
   embedder?: TableModel;

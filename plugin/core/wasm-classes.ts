@@ -2,7 +2,7 @@
 // strata_embedder.js), and the hook through which the core makes embedders.
 
 import type { CoreConfig, IndexFile, ModelInfo, Outline, StrataCoreApi } from "./api.ts";
-import type { ModelSource } from "./embed-worker.ts";
+import type { ModelSource } from "./embedding/pool-worker.ts";
 
 /** The wasm class's static functions, as `wasm-bindgen` exports them. */
 export interface StrataCoreStatic {

@@ -6,7 +6,7 @@
 
 import type { App, DataAdapter } from "obsidian";
 import type { FileStat } from "../core/api.ts";
-import type { RelaxedEmbedderFile } from "../core/embedder-build.ts";
+import type { RelaxedEmbedderFile } from "../core/embedding/builds.ts";
 import { MODEL_FILE, TOKENIZER_FILE } from "../core/models.ts";
 import { transfer, type Handlers, type Transfer } from "./rpc.ts";
 import type { HostApi } from "./worker-protocol.ts";

@@ -16,7 +16,7 @@ import {
   type SourceFolder,
   type TableModel,
 } from "../core/model-download.ts";
-import { RELAXED_EMBEDDER_ID, STALE_RELAXED, type EmbedderBuild } from "../core/embedder-build.ts";
+import { RELAXED_EMBEDDER_ID, STALE_RELAXED, type EmbedderBuild } from "../core/embedding/builds.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { RelaxedEmbedder } from "./relaxed-embedder.ts";
 

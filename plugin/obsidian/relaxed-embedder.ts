@@ -1,9 +1,9 @@
-// The plugin's side of the relaxed-SIMD embedder build (core/embedder-build.ts): whether this
+// The plugin's side of the relaxed-SIMD embedder build (core/embedding/builds.ts): whether this
 // device wants it, whether it is installed (`<plugin folder>/embedder-relaxed-simd/`, downloaded
 // with a model by model-install.ts), and reading it for the search worker, which checks it.
 
 import type { DataAdapter } from "obsidian";
-import { RELAXED_EMBEDDER_FILE, RELAXED_EMBEDDER_ID, relaxedSimdSupported, type RelaxedEmbedderFile } from "../core/embedder-build.ts";
+import { RELAXED_EMBEDDER_FILE, RELAXED_EMBEDDER_ID, relaxedSimdSupported, type RelaxedEmbedderFile } from "../core/embedding/builds.ts";
 import type { ReleaseInfo, TableModel } from "../core/model-download.ts";
 
 export class RelaxedEmbedder {

@@ -4,7 +4,7 @@
 
 import type { SettingDefinition } from "obsidian";
 import { formatBytes } from "../core/model-download.ts";
-import { ABSENT_RELAXED, RELAXED_EMBEDDER_ID, STALE_RELAXED, type EmbedderBuild } from "../core/embedder-build.ts";
+import { ABSENT_RELAXED, RELAXED_EMBEDDER_ID, STALE_RELAXED, type EmbedderBuild } from "../core/embedding/builds.ts";
 import { BRIDGE_ID } from "./model-install.ts";
 import type StrataPlugin from "./plugin.ts";
 

@@ -283,7 +283,7 @@ export class StrataSettingTab extends PluginSettingTab {
             control: { type: "toggle", key: "semantic" },
           },
           {
-            // Embedder workers beside the search worker (embed-workers.ts); Auto's choice and why.
+            // Embedder workers beside the search worker (worker-embedding.ts); Auto's choice and why.
             name: "Embedding workers",
             desc: `Threads that embed notes in the background, each with its own copy of the model; searches never wait for them.${auto}`,
             aliases: ["threads", "workers", "cores"],

@@ -4,7 +4,7 @@
 import type { CoreConfig, SearchMode } from "../core/api.ts";
 import type { ToolSettings } from "../core/vault-backend.ts";
 import { AUTO_MODEL, type ModelCatalog } from "../core/models.ts";
-import { chooseWorkers, MAX_WORKERS, type WorkerChoice } from "../core/embed-pool.ts";
+import { chooseWorkers, MAX_WORKERS, type WorkerChoice } from "../core/embedding/pool.ts";
 import { DEFAULT_CODE_EXCLUDE, DEFAULT_CODE_EXTENSIONS, DEFAULT_MAX_CODE_BYTES } from "../core/code-hook.ts";
 
 export interface StrataSettings extends ToolSettings {

@@ -24,7 +24,7 @@ declare module "strata:code-wasm" {
   export default base64Gzip;
 }
 
-/** An embedder worker's bundle (embed-worker-entry.ts, IIFE) as source text. */
+/** An embedder worker's bundle (pool-worker-entry.ts, IIFE) as source text. */
 declare module "strata:embed-worker" {
   const source: string;
   export default source;

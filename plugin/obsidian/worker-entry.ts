@@ -7,6 +7,6 @@
 
 import { serveWorker } from "./worker-server.ts";
 import type { PortLike } from "./rpc.ts";
-import { webEmbedSpawner } from "./embed-worker-web.ts";
+import { webEmbedSpawner } from "./pool-worker-web.ts";
 
 serveWorker(self as unknown as PortLike, null, webEmbedSpawner);

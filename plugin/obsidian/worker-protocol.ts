@@ -25,7 +25,7 @@ import type {
   TasksResponse,
   UpdateReport,
 } from "../core/api.ts";
-import type { EmbedderBuild, RelaxedEmbedderFile } from "../core/embedder-build.ts";
+import type { EmbedderBuild, RelaxedEmbedderFile } from "../core/embedding/builds.ts";
 import type { ReconcileProgress, ReconcileSummary } from "../core/reconcile.ts";
 import type { ModelLoad } from "../core/models.ts";
 
@@ -99,7 +99,7 @@ export type WorkerApi = {
    *  (read through the host), and during a switch the model switched from too. */
   loadModel(arg: { setting: string; modelsDir: string }): ModelLoad;
   /** Turns background embedding on (runs whenever chunks lack vectors) or off. */
-  /** `workers`: embedder workers (0: the core's own embedder); see embed-workers.ts. */
+  /** `workers`: embedder workers (0: the core's own embedder); see worker-embedding.ts. */
   setEmbedding(arg: { enabled: boolean; maxChunks?: number; workers?: number }): EmbedProgress | null;
   /** Resolves when the embedding queue is empty or embedding is off (for tests, the bench). */
   embedIdle(arg: Record<string, never>): EmbedProgress | null;
@@ -133,7 +133,7 @@ export type HostApi = {
    *  the worker's own script, which parses faster without it. */
   embedderWasm(arg: Record<string, never>): string;
   /** The relaxed-SIMD embedder build the plugin installed (with its table's SHA-256), or null:
-   *  asked for with embedderWasm, used where it checks out (core/embedder-build.ts). */
+   *  asked for with embedderWasm, used where it checks out (core/embedding/builds.ts). */
   relaxedEmbedder(arg: Record<string, never>): RelaxedEmbedderFile | null;
   /** The code chunker's wasm (gzip + base64), asked for when code files are to be indexed. */
   codeWasm(arg: Record<string, never>): string;

@@ -1,4 +1,4 @@
-// The pool of embedder workers (plugin/core/embed-pool.ts) with the real wasm core, the real
+// The pool of embedder workers (plugin/core/embedding/pool.ts) with the real wasm core, the real
 // embedder wasm in worker_threads and the real model (scripts/fetch-model.sh; skipped without
 // it): the same keys and bit-identical vectors with 1 and 2 workers as the core's own embedder,
 // a cancelled run leaves a consistent index, a worker that dies is replaced and its batch
@@ -12,10 +12,10 @@ import * as path from "node:path";
 import { after, describe, test } from "node:test";
 
 import type { StrataCoreApi } from "../../plugin/core/api.ts";
-import { embedAll } from "../../plugin/core/embedding.ts";
-import { chooseWorkers, EmbedPool, type SpawnEmbedWorker } from "../../plugin/core/embed-pool.ts";
-import { nodeEmbedSpawner } from "../../plugin/core/embed-worker-node.ts";
-import type { EmbedWorker, ModelSource } from "../../plugin/core/embed-worker.ts";
+import { embedAll } from "../../plugin/core/embedding/loop.ts";
+import { chooseWorkers, EmbedPool, type SpawnEmbedWorker } from "../../plugin/core/embedding/pool.ts";
+import { nodeEmbedSpawner } from "../../plugin/core/embedding/pool-worker-node.ts";
+import type { EmbedWorker, ModelSource } from "../../plugin/core/embedding/pool-worker.ts";
 import { openIndex, persist } from "../../plugin/core/index-store.ts";
 import { FsIndexStore, loadModelFiles, NodeVault } from "../../plugin/core/node.ts";
 import { loadedModel } from "../../plugin/core/wasm-classes.ts";

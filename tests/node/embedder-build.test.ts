@@ -1,4 +1,4 @@
-// Which embedder build a host runs (plugin/core/embedder-build.ts): the installed relaxed-SIMD
+// Which embedder build a host runs (plugin/core/embedding/builds.ts): the installed relaxed-SIMD
 // one only when it matches its table's SHA-256, unpacks and validates in this engine; else the
 // built-in one, with the reason. The relaxed module here is real (one f32x4.relaxed_madd):
 // Node 20 rejects it until relaxed SIMD is switched on, as an engine without it would.
@@ -14,7 +14,7 @@ import { promisify } from "node:util";
 import v8 from "node:v8";
 import { gzipSync } from "node:zlib";
 
-import { gunzip, pickEmbedderWasm, relaxedSimdSupported } from "../../plugin/core/embedder-build.ts";
+import { gunzip, pickEmbedderWasm, relaxedSimdSupported } from "../../plugin/core/embedding/builds.ts";
 import { ROOT } from "./helpers.ts";
 
 const sha256 = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");

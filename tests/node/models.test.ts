@@ -13,7 +13,7 @@ import type { StrataCoreApi } from "../../plugin/core/api.ts";
 import { coreErrorCode } from "../../plugin/core/errors.ts";
 import { openIndex, persist } from "../../plugin/core/index-store.ts";
 import { reconcile } from "../../plugin/core/reconcile.ts";
-import { embedAll, embedStepFrom } from "../../plugin/core/embedding.ts";
+import { embedAll, embedStepFrom } from "../../plugin/core/embedding/loop.ts";
 import { loadChosenModel, type ReadModel } from "../../plugin/core/models.ts";
 import { FsIndexStore, modelCatalog, modelReader, NodeVault } from "../../plugin/core/node.ts";
 import { HeadlessBackend, readModelSetting } from "../../plugin/bridge/headless.ts";

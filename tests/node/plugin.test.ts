@@ -9,7 +9,7 @@ import { after, describe, test } from "node:test";
 
 import type { EmbedProgress } from "../../plugin/core/api.ts";
 import { StatusBar } from "../../plugin/obsidian/status.ts";
-import { relaxedSimdSupported } from "../../plugin/core/embedder-build.ts";
+import { relaxedSimdSupported } from "../../plugin/core/embedding/builds.ts";
 import { cleanupTemps, copyFixture, FIXTURE_NOTES, hashTree, NEEDS_BOTH, NEEDS_MODEL } from "./helpers.ts";
 import {
   workerState,

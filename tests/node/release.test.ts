@@ -24,7 +24,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 import type { ModelTable } from "../../plugin/core/model-download.ts";
-import { relaxedSimdSupported, STALE_RELAXED } from "../../plugin/core/embedder-build.ts";
+import { relaxedSimdSupported, STALE_RELAXED } from "../../plugin/core/embedding/builds.ts";
 import { modelPresent } from "../../plugin/core/node.ts";
 import { cleanupTemps, ROOT, tempDir } from "./helpers.ts";
 import { eventually, loadPlugin, PLUGIN_DIR, StrataPlugin, unloadPlugin } from "./plugin-env.ts";

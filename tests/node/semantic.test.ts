@@ -10,7 +10,7 @@ import { after, before, describe, test } from "node:test";
 import type { SearchMode, StrataCoreApi } from "../../plugin/core/api.ts";
 import { openIndex, persist, type IndexStore } from "../../plugin/core/index-store.ts";
 import { reconcile } from "../../plugin/core/reconcile.ts";
-import { embedAll, embedStepFrom } from "../../plugin/core/embedding.ts";
+import { embedAll, embedStepFrom } from "../../plugin/core/embedding/loop.ts";
 import { FsIndexStore, NodeVault } from "../../plugin/core/node.ts";
 import { evaluate, loadQueries } from "../../plugin/cli/metrics.ts";
 import {

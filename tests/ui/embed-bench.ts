@@ -24,7 +24,7 @@ import { percentile, round } from "../../plugin/cli/metrics.ts";
 import { loadCore, NodeVault } from "../../plugin/core/node.ts";
 import { startServer, type ServedFolder } from "./server.ts";
 import type { StepTimes } from "./embed-bench-page.ts";
-import { RELAXED_EMBEDDER_FILE, RELAXED_EMBEDDER_ID } from "../../plugin/core/embedder-build.ts";
+import { RELAXED_EMBEDDER_FILE, RELAXED_EMBEDDER_ID } from "../../plugin/core/embedding/builds.ts";
 
 const PLUGIN_DIR = ".obsidian/plugins/strata-search";
 const MODEL = "all-MiniLM-L6-v2";

@@ -1,7 +1,7 @@
 //! Chunks embedded outside the core: [`Semantic::embed_take`] hands the next chunks out with
 //! their keys and exact texts, [`Semantic::embed_put`] stores the vectors that come back, and
 //! [`Semantic::embed_release`] returns what never came back to the queue. A host with a pool of
-//! embedder workers (plugin/core/embed-pool.ts) runs these; [`Semantic::embed_step`] is the
+//! embedder workers (plugin/core/embedding/pool.ts) runs these; [`Semantic::embed_step`] is the
 //! same take and put around the core's own embedder, so there is one path.
 //!
 //! Handed-out chunks are "in flight": they count as pending in the progress, and a queue rebuilt

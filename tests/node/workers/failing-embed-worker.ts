@@ -5,7 +5,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 
 import { initSync, StrataEmbedder } from "../../../build/wasm/strata_embedder.js";
-import { serveEmbedWorker, type ToWorker } from "../../../plugin/core/embed-worker.ts";
+import { serveEmbedWorker, type ToWorker } from "../../../plugin/core/embedding/pool-worker.ts";
 
 const how = (workerData as { fail: "exit" | "throw" }).fail;
 const port = parentPort!;

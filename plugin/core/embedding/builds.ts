@@ -10,7 +10,7 @@
 // glue) and the engine validates the module itself; anything else gives the built-in build and
 // says why.
 
-import { sha256Hex } from "./sha256.ts";
+import { sha256Hex } from "../sha256.ts";
 
 /** The table's id of the relaxed-SIMD build (its folder in the plugin folder). */
 export const RELAXED_EMBEDDER_ID = "embedder-relaxed-simd";

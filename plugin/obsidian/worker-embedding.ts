@@ -1,13 +1,13 @@
-// The search worker's embedding: the pool of embedder workers (plugin/core/embed-pool.ts) when
-// the host can start workers (embed-worker-web.ts: nested Web Workers) and the setting asks for
+// The search worker's embedding: the pool of embedder workers (plugin/core/embedding/pool.ts) when
+// the host can start workers (pool-worker-web.ts: nested Web Workers) and the setting asks for
 // them, else the core's own embedder in steps, as before (embedAll).
 
 import initEmbedder, { StrataEmbedder } from "../../build/wasm/strata_embedder.js";
 import type { StrataCoreApi } from "../core/api.ts";
-import { pickEmbedderWasm, type EmbedderBuild, type RelaxedEmbedderFile } from "../core/embedder-build.ts";
-import { embedAll, type EmbedOptions, type EmbedSummary } from "../core/embedding.ts";
-import { EmbedPool, type SpawnEmbedWorker } from "../core/embed-pool.ts";
-import type { EmbedderWasm } from "../core/embed-worker.ts";
+import { pickEmbedderWasm, type EmbedderBuild, type RelaxedEmbedderFile } from "../core/embedding/builds.ts";
+import { embedAll, type EmbedOptions, type EmbedSummary } from "../core/embedding/loop.ts";
+import { EmbedPool, type SpawnEmbedWorker } from "../core/embedding/pool.ts";
+import type { EmbedderWasm } from "../core/embedding/pool-worker.ts";
 import type { IndexStore } from "../core/index-store.ts";
 import type { VaultSource } from "../core/note-reads.ts";
 import { forgetLoadedModels, installEmbedderHook } from "../core/wasm-classes.ts";
@@ -24,7 +24,7 @@ export async function compileEmbedder(bytes: Uint8Array | ArrayBuffer): Promise<
 }
 
 /**
- * Compiles the embedder build to run (embedder-build.ts): the installed relaxed-SIMD one where it
+ * Compiles the embedder build to run (embedding/builds.ts): the installed relaxed-SIMD one where it
  * checks out, validates and starts, else the built-in one, saying why.
  */
 export async function loadEmbedderBuild(

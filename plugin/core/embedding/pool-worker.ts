@@ -1,4 +1,4 @@
-// One embedder worker of the pool (embed-pool.ts): its own instance of the embedder wasm and its
+// One embedder worker of the pool (embedding/pool.ts): its own instance of the embedder wasm and its
 // own copy of the model, embedding the passages it is sent as token ids: the host's thread
 // tokenizes (ModelSource.passageIds), so a worker loads no tokenizer (multilingual-e5-small's
 // alone is ~234 MiB). The protocol is the same in every host (the plugin's Web Workers, Node's
@@ -12,7 +12,7 @@
 // A worker that throws on a batch answers with an error; one that dies is seen by its host's
 // exit/error event (connectEmbedWorker's `lost`).
 
-import type { StrataEmbedderApi, StrataEmbedderStatic } from "./wasm-classes.ts";
+import type { StrataEmbedderApi, StrataEmbedderStatic } from "../wasm-classes.ts";
 
 /** The model a pool's workers load: the bytes and the config the core's own embedder was made
  *  with (wasm-classes.ts records them), and that embedder's tokenizer, which makes the ids the

@@ -1,11 +1,11 @@
 // The pool's embedder workers in the plugin: Web Workers started from the search worker itself
 // (nested dedicated workers, which Chromium and so Electron support), each running the
-// embed-worker bundle that main.js carries as text (embed-worker-entry.ts) with the embedder
+// embed-worker bundle that main.js carries as text (pool-worker-entry.ts) with the embedder
 // wasm module the search worker has already compiled (posted: the workers share its code). Imported by worker-entry.ts only (the bundle).
 
 import SOURCE from "strata:embed-worker";
-import type { SpawnEmbedWorker } from "../core/embed-pool.ts";
-import { connectEmbedWorker, type EmbedderWasm, type FromWorker } from "../core/embed-worker.ts";
+import type { SpawnEmbedWorker } from "../core/embedding/pool.ts";
+import { connectEmbedWorker, type EmbedderWasm, type FromWorker } from "../core/embedding/pool-worker.ts";
 
 /** Starts embedder workers as nested Web Workers, or null where there is no `Worker`. */
 export function webEmbedSpawner(wasm: () => EmbedderWasm | null): SpawnEmbedWorker | null {

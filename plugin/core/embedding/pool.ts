@@ -1,24 +1,24 @@
 // A pool of embedder workers: N workers, each with its own embedder wasm and its own copy of the
-// model (embed-worker.ts), fed from the core's embedding queue. The core's thread hands batches
+// model (embedding/pool-worker.ts), fed from the core's embedding queue. The core's thread hands batches
 // out (embedNeeds → the notes are read → embedTake), a worker embeds them, and the core stores
 // the vectors as they come back (embedPut); the core's own embedder stays free for queries, so a
 // search during indexing never waits behind a batch. The same code runs in every host: the
 // plugin's worker (Web Workers), the CLI and the headless bridge (worker_threads); a host only
 // says how to start a worker (`SpawnEmbedWorker`).
 //
-// Cancel, progress, persistence and resume behave as embedAll's (embedding.ts): the queue is the
+// Cancel, progress, persistence and resume behave as embedAll's (embedding/loop.ts): the queue is the
 // core's, chunks in flight are pending until their vectors are stored, a cancelled or failed run
 // returns them to the queue (embedRelease), and what was stored is persisted every
 // `flushEveryMs` and at the end. A worker that dies or throws is replaced and its batch redone;
 // a batch that fails `maxAttempts` times ends the run with an error that says why.
 
-import type { EmbedBatch, StrataCoreApi } from "./api.ts";
-import { EmbedRun, exclusiveOf, stepChunks, type EmbedOptions, type EmbedSummary } from "./embedding.ts";
-import type { EmbedWorker, ModelSource } from "./embed-worker.ts";
-import { errorMessage } from "./errors.ts";
-import type { IndexStore } from "./index-store.ts";
-import { readNoteTexts, type VaultSource } from "./note-reads.ts";
-import { loadedModel } from "./wasm-classes.ts";
+import type { EmbedBatch, StrataCoreApi } from "../api.ts";
+import { EmbedRun, exclusiveOf, stepChunks, type EmbedOptions, type EmbedSummary } from "./loop.ts";
+import type { EmbedWorker, ModelSource } from "./pool-worker.ts";
+import { errorMessage } from "../errors.ts";
+import type { IndexStore } from "../index-store.ts";
+import { readNoteTexts, type VaultSource } from "../note-reads.ts";
+import { loadedModel } from "../wasm-classes.ts";
 
 /** Starts one worker with `model` loaded; rejects when it cannot. */
 export type SpawnEmbedWorker = (model: ModelSource) => Promise<EmbedWorker>;

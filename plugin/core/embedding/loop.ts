@@ -3,10 +3,10 @@
 // (embedNeeds), the host reads them, the core embeds them (embedStep); the loop around it
 // sizes the steps, persists, reports progress and stops on a signal.
 
-import type { EmbedProgress, StrataCoreApi } from "./api.ts";
-import { persist, type IndexStore } from "./index-store.ts";
-import { readNoteTexts, type VaultSource } from "./note-reads.ts";
-import { yieldToEvents, type Pause } from "./pause.ts";
+import type { EmbedProgress, StrataCoreApi } from "../api.ts";
+import { persist, type IndexStore } from "../index-store.ts";
+import { readNoteTexts, type VaultSource } from "../note-reads.ts";
+import { yieldToEvents, type Pause } from "../pause.ts";
 
 export interface EmbedOptions {
   /** Called after every embedStep() (and once before the first) with the core's progress. */

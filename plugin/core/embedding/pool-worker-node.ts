@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 
-import { initSync, StrataEmbedder } from "../../build/wasm/strata_embedder.js";
+import { initSync, StrataEmbedder } from "../../../build/wasm/strata_embedder.js";
 import {
   connectEmbedWorker,
   serveEmbedWorker,
@@ -14,9 +14,9 @@ import {
   type FromWorker,
   type ModelSource,
   type ToWorker,
-} from "./embed-worker.ts";
-import type { SpawnEmbedWorker } from "./embed-pool.ts";
-import { embedderModule } from "./node.ts";
+} from "./pool-worker.ts";
+import type { SpawnEmbedWorker } from "./pool.ts";
+import { embedderModule } from "../node.ts";
 
 const MARK = "strata-embed-worker";
 
