@@ -18,7 +18,8 @@
   constant it describes.
 - Commands and paths cited in docs/*.md, README.md, CONTRIBUTING.md, Cargo.toml,
   crate/**/Cargo.toml and package.json: every `npm run X` is a script of package.json; every
-  scripts/… path exists; every backticked Rust path `module::ITEM` whose first segment is a module
+  path in the repository (crate/…, plugin/…, scripts/…, tests/…, docs/…, skill/…, fuzz/…) exists,
+  templates and globs (`v<N>/`, `*.test.ts`) and fuzz/corpus/ (made by a run) left alone; every backticked Rust path `module::ITEM` whose first segment is a module
   of crate/src (or `strata_code::…`, a workspace crate) names an item (fn, const, static, struct,
   enum, type, mod, trait, macro) defined in that module's file or folder; further segments
   (`language::Stem::PREFIX`) must occur there.
@@ -62,6 +63,11 @@ CONSTANTS = [
     ("bridge.json's mode", r"bridge\.json` \| [^|]*mode (0\d+)", 1,
      "plugin/bridge/loopback.ts", r"mode: (0o\d+)"),
 ]
+
+# A path in the repository, cited anywhere in a cited file (a template like `v<N>/` or a glob is
+# left alone), and the folders that only a run makes.
+REPO_PATH = re.compile(r"(?<![\w./-])(?:\./)?((?:crate|plugin|scripts|tests|skill|fuzz|docs)/[\w.@/-]*)")
+MADE_BY_RUNS = ("fuzz/corpus",)
 
 RUST_ITEM = r"(?:pub(?:\([\w:]+\))?\s+)?(?:unsafe\s+|const\s+|async\s+|extern\s+\"C\"\s+)*(?:fn|const|static|struct|enum|type|mod|trait|union|macro_rules!)\s+"
 BACKTICK = re.compile(r"`([^`\n]+)`")
@@ -354,8 +360,10 @@ def check_citations(arch: Path, problems: Problems) -> None:
         for m in re.finditer(r"npm run ([\w:.-]*[\w])", text):
             if m.group(1) not in scripts:
                 problems.add(path, line_of(text, m.start()), f"`npm run {m.group(1)}`: package.json has no script {m.group(1)}")
-        for m in re.finditer(r"(?<![\w./-])(?:\./)?(scripts/[\w./-]*)", text):
-            p = m.group(1).rstrip(".-/") or "scripts"
+        for m in REPO_PATH.finditer(text):
+            p = m.group(1).rstrip(".,:-/")
+            if text[m.end() : m.end() + 1] in ("<", "*", "{", "…") or p.startswith(MADE_BY_RUNS):
+                continue
             if not (ROOT / p).exists():
                 problems.add(path, line_of(text, m.start()), f"{p} does not exist")
         fenced = False
