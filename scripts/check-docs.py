@@ -14,8 +14,8 @@
   `crate/tests/`, `crate/code`) is where the names after it are looked up first (and a crate's
   `src/`); a name is then looked up in the section's folder and each folder above it. A folder
   named in the map stands for its `mod.rs` (`engine/`) or its crate's `src/lib.rs` (`crate/code`).
-- Constants (CONSTANTS below): each number ARCHITECTURE.md states about the code equals the
-  constant it describes.
+- Constants (CONSTANTS below): each number ARCHITECTURE.md (and ranking.md, outside its generated
+  table) states about the code equals the constant it describes.
 - Commands and paths cited in docs/*.md, README.md, CONTRIBUTING.md, Cargo.toml,
   crate/**/Cargo.toml and package.json: every `npm run X` is a script of package.json; every
   path in the repository (crate/…, plugin/…, scripts/…, tests/…, docs/…, skill/…, fuzz/…) exists,
@@ -37,31 +37,50 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# (what, the statement in ARCHITECTURE.md with the number as group 1, its unit in the code (the doc's
-# number times this is the code's value), the source file, the value in it as group 1).
+# (the doc, what, the statement with the number as group 1, its unit in the code (the doc's number
+# times this is the code's value), the source file, the value in it as group 1). The doc's
+# statement must be there: a rewording must update the table.
+A = "docs/ARCHITECTURE.md"
+R = "docs/ranking.md"
 CONSTANTS = [
-    ("the section token budget", r"more estimated tokens than the budget \((\d+)\)", 1,
+    (A, "the section token budget", r"more estimated tokens than the budget \((\d+)\)", 1,
      "crate/src/ranking.rs", r"const SECTION_BUDGET: usize = ([^;]+);"),
-    ("the merge threshold", r"parts under (\d+) tokens are merged", 1,
+    (A, "the merge threshold", r"parts under (\d+) tokens are merged", 1,
      "crate/src/ranking.rs", r"const SECTION_MIN: usize = ([^;]+);"),
-    ("the split depth", r"splitting stops at depth (\d+)", 1,
+    (A, "the split depth", r"splitting stops at depth (\d+)", 1,
      "crate/src/ranking.rs", r"const SECTION_MAX_DEPTH: u8 = ([^;]+);"),
-    ("the lead's tokens", r"opening lines up to about (\d+) tokens", 1,
+    (A, "the lead's tokens", r"opening lines up to about (\d+) tokens", 1,
      "crate/src/ranking.rs", r"const LEAD_TOKENS: usize = ([^;]+);"),
-    ("characters a token (Latin)", r"else (\d+) characters ≈ 1", 1,
+    (A, "characters a token (Latin)", r"else (\d+) characters ≈ 1", 1,
      "crate/src/token_estimate.rs", r"cjk \+ other\.div_ceil\((\d+)\)"),
-    ("the note size limit", r"notes over (\d+) MB are skipped", 1 << 20,
+    (A, "the note size limit", r"notes over (\d+) MB are skipped", 1 << 20,
      "crate/src/config.rs", r"max_note_bytes: (\d[^,]*),"),
-    ("a first index's commit interval", r"committed every (\d+) s or \d+ MB of text", 1000,
+    (A, "a first index's commit interval", r"committed every (\d+) s or \d+ MB of text", 1000,
      "plugin/core/reconcile.ts", r"persistEveryMs = opts\.persistEveryMs \?\? ([^;]+);"),
-    ("a first index's commit size", r"committed every \d+ s or (\d+) MB of text", 1 << 20,
+    (A, "a first index's commit size", r"committed every \d+ s or (\d+) MB of text", 1 << 20,
      "plugin/core/reconcile.ts", r"persistEvery = opts\.persistEveryBytes \?\? ([^;]+);"),
-    ("the source file line limit", r"non-test source file over (\d+) lines", 1,
+    (A, "the source file line limit", r"non-test source file over (\d+) lines", 1,
      "scripts/check-modules.py", r'"--max-lines", type=int, default=(\d+)'),
-    ("the relaxed build's cosine", r"cosine ≥ ([\d.]+)", 1,
+    (A, "the relaxed build's cosine", r"cosine ≥ ([\d.]+)", 1,
      "scripts/check-relaxed-embedder.mjs", r"worst > ([\d.]+)\)"),
-    ("bridge.json's mode", r"bridge\.json` \| [^|]*mode (0\d+)", 1,
+    (A, "bridge.json's mode", r"bridge\.json` \| [^|]*mode (0\d+)", 1,
      "plugin/bridge/loopback.ts", r"mode: (0o\d+)"),
+    (R, "the stemmed words' length", r"ASCII words longer than (\d+) letters", 1,
+     "crate/src/analyzer/filters.rs", r"t\.len\(\) > (\d+) && t\.bytes\(\)\.all"),
+    (R, "characters a token (Latin)", r"other text (\d+) characters a token", 1,
+     "crate/src/token_estimate.rs", r"cjk \+ other\.div_ceil\((\d+)\)"),
+    (R, "the snippet length", r"snippet length: (\d+) characters", 1,
+     "crate/src/lexical/search.rs", r"const SNIPPET_CHARS: usize = ([^;]+);"),
+    (R, "auto's switch to multilingual", r"multilingual at ≥ (\d+) %", 0.01,
+     "crate/src/embed/choice.rs", r"const SWITCH_TO_MULTILINGUAL: f64 = ([^;]+);"),
+    (R, "auto's switch back", r"kept down to (\d+) %", 0.01,
+     "crate/src/embed/choice.rs", r"const SWITCH_TO_ENGLISH: f64 = ([^;]+);"),
+    (R, "a CJK character's weight", r"a CJK character (\d+) letters", 1,
+     "crate/src/embed/choice.rs", r"const CJK_WEIGHT: u64 = ([^;]+);"),
+    (R, "MiniLM's input tokens", r"all-MiniLM-L6-v2 (\d+) tokens", 1,
+     "crate/src/embed/mod.rs", r"model_id: MINILM_L6_V2\.into\(\),[^}]*?max_tokens: (\d+),"),
+    (R, "e5's input tokens", r"multilingual-e5-small (\d+) \(", 1,
+     "crate/src/embed/mod.rs", r"model_id: MULTILINGUAL_E5_SMALL\.into\(\),[^}]*?max_tokens: (\d+),"),
 ]
 
 # A path in the repository, cited anywhere in a cited file (a template like `v<N>/` or a glob is
@@ -272,8 +291,9 @@ def check_map(arch: Path, problems: Problems) -> None:
 
 
 def check_constants(arch: Path, problems: Problems) -> None:
-    text = arch.read_text(encoding="utf-8")
-    for what, doc_re, unit, src, src_re in CONSTANTS:
+    for doc, what, doc_re, unit, src, src_re in CONSTANTS:
+        doc_path = arch if doc == A else ROOT / doc
+        text = doc_path.read_text(encoding="utf-8")
         path = ROOT / src
         code = path.read_text(encoding="utf-8") if path.exists() else ""
         m = re.search(src_re, code)
@@ -284,12 +304,12 @@ def check_constants(arch: Path, problems: Problems) -> None:
         value = number(m.group(1), env)
         hits = list(re.finditer(doc_re, text))
         if not hits:
-            problems.add(arch, 1, f"{what}: /{doc_re}/ not found (update CONSTANTS in scripts/check-docs.py)")
+            problems.add(doc_path, 1, f"{what}: /{doc_re}/ not found (update CONSTANTS in scripts/check-docs.py)")
         for h in hits:
             stated = number(h.group(1)) * unit if not h.group(1).startswith("0") or "." in h.group(1) else int(h.group(1), 8)
             if abs(stated - value) > 1e-9 * max(1.0, abs(value)):
                 shown = value / unit if unit != 1 else value
-                problems.add(arch, line_of(text, h.start()), f"{what}: states {h.group(1)}; {src} has {m.group(1).strip()} ({shown:g})")
+                problems.add(doc_path, line_of(text, h.start()), f"{what}: states {h.group(1)}; {src} has {m.group(1).strip()} ({shown:g})")
 
 
 # ---- commands, scripts and Rust paths --------------------------------------------------------
