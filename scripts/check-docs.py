@@ -29,6 +29,8 @@ Prints each problem as `file:line: what is wrong` and exits 1 if there is any.
 Usage: scripts/check-docs.py [--quiet] [--architecture PATH]
 """
 
+from __future__ import annotations
+
 import argparse
 import json
 import re
