@@ -212,13 +212,13 @@ export async function startLoopbackServer(opts: LoopbackOptions): Promise<Loopba
 /**
  * Writes `bridge.json` (port, token, pid, vault) into the plugin folder, readable by the user
  * only (mode 0600, also when the file existed with wider permissions). Atomic: temp + rename.
- * Returns the file's path.
+ * The pid is this process's unless given. Returns the file's path.
  */
-export async function writeBridgeInfo(pluginDirAbsolute: string, info: BridgeInfo): Promise<string> {
+export async function writeBridgeInfo(pluginDirAbsolute: string, info: Omit<BridgeInfo, "pid"> & { pid?: number }): Promise<string> {
   await fs.mkdir(pluginDirAbsolute, { recursive: true });
   const file = path.join(pluginDirAbsolute, BRIDGE_INFO_FILE);
   const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
-  const text = JSON.stringify({ protocol: PROTOCOL_VERSION, ...info }, null, 2) + "\n";
+  const text = JSON.stringify({ protocol: PROTOCOL_VERSION, ...info, pid: info.pid ?? process.pid }, null, 2) + "\n";
   await fs.writeFile(tmp, text, { mode: 0o600, flag: "wx" });
   try {
     await fs.chmod(tmp, 0o600);

@@ -22,7 +22,8 @@ import { AUTO_MODEL, ModelCatalog, type ModelLoad } from "../core/models.ts";
 import { formatBytes, type ReleaseInfo } from "../core/model-download.ts";
 import { bundledRelease } from "../core/release.ts";
 import { downloadName, ModelInstaller } from "./model-install.ts";
-import { markPresence, startBridge, type BridgeHandle } from "./bridge-endpoint.ts";
+import { markPresence, startBridge } from "./bridge-endpoint.ts";
+import type { BridgeHandle, BridgeHost, ModelState, SearchHost, SettingsHost, ToolHost } from "./host.ts";
 import { ObsidianBackend } from "./tool-backend.ts";
 import { ChangeQueue } from "./events.ts";
 import { HostIO } from "./host-io.ts";
@@ -43,9 +44,7 @@ export interface Transport {
 }
 export type TransportFactory = () => Transport;
 
-export type ModelState = "off" | "absent" | "loading" | "loaded" | "error";
-
-export default class StrataPlugin extends Plugin {
+export default class StrataPlugin extends Plugin implements SearchHost, SettingsHost, BridgeHost, ToolHost {
   /** Set by the bundle's entry (main.ts: the inlined Web Worker) or by tests. */
   static spawn: TransportFactory | null = null;
   /** The core's wasm, base64 (main.ts sets it from the bundle), posted with `init`; without

@@ -4,7 +4,7 @@
 
 import { Modal, type App } from "obsidian";
 import type { SearchResponse } from "../core/api.ts";
-import type StrataPlugin from "./plugin.ts";
+import type { SearchHost } from "./host.ts";
 import { Latest, mixedLanguages, openAtLine, renderHit, renderSimilarHit, ResultList, searchErrorText } from "./results.ts";
 
 export class SearchModal extends Modal {
@@ -18,7 +18,7 @@ export class SearchModal extends Modal {
 
   constructor(
     app: App,
-    private readonly plugin: StrataPlugin,
+    private readonly plugin: Pick<SearchHost, "search" | "settings">,
     private readonly initial = "",
   ) {
     super(app);
@@ -105,7 +105,7 @@ export class SimilarModal extends Modal {
 
   constructor(
     app: App,
-    private readonly plugin: StrataPlugin,
+    private readonly plugin: Pick<SearchHost, "similar" | "settings">,
     private readonly path: string,
   ) {
     super(app);

@@ -7,17 +7,17 @@
 import { Notice, Platform, type Setting, type SettingDefinitionItem } from "obsidian";
 import { formatBytes, releaseAssetUrl } from "../core/model-download.ts";
 import { BRIDGE_ID } from "./model-install.ts";
-import type StrataPlugin from "./plugin.ts";
+import type { ClaudeRowsHost } from "./host.ts";
 
 const quote = (s: string) => (/^[\w@%+=:,./\\-]+$/.test(s) ? s : `"${s.replace(/(["\\$`])/g, "\\$1")}"`);
 
 /** Where the bridge may be, relative to the vault: installed from the release, or by install-plugin. */
-export function bridgeCandidates(p: StrataPlugin): string[] {
+export function bridgeCandidates(p: ClaudeRowsHost): string[] {
   return [`${p.pluginDir}/${BRIDGE_ID}/mcp-bridge.js`, `${p.pluginDir}/mcp-bridge.js`];
 }
 
 /** What Claude needs to start the bridge at `bridge` (vault-relative) for this vault, or null off desktop. */
-export function claudeSetup(p: StrataPlugin, bridge: string): { vault: string; args: string[]; command: string; config: string } | null {
+export function claudeSetup(p: ClaudeRowsHost, bridge: string): { vault: string; args: string[]; command: string; config: string } | null {
   const base = (p.app.vault.adapter as { getBasePath?: () => string }).getBasePath?.();
   if (!base) return null;
   const vault = base.replace(/[\\/]+$/, "");
@@ -45,7 +45,7 @@ export interface BridgeLookup {
 }
 
 /** The rows; `refresh` redraws the tab (the bridge found, a bridge download started or ended). */
-export function claudeDefinitions(p: StrataPlugin, lookup: BridgeLookup, refresh: () => void): SettingDefinitionItem[] {
+export function claudeDefinitions(p: ClaudeRowsHost, lookup: BridgeLookup, refresh: () => void): SettingDefinitionItem[] {
   const inst = p.installer;
   const release = inst.release;
   const mcpb = releaseAssetUrl(release, "strata.mcpb");

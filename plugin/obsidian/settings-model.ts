@@ -6,12 +6,12 @@ import type { SettingDefinition } from "obsidian";
 import { formatBytes } from "../core/model-download.ts";
 import { ABSENT_RELAXED, RELAXED_EMBEDDER_ID, STALE_RELAXED, type EmbedderBuild } from "../core/embedding/builds.ts";
 import { BRIDGE_ID } from "./model-install.ts";
-import type StrataPlugin from "./plugin.ts";
+import type { ModelRowsHost } from "./host.ts";
 
 const URL_RE = /^https?:\/\/\S+$/;
 
 /** The model the Download row is about: the one downloading, else the chosen model that is missing. */
-function rowModel(p: StrataPlugin): string | null {
+function rowModel(p: ModelRowsHost): string | null {
   // (A download of the bridge is the Claude rows', of the relaxed-SIMD embedder its own row's.)
   const running = p.installer.running;
   return (running && running !== BRIDGE_ID && running !== RELAXED_EMBEDDER_ID ? running : null) ?? p.missingModel;
@@ -19,7 +19,7 @@ function rowModel(p: StrataPlugin): string | null {
 
 /** The rows; `refresh` redraws the tab (a download started, finished or failed). The Download
  *  row follows the installer's progress while it is shown. */
-export function modelInstallDefinitions(p: StrataPlugin, refresh: () => void): SettingDefinition[] {
+export function modelInstallDefinitions(p: ModelRowsHost, refresh: () => void): SettingDefinition[] {
   const id = rowModel(p);
   const describe = (id: string): string => {
     const inst = p.installer;
@@ -103,7 +103,7 @@ export function modelInstallDefinitions(p: StrataPlugin, refresh: () => void): S
 }
 
 /** What the relaxed-SIMD embedder build is doing on this device. */
-function relaxedDesc(p: StrataPlugin, installed: boolean, build: EmbedderBuild | null): string {
+function relaxedDesc(p: ModelRowsHost, installed: boolean, build: EmbedderBuild | null): string {
   const inst = p.installer;
   const pr = inst.progress;
   if (inst.running === RELAXED_EMBEDDER_ID)
@@ -121,7 +121,7 @@ function relaxedDesc(p: StrataPlugin, installed: boolean, build: EmbedderBuild |
 }
 
 /** The "Faster embedder" row, shown where the engine runs relaxed SIMD and the release has the build. */
-function relaxedEmbedderDefinition(p: StrataPlugin, refresh: () => void): SettingDefinition {
+function relaxedEmbedderDefinition(p: ModelRowsHost, refresh: () => void): SettingDefinition {
   return {
     name: "Faster embedder",
     desc: relaxedDesc(p, false, null),

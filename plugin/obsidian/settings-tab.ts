@@ -4,9 +4,17 @@
 // Obsidian 1.13+ draws it and finds each row in its settings search; before 1.13, display()
 // draws the same list (settings-fallback.ts).
 
-import { Platform, PluginSettingTab, requireApiVersion, type App, type SettingDefinition, type SettingDefinitionItem } from "obsidian";
+import {
+  Platform,
+  PluginSettingTab,
+  requireApiVersion,
+  type App,
+  type Plugin,
+  type SettingDefinition,
+  type SettingDefinitionItem,
+} from "obsidian";
 import { AUTO_MODEL } from "../core/models.ts";
-import type StrataPlugin from "./plugin.ts";
+import type { SettingsHost } from "./host.ts";
 import { fmt } from "./status.ts";
 import { downloadUrlValue, modelInstallDefinitions } from "./settings-model.ts";
 import { claudeDefinitions, type BridgeLookup } from "./settings-claude.ts";
@@ -43,11 +51,11 @@ export class StrataSettingTab extends PluginSettingTab {
   /** A model chosen in the tab is loading (its row says so). */
   private loadingModel = false;
 
-  constructor(
-    app: App,
-    private readonly plugin: StrataPlugin,
-  ) {
+  private readonly plugin: SettingsHost;
+
+  constructor(app: App, plugin: Plugin & SettingsHost) {
     super(app, plugin);
+    this.plugin = plugin;
   }
 
   /** Redraws the tab after a change of state its rows show (a model loaded, a download ended):
@@ -428,7 +436,7 @@ function codeDefinitions(s: StrataSettings, sizeValid: (v: number) => string | u
 }
 
 /** What the model setting chose and why, and how a switch between models is going. */
-function modelChoiceDesc(p: StrataPlugin): string {
+function modelChoiceDesc(p: Pick<SettingsHost, "modelLoad" | "embedProgress">): string {
   const l = p.modelLoad;
   const auto =
     "Auto picks multilingual-e5-small when 10% or more of the vault's text is not in English (German, Chinese, Russian…), all-MiniLM-L6-v2 (English only, faster) otherwise.";

@@ -6,7 +6,7 @@ import { ItemView, TFile, TFolder, type WorkspaceLeaf } from "obsidian";
 import type { SearchMode, SearchRequest, SearchResponse } from "../core/api.ts";
 import { groupByNote } from "../core/group-hits.ts";
 import { hostClock } from "../core/structured.ts";
-import type StrataPlugin from "./plugin.ts";
+import type { SearchHost } from "./host.ts";
 import { isMod, Latest, mixedLanguages, openAtLine, renderHit, renderLanguageBadge, renderSimilarHit, searchErrorText } from "./results.ts";
 
 export const VIEW_TYPE = "strata-search";
@@ -43,7 +43,7 @@ export class StrataView extends ItemView {
 
   constructor(
     leaf: WorkspaceLeaf,
-    private readonly plugin: StrataPlugin,
+    private readonly plugin: SearchHost,
   ) {
     super(leaf);
   }
@@ -90,7 +90,7 @@ export class StrataView extends ItemView {
       attr: { type: "text", placeholder: "Folder", list: "strata-folders" },
     });
     const folders = filters.createEl("datalist", { attr: { id: "strata-folders" } });
-    for (const f of this.plugin.app.vault.getAllLoadedFiles()) {
+    for (const f of this.app.vault.getAllLoadedFiles()) {
       if (f instanceof TFolder && !f.isRoot()) folders.createEl("option", { attr: { value: f.path } });
     }
     this.tagEl = filters.createEl("input", { cls: "strata-tag", attr: { type: "text", placeholder: "#tag" } });

@@ -4,7 +4,7 @@
 import { Modal, type App } from "obsidian";
 import type { TasksResponse } from "../core/api.ts";
 import { hostClock, taskCounts, taskLine } from "../core/structured.ts";
-import type StrataPlugin from "./plugin.ts";
+import type { SearchHost } from "./host.ts";
 import { openAtLine, ResultList, searchErrorText } from "./results.ts";
 
 /** Tasks shown at most (the counts cover every open task). */
@@ -19,7 +19,7 @@ export class TasksModal extends Modal {
 
   constructor(
     app: App,
-    private readonly plugin: StrataPlugin,
+    private readonly plugin: Pick<SearchHost, "tasks">,
   ) {
     super(app);
   }
