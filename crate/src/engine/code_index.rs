@@ -4,60 +4,16 @@
 
 use strata_code::{ChunkKind, CodeLang};
 
+use super::code_texts::CodeTexts;
 use super::index::FileFacts;
 use super::Engine;
 use crate::api::*;
 use crate::catalog::NoteEntry;
 use crate::error::Result;
 use crate::language::Stem;
-use crate::lexical::{CodeDoc, SectionDoc};
+use crate::lexical::SectionDoc;
 use crate::markdown::LineIndex;
 use crate::paths;
-use crate::sections::Section;
-
-/// The texts the lexical index needs of a note's code sections, and of the sections that hold
-/// code: their own lines without their children's, and each code section's symbol text.
-pub(super) struct CodeTexts {
-    own: Vec<Option<String>>,
-    symbols: Vec<String>,
-}
-
-impl CodeTexts {
-    pub fn of(text: &str, sections: &[Section]) -> CodeTexts {
-        if sections.iter().all(|s| s.code.is_none()) {
-            // A note without code (nearly all of them): nothing to cut, no line index to build.
-            return CodeTexts { own: vec![None; sections.len()], symbols: vec![String::new(); sections.len()] };
-        }
-        let mut holds_code = vec![false; sections.len()];
-        for s in sections.iter().filter(|s| s.code.is_some()) {
-            if let Some(p) = s.parent {
-                holds_code[p as usize] = true;
-            }
-        }
-        let tree = crate::code::Tree::new(text, sections);
-        let own = (0..sections.len())
-            .map(|i| (sections[i].code.is_some() || holds_code[i]).then(|| tree.own_text(sections, i, false)))
-            .collect();
-        let symbols = sections
-            .iter()
-            .map(|s| match &s.code {
-                Some(c) => format!("{}\n{}", s.heading_path, c.signature),
-                None => String::new(),
-            })
-            .collect();
-        CodeTexts { own, symbols }
-    }
-
-    /// Section `i`'s own text, when it is or holds code.
-    pub fn body(&self, i: usize) -> Option<&str> {
-        self.own[i].as_deref()
-    }
-
-    /// The code part of section `i`'s lexical document.
-    pub fn doc(&self, i: usize, s: &Section) -> Option<CodeDoc<'_>> {
-        s.code.as_ref().map(|c| CodeDoc { lang: c.lang().name(), kind: c.kind().name(), symbol: &self.symbols[i] })
-    }
-}
 
 impl Engine {
     /// Indexes a source file: its chunks are its sections; the file name is its title.

@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
+use super::code_texts::CodeTexts;
 use super::Engine;
 use crate::api::*;
 use crate::catalog::NoteEntry;
@@ -374,8 +375,8 @@ impl Engine {
             }
         }
         // Large fenced code blocks are code sections: they, and the sections holding them, index
-        // their own lines without their children's (code_index.rs).
-        let code = super::code_index::CodeTexts::of(text, &sections);
+        // their own lines without their children's (code_texts.rs).
+        let code = CodeTexts::of(text, &sections);
         let docs: Vec<SectionDoc> = sections
             .iter()
             .zip(&heading_texts)

@@ -28,6 +28,7 @@ use crate::vectors::Key;
 
 mod code_filter;
 mod code_index;
+mod code_texts;
 mod embedding;
 mod hybrid;
 mod index;
