@@ -8,6 +8,7 @@
 
 import type { NoteInput, StrataCoreApi, UpdateReport, Warning } from "./api.ts";
 import { errorMessage } from "./errors.ts";
+import { globalScope } from "./global-scope.ts";
 
 /** The code wasm's export: a file's chunks, encoded for the core. */
 export type ChunkCode = (lang: string, text: string, budgetTokens: number) => Uint8Array;
@@ -86,12 +87,12 @@ export function codeLoadFailure(): string | null {
 
 /** Whether the hook is installed (the code wasm was loaded in this thread). */
 export function codeHookInstalled(): boolean {
-  return typeof (globalThis as Record<string, unknown>)[HOOK] === "function";
+  return typeof globalScope[HOOK] === "function";
 }
 
 /** Installs `chunk` as the core's hook. */
 export function installCodeHook(chunk: ChunkCode): void {
-  (globalThis as Record<string, unknown>)[HOOK] = chunk;
+  globalScope[HOOK] = chunk;
 }
 
 /**

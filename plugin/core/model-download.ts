@@ -9,6 +9,7 @@
 // in, the files are assembled in a second hidden folder, checked whole, and the model's folder
 // appears by one rename. A failure says what happened and leaves no model folder behind.
 
+import { globalScope } from "./global-scope.ts";
 import { Sha256, sha256Hex } from "./sha256.ts";
 
 /** One asset of a release: a part of a model file. */
@@ -166,7 +167,7 @@ export function formatBytes(n: number): string {
 
 /** Part hashes: Web Crypto when the host has it (fast), else the incremental hasher. */
 async function digestHex(bytes: Uint8Array): Promise<string> {
-  const subtle = globalThis.crypto?.subtle;
+  const subtle = globalScope.crypto?.subtle;
   if (!subtle) return sha256Hex(bytes);
   const buf = await subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
   return Array.from(new Uint8Array(buf), (x) => x.toString(16).padStart(2, "0")).join("");
@@ -186,7 +187,7 @@ async function fetchPart(fetch: Fetcher, url: string, timeoutMs: number, signal?
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;
   const stop = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+    timer = globalScope.setTimeout(() => {
       ctl.abort();
       reject(new ModelDownloadError("timeout", `no complete answer from ${url} within ${Math.round(timeoutMs / 1000)} s`));
     }, timeoutMs);
@@ -202,7 +203,7 @@ async function fetchPart(fetch: Fetcher, url: string, timeoutMs: number, signal?
     if (err instanceof ModelDownloadError) throw err;
     throw new ModelDownloadError("offline", `could not fetch ${url}: ${messageOf(err)}`);
   } finally {
-    clearTimeout(timer);
+    globalScope.clearTimeout(timer);
     if (onAbort) signal?.removeEventListener("abort", onAbort);
   }
 }

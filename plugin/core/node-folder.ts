@@ -14,7 +14,7 @@ export function nodeSourceFolder(dir: string): SourceFolder {
         const b = await fs.readFile(path.join(dir, name));
         return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+        if ((err as { code?: unknown }).code === "ENOENT") return null;
         throw err;
       }
     },

@@ -15,7 +15,7 @@ export const VECTORS_CHANGED = "strata-search:vectors-changed";
 
 declare module "obsidian" {
   interface Workspace {
-    on(name: typeof VECTORS_CHANGED, callback: () => unknown, ctx?: unknown): EventRef;
+    on(name: typeof VECTORS_CHANGED, callback: () => unknown, ctx?: unknown): import("obsidian").EventRef;
   }
 }
 
