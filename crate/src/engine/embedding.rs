@@ -118,7 +118,3 @@ impl Engine {
         Ok(std::iter::once(note.lead_text(&text)).chain(leaves).collect())
     }
 }
-
-#[cfg(test)]
-#[path = "handout_tests.rs"]
-mod handout_tests;

@@ -386,26 +386,4 @@ fn sorted(set: impl IntoIterator<Item = String>) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod language_tests;
-#[cfg(test)]
-mod persist_tests;
-#[cfg(all(test, not(target_arch = "wasm32")))]
-mod prop_tests;
-#[cfg(test)]
 mod tests;
-
-#[cfg(test)]
-#[path = "code_tests.rs"]
-mod code_tests;
-/// With the real model, through the native embedder (`cargo test --workspace`); CI's
-/// ./test.sh covers the same through the wasm embedder in the Node tests.
-#[cfg(all(test, not(target_arch = "wasm32"), feature = "embedder"))]
-mod semantic_tests;
-#[cfg(test)]
-mod structured_tests;
-#[cfg(test)]
-mod switch_tests;
-#[cfg(test)]
-mod text_tests;
-#[cfg(test)]
-mod where_tests;

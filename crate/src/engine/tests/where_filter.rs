@@ -2,8 +2,7 @@
 //! results, the old `property` filter beside it, bad expressions, and candidates deep in the
 //! ranking (the lexical side asks tantivy again for more).
 
-use super::structured_tests::engine;
-use super::tests::{cfg, note, upsert};
+use super::structured::engine;
 use super::*;
 use crate::error::CoreError;
 

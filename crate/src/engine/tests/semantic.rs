@@ -1,7 +1,6 @@
 //! Semantic and hybrid search through the engine, with the real model when it was
 //! fetched (scripts/fetch-model.sh); each test says SKIP and returns without it.
 
-use super::tests::Folder;
 use super::*;
 
 fn model() -> Option<(Vec<u8>, Vec<u8>)> {
@@ -56,7 +55,7 @@ fn step(e: &mut Engine) -> EmbedProgress {
             Some(NoteInput { path, ..n.clone() })
         })
         .collect();
-    e.embed_step(8, &super::tests::texts(&notes)).unwrap()
+    e.embed_step(8, &super::texts(&notes)).unwrap()
 }
 
 fn running_edit() -> NoteInput {

@@ -1,7 +1,6 @@
 //! The structured queries over the fixture vault `tests/fixtures/tasks-vault`: tasks by every
 //! filter with exact results, property queries, incremental updates and persistence.
 
-use super::tests::{cfg, rename, upsert, Folder};
 use super::*;
 use crate::error::CoreError;
 
@@ -9,7 +8,7 @@ macro_rules! fixture {
     ($path:literal, $mtime:expr) => {
         NoteInput {
             path: $path.into(),
-            bytes: include_bytes!(concat!("../../../tests/fixtures/tasks-vault/", $path)).to_vec(),
+            bytes: include_bytes!(concat!("../../../../tests/fixtures/tasks-vault/", $path)).to_vec(),
             mtime: $mtime,
             ctime: None,
         }

@@ -1,7 +1,6 @@
 //! Notes in many languages through the engine: each note (or long section) stemmed in its
 //! language, recorded in the catalog, found by an inflected query; Thai split into words.
 
-use super::tests::{read, snippets};
 use super::*;
 
 fn note(path: &str, text: &str) -> NoteInput {

@@ -10,7 +10,7 @@
 //! comparison is of the sets of notes and sections that match.
 //!
 //! 48 cases a run (a few seconds); `PROPTEST_CASES=2000` for a longer search. Cases found
-//! failing are kept in crate/proptest-regressions/engine/prop_tests.txt (proptest replays them
+//! failing are kept in crate/proptest-regressions/engine/tests/incremental.txt (proptest replays them
 //! first on every run).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -18,8 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence};
 
-use super::switch_tests::WordHash;
-use super::tests::Folder;
+use super::switch::WordHash;
 use super::*;
 use crate::lexical::search::LexQuery;
 use crate::vectors::VectorIndex;
@@ -153,7 +152,7 @@ impl Run {
         self.e.props.columns(&self.e.catalog, &fields);
         self.e.update(batch).unwrap();
         let kept = self.e.props.columns(&self.e.catalog, &fields);
-        let decoded = super::props::PropCache::default().columns(&self.e.catalog, &fields);
+        let decoded = crate::engine::props::PropCache::default().columns(&self.e.catalog, &fields);
         assert_eq!(kept, decoded, "property columns after an update");
     }
 

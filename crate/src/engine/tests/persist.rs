@@ -1,7 +1,6 @@
 //! Engine tests: persistence (reopen, small writes, a simulated crash at every write step,
 //! corrupt or foreign index files) and bad input.
 
-use super::tests::*;
 use super::*;
 
 #[test]

@@ -152,7 +152,7 @@ mod syntax {
         let hits = search(&mut e, "evict folder", None);
         assert_eq!(hits[0].code.as_ref().map(|c| c.name.as_str()), Some("evictFolder"));
         // Highlighted inside the identifier: the snippet is analysed as code.
-        let snippet = super::super::tests::snippets(&e, "evict folder", &hits[..1], &files).remove(0).unwrap();
+        let snippet = super::super::snippets(&e, "evict folder", &hits[..1], &files).remove(0).unwrap();
         let words: Vec<String> = snippet
             .highlights
             .iter()

@@ -3,7 +3,7 @@
 //! bad results refused or skipped cleanly. Model-free: a deterministic embedder (hashed words)
 //! stands in for a model; the real models go through the same calls in tests/node (the pool).
 
-use super::super::*;
+use super::*;
 use crate::embed::{EmbedderConfig, TextEmbedder};
 use crate::vectors::VectorIndex;
 
@@ -62,7 +62,7 @@ fn engine() -> Engine {
 fn texts(e: &mut Engine, n: usize) -> NoteTexts {
     let need = e.embed_needs(n).unwrap();
     let notes: Vec<NoteInput> = vault().into_iter().filter(|v| need.contains(&v.path)).collect();
-    super::super::tests::texts(&notes)
+    super::texts(&notes)
 }
 
 fn take(e: &mut Engine, n: usize) -> EmbedBatch {

@@ -3,8 +3,7 @@
 //! against the catalog's content hash. Model-free: the hashed-words embedder of the switch
 //! tests stands in for a model.
 
-use super::switch_tests::WordHash;
-use super::tests::{snippets, texts, Folder};
+use super::switch::WordHash;
 use super::*;
 use crate::markdown;
 use crate::ranking::LEAD_WEIGHT;

@@ -5,7 +5,6 @@
 //! the switch's bookkeeping runs in every test run. The real models go through the same
 //! path in tests/node (the plugin, the CLI and the bridge load them through the wasm core).
 
-use super::tests::Folder;
 use super::*;
 use crate::embed::{EmbedderConfig, TextEmbedder};
 
@@ -70,7 +69,7 @@ fn embed_all(e: &mut Engine) -> EmbedProgress {
 fn step(e: &mut Engine, n: usize) -> EmbedProgress {
     let need = e.embed_needs(n).unwrap();
     let notes: Vec<NoteInput> = vault().into_iter().filter(|v| need.contains(&v.path)).collect();
-    e.embed_step(n, &super::tests::texts(&notes)).unwrap()
+    e.embed_step(n, &super::texts(&notes)).unwrap()
 }
 
 fn semantic(e: &mut Engine, q: &str) -> SearchResponse {

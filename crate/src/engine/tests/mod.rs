@@ -1,10 +1,26 @@
-//! Engine tests: update, search, read, plans, listing and usage; the helpers the other
-//! engine test modules share.
+//! Engine tests: update, search, read, plans, listing and usage here; the helpers the test
+//! modules below share (each `use super::*`); one module per concern below.
 
 use std::collections::BTreeMap;
 
 use super::*;
 use crate::lexical::search::LexQuery;
+
+mod code;
+mod handout;
+/// Property tests of incremental indexing (proptest), native only.
+#[cfg(not(target_arch = "wasm32"))]
+mod incremental;
+mod language;
+mod persist;
+/// With the real model, through the native embedder (`cargo test --workspace`); CI's
+/// ./test.sh covers the same through the wasm embedder in the Node tests.
+#[cfg(all(not(target_arch = "wasm32"), feature = "embedder"))]
+mod semantic;
+mod structured;
+mod switch;
+mod text;
+mod where_filter;
 
 pub(super) fn cfg() -> CoreConfig {
     CoreConfig::default()
