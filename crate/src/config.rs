@@ -26,7 +26,7 @@ pub struct CoreConfig {
     #[cfg_attr(test, ts(as = "Option<_>", optional))]
     pub max_note_bytes: u64,
     /// Index source files (Python, JavaScript, TypeScript, Go, Rust, Java, C, C++, JSON, YAML)
-    /// as definitions ([`crate::code`]).
+    /// as definitions ([`crate::code_sections`]).
     #[cfg_attr(test, ts(as = "Option<_>", optional))]
     pub code_enabled: bool,
     /// Extensions indexed as code when `code_enabled` (without the dot).

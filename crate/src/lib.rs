@@ -25,7 +25,7 @@ pub mod ranking;
 pub mod token_estimate;
 // Markdown → sections.
 pub mod analyzer;
-pub mod code;
+pub mod code_sections;
 pub mod language;
 pub mod markdown;
 pub mod outline;

@@ -36,7 +36,7 @@ pub struct Section {
     /// unchanged text is never embedded twice, whatever the note's path.
     #[serde(with = "serde_bytes")]
     pub embed_key: Option<[u8; 32]>,
-    /// What the section is in a source file or a large fenced code block ([`crate::code`]);
+    /// What the section is in a source file or a large fenced code block ([`crate::code_sections`]);
     /// `None` for the sections of Markdown.
     pub code: Option<Box<SectionCode>>,
 }

@@ -1,4 +1,4 @@
-//! Indexing source files: chunked by their syntax ([`crate::code`]), each chunk a section
+//! Indexing source files: chunked by their syntax ([`crate::code_sections`]), each chunk a section
 //! with its definition, indexed in the code fields (identifiers whole and split, names and
 //! signatures boosted) and filterable by language and kind.
 
@@ -26,7 +26,7 @@ impl Engine {
         report: &mut UpdateReport,
     ) -> Result<()> {
         let FileFacts { hash, size, mtime, ctime, existed, known } = file;
-        let chunked = crate::code::chunk(lang, text, self.config.chunk_budget, self.config.code_syntax);
+        let chunked = crate::code_sections::chunk(lang, text, self.config.chunk_budget, self.config.code_syntax);
         let chunks = match chunked {
             Ok(chunks) => chunks,
             Err(e) => {
@@ -51,7 +51,7 @@ impl Engine {
         }
         let lines = LineIndex::new(text);
         let line_count = lines.line_count();
-        let sections = crate::code::file_sections(text, &chunks, line_count, known);
+        let sections = crate::code_sections::file_sections(text, &chunks, line_count, known);
         let texts = CodeTexts::of(text, &sections);
         let folders = paths::folder_prefixes(path);
         let title = paths::file_name(path).to_string();

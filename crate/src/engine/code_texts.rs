@@ -25,7 +25,7 @@ impl CodeTexts {
                 holds_code[p as usize] = true;
             }
         }
-        let tree = crate::code::Tree::new(text, sections);
+        let tree = crate::code_sections::Tree::new(text, sections);
         let own = (0..sections.len())
             .map(|i| (sections[i].code.is_some() || holds_code[i]).then(|| tree.own_text(sections, i, false)))
             .collect();

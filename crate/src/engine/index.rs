@@ -465,7 +465,7 @@ impl Engine {
             known,
         );
         let mut missing = false;
-        let sections = crate::code::add_code_blocks(
+        let sections = crate::code_sections::add_code_blocks(
             text,
             sections,
             &parsed.code_blocks,

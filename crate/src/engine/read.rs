@@ -148,10 +148,10 @@ impl Engine {
             tasks: Vec::new(),
         };
         if let Some(lang) = paths::code_language(path, &self.config) {
-            let chunks = crate::code::chunk(lang, text, self.config.chunk_budget, self.config.code_syntax)
+            let chunks = crate::code_sections::chunk(lang, text, self.config.chunk_budget, self.config.code_syntax)
                 .unwrap_or_else(|_| strata_code::CodeFile::line_windows(lang, text, self.config.chunk_budget));
             let line_count = markdown::LineIndex::new(text).line_count();
-            let sections = crate::code::file_sections(text, &chunks, line_count, None);
+            let sections = crate::code_sections::file_sections(text, &chunks, line_count, None);
             return entry(paths::file_name(path).to_string(), sections, line_count, 1);
         }
         let parsed = markdown::parse(path, text);

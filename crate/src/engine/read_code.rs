@@ -71,7 +71,7 @@ impl Engine {
             None => Some(sec.order),
             Some(indexed) => matching_section(note, sec, indexed).map(|s| s.order),
         };
-        let imports = crate::code::chunk(lang, text, self.config.chunk_budget, self.config.code_syntax)
+        let imports = crate::code_sections::chunk(lang, text, self.config.chunk_budget, self.config.code_syntax)
             .ok()
             .and_then(|c| c.imports)
             .filter(|(a, b)| a <= b && *b < sec.start_line)

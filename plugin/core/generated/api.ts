@@ -33,7 +33,7 @@ chunkMin?: number,
 maxNoteBytes?: number, 
 /**
  * Index source files (Python, JavaScript, TypeScript, Go, Rust, Java, C, C++, JSON, YAML)
- * as definitions ([`crate::code`]).
+ * as definitions ([`crate::code_sections`]).
  */
 codeEnabled?: boolean, 
 /**

@@ -274,9 +274,9 @@ mod syntax {
         }
         let note = file("notes/Pipeline.md", &format!("# Pipeline\n\n```python\n{body}```\n"));
         let mut e = Engine::create(CoreConfig::default()).unwrap();
-        crate::code::tests::CHUNKER_OFF.set(true);
+        crate::code_sections::tests::CHUNKER_OFF.set(true);
         let r = e.update(UpdateBatch { upserts: vec![note.clone()], commit: true, ..Default::default() }).unwrap();
-        crate::code::tests::CHUNKER_OFF.set(false);
+        crate::code_sections::tests::CHUNKER_OFF.set(false);
         assert_eq!(r.code_chunker_needed, ["notes/Pipeline.md"]);
         assert!(r.warnings.is_empty(), "no warning: the host loads the chunker and passes the note again");
         let n = e.catalog.get("notes/Pipeline.md").unwrap();
