@@ -269,10 +269,10 @@ export async function embedModelWorker(vaultDir: string, sampleFile: string, id:
     steps.push({ n: p.embedded, ms: performance.now() - t });
     if (p.done >= p.total) break;
   }
-  core.search({ query: "warm-up", mode: "semantic", k: 10, snippets: false });
+  core.search({ query: "warm-up", mode: "semantic", k: 10 });
   const times = MODEL_QUERIES.map((query) => {
     t = performance.now();
-    core.search({ query, mode: "semantic", k: 10, snippets: false });
+    core.search({ query, mode: "semantic", k: 10 });
     return performance.now() - t;
   });
   core.free();

@@ -133,7 +133,7 @@ interface SessionAbout {
 /** The newest sessions whose text names a note of `folder` (a source, a link), newest first. */
 async function sessionsAbout(backend: VaultBackend, configDir: string, folder: string): Promise<SessionAbout[]> {
   const sFolder = sessionsFolder(backend, configDir);
-  const listed = await backend.list({ folder: sFolder || undefined, sort: "mtime", limit: SNAPSHOT_SESSIONS });
+  const listed = await backend.coreRead("list", { folder: sFolder || undefined, sort: "mtime", limit: SNAPSHOT_SESSIONS });
   const out: SessionAbout[] = [];
   for (const e of listed.entries) {
     if (!e.path.endsWith(".md")) continue;
@@ -171,9 +171,9 @@ export async function projectSnapshotTool(backend: VaultBackend, a: z.output<typ
       break;
     }
   }
-  const tasks = await asked(() => backend.tasks({ folder, groupBy: "status", limit: 15, today: hostClock().today }));
+  const tasks = await asked(() => backend.coreRead("tasks", { folder, groupBy: "status", limit: 15, today: hostClock().today }));
   const sessions = await sessionsAbout(backend, configDir, folder);
-  const recent = await backend.list({ folder, sort: "mtime", limit: 10 });
+  const recent = await backend.coreRead("list", { folder, sort: "mtime", limit: 10 });
   if (!index && recent.total === 0) throw new ToolInputError(`${folder} holds no indexed notes`);
 
   const b = new Budget(max);

@@ -9,24 +9,8 @@ import { constants } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 
-import type {
-  CoreConfig,
-  ListRequest,
-  ListResponse,
-  NoteInfo,
-  Outline,
-  QueryRequest,
-  QueryResponse,
-  ReadRequest,
-  ReadResult,
-  SearchRequest,
-  SearchResponse,
-  SimilarRequest,
-  SimilarResponse,
-  StrataCoreApi,
-  TasksRequest,
-  TasksResponse,
-} from "../core/api.ts";
+import type { CoreConfig, NoteInfo, Outline, ReadRequest, ReadResult, SearchRequest, SearchResponse, StrataCoreApi } from "../core/api.ts";
+import { requestPath, runCoreRead, type CoreRead, type CoreReadAnswer, type CoreReadRequest } from "../core/core-reads.ts";
 import type { BackendStatus, ToolSettings, VaultBackend } from "../core/vault-backend.ts";
 import { errorMessage } from "../core/errors.ts";
 import { defaultIndexDir, openIndex, persist } from "../core/index-store.ts";
@@ -405,26 +389,11 @@ export class HeadlessBackend implements VaultBackend {
     return readNote(this.core, (p) => this.vault.read(p), req);
   }
 
-  async similar(req: SimilarRequest): Promise<SimilarResponse> {
-    if (req.path) await this.safePath(req.path);
+  async coreRead<K extends CoreRead>(read: K, req: CoreReadRequest<K>): Promise<CoreReadAnswer<K>> {
+    const p = requestPath(req);
+    if (p) await this.safePath(p);
     await this.refresh();
-    return this.core.similar(req);
-  }
-
-  async list(req: ListRequest): Promise<ListResponse> {
-    await this.refresh();
-    return this.core.list(req);
-  }
-
-  async tasks(req: TasksRequest): Promise<TasksResponse> {
-    if (req.path) await this.safePath(req.path);
-    await this.refresh();
-    return this.core.tasks(req);
-  }
-
-  async query(req: QueryRequest): Promise<QueryResponse> {
-    await this.refresh();
-    return this.core.query(req);
+    return runCoreRead(this.core, read, req);
   }
 
   async note(p: string): Promise<NoteInfo | null> {

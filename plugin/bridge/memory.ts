@@ -95,7 +95,7 @@ function asMemory(e: ListEntry): Memory | null {
 async function allMemories(backend: VaultBackend, folder: string): Promise<Memory[]> {
   const out: Memory[] = [];
   for (let offset = 0; offset < 100_000; offset += 1000) {
-    const page = await backend.list({ folder, offset, limit: 1000, sort: "mtime" });
+    const page = await backend.coreRead("list", { folder, offset, limit: 1000, sort: "mtime" });
     for (const e of page.entries) {
       const m = asMemory(e);
       if (m) out.push(m);
@@ -112,7 +112,7 @@ export function isExpired(m: Memory, now: number): boolean {
 }
 
 async function findMemory(backend: VaultBackend, folder: string, id: string): Promise<Memory | null> {
-  const res = await backend.list({ folder, property: { key: "id", value: id }, limit: 5 });
+  const res = await backend.coreRead("list", { folder, property: { key: "id", value: id }, limit: 5 });
   for (const e of res.entries) {
     const m = asMemory(e);
     if (m && m.id === id) return m;

@@ -104,7 +104,7 @@ export async function tasksTool(backend: VaultBackend, a: z.output<typeof tasksI
   if (a.priority?.trim()) req.priority = a.priority.trim();
   if (a.sort) req.sort = a.sort;
   if (a.group_by) req.groupBy = a.group_by;
-  const res = await asked(() => backend.tasks(req));
+  const res = await asked(() => backend.coreRead("tasks", req));
 
   const shown = res.tasks.length + res.groups.reduce((n, g) => n + g.tasks.length, 0);
   const lines = [`${taskCounts(res.total, res.byStatus)} match; showing ${shown}`];
@@ -146,7 +146,7 @@ export async function queryTool(backend: VaultBackend, a: z.output<typeof queryI
   if (!a.today) req.now = clock.now;
   if (a.where?.trim()) req.where = a.where.trim();
   if (a.sort?.trim()) req.sort = a.sort.trim();
-  const res = await asked(() => backend.query(req));
+  const res = await asked(() => backend.coreRead("query", req));
   const offset = req.offset ?? 0;
   const lines = [`${res.total} note${res.total === 1 ? "" : "s"} match; showing ${res.notes.length} from offset ${offset}`, ""];
   for (const n of res.notes) {
@@ -193,7 +193,7 @@ export async function outlineTool(backend: VaultBackend, a: z.output<typeof outl
   const text = await backend.readText(path);
   if (text === null) throw new ToolInputError(`${path} does not exist`);
   const info = await backend.note(path);
-  const tasks = info ? (await asked(() => backend.tasks({ path, limit: 1000, today: hostClock().today }))).tasks : [];
+  const tasks = info ? (await asked(() => backend.coreRead("tasks", { path, limit: 1000, today: hostClock().today }))).tasks : [];
   const o = outlineWithTasks(await backend.outline(text), info, tasks);
   const perHeading = a.tasks ?? 10;
   return result(outlineText(path, o, perHeading), {

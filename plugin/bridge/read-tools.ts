@@ -372,7 +372,7 @@ export async function similarTool(backend: VaultBackend, a: z.output<typeof simi
   if (p !== undefined) checkVaultPath(p, configDir);
   if (sectionId !== undefined) checkVaultPath(sectionId.replace(/#[^#]*$/, ""), configDir, "section_id");
   const k = a.top_k ?? 10;
-  const res = await backend.similar({ path: p, sectionId, k });
+  const res = await backend.coreRead("similar", { path: p, sectionId, k });
   const hits = res.hits.slice(0, k).map((h) => ({
     path: h.path,
     title: h.title,
@@ -406,7 +406,7 @@ export async function listTool(backend: VaultBackend, a: z.output<typeof listInp
   req.sort = a.sort ?? "path";
   req.offset = a.offset ?? 0;
   req.limit = a.limit ?? 50;
-  const res = await backend.list(req);
+  const res = await backend.coreRead("list", req);
   const entries = res.entries.slice(0, req.limit).map((e) => ({
     path: e.path,
     title: e.title,

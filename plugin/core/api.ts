@@ -10,39 +10,13 @@
 // (the shared client's searchWithSnippets, readNote and embedAll do the reading).
 //
 // The types that cross the boundary are generated from the Rust types (./generated/api.ts,
-// kept current by a test in crate/src/typescript.rs); this file re-exports them and adds what
-// is not the core's: the client's snippet options and the wasm class's interface.
+// kept current by a test in crate/src/typescript.rs), and the class's methods are declared once,
+// in crate/src/wasm.rs: wasm-bindgen writes them, typed with those generated types, into
+// build/wasm/strata_core.d.ts, which this file re-exports. It adds what is not the core's: the
+// client's snippet options.
 
-import type {
-  EmbedBatch,
-  EmbedProgress,
-  FileStat,
-  FlushOutput,
-  Hit as CoreHit,
-  ListRequest,
-  ListResponse,
-  ModelChoice,
-  ModelConfig,
-  NoteInfo,
-  NoteTexts,
-  OpenReport,
-  Plan,
-  ReadRequest,
-  ReadResult,
-  SearchRequest as CoreSearchRequest,
-  SearchResponse as CoreSearchResponse,
-  SimilarRequest,
-  SimilarResponse,
-  Snippet,
-  SnippetRequest,
-  Status,
-  QueryRequest,
-  QueryResponse,
-  TasksRequest,
-  TasksResponse,
-  UpdateBatch,
-  UpdateReport,
-} from "./generated/api.ts";
+import type { StrataCore } from "../../build/wasm/strata_core.js";
+import type { Hit as CoreHit, SearchRequest as CoreSearchRequest, SearchResponse as CoreSearchResponse, Snippet } from "./generated/api.ts";
 
 export type {
   AccessInfo,
@@ -132,87 +106,29 @@ export interface SearchResponse extends Omit<CoreSearchResponse, "hits"> {
   hits: Hit[];
 }
 
-/** The wasm class, as wasm-bindgen exports it. */
-export interface StrataCoreApi {
-  openReport(): OpenReport;
-  shouldIndex(path: string): boolean;
-  plan(listing: FileStat[]): Plan;
-  /** `plan` a part of the listing at a time (`first` starts a new plan; `delete` stays empty). */
-  planChunk(listing: FileStat[], first: boolean): Plan;
-  /** After the last `planChunk`: the notes no part listed (to delete). */
-  planDeletes(): string[];
-  update(batch: UpdateBatch): UpdateReport;
-  /** Makes staged (commit: false) changes searchable. flush() commits too. */
-  commit(): void;
-  flush(): FlushOutput;
-  /** Ranks; hits carry no snippet (see `snippets`). */
-  search(req: SearchRequest): SearchResponse;
-  /** A snippet (or null) per hit, in order: the hit section's best fragment with the query's
-   *  terms highlighted, from the notes' bytes in `req.texts`. */
-  snippets(req: SnippetRequest): (Snippet | null)[];
-  /** `req.bytes`: the note's current bytes. */
-  read(req: ReadRequest): ReadResult;
-  note(path: string): NoteInfo | null;
-  /** The texts the core embeds for an indexed note: its lead vector's (folders, title and
-   *  the note's opening lines), then each leaf section's, from the note's bytes (the indexed
-   *  version, else "[bad-request] …"). For benchmarks running another engine on them. */
-  embedTexts(path: string, bytes: Uint8Array): string[];
-  paths(): string[];
-  status(): Status;
-  /** Loads the model vectors are made with, from bytes (ONNX + tokenizer.json; they do not
-   *  enter the core's memory). `config`: a known model id ("multilingual-e5-small"), a spec,
-   *  or nothing (all-MiniLM-L6-v2). A model whose spec differs from the index's vectors
-   *  starts a switch (`switching`): a new vector space fills in the background. */
-  loadModel(model: Uint8Array, tokenizer: Uint8Array, config?: string | Partial<ModelConfig> | null): EmbedProgress;
-  /** During a switch only, and only for the model switched from ("[bad-request] …" else):
-   *  its vectors then keep answering queries until the new model has embedded everything. */
-  loadPreviousModel(model: Uint8Array, tokenizer: Uint8Array, config: string | Partial<ModelConfig>): EmbedProgress;
-  /** The model for a setting, "auto" or a model id (an unknown one throws "[bad-request] …").
-   *  auto reads the indexed notes' scripts: call it after indexing. */
-  chooseModel(setting: string): ModelChoice;
-  /** Takes up to maxChunks pending chunks (recent notes first) for the next embedStep and
-   *  returns the paths of the notes whose bytes it needs. */
-  embedNeeds(maxChunks: number): string[];
-  /** Embeds the chunks embedNeeds took (without that call, up to maxChunks pending ones) from
-   *  `texts`, the needed notes' bytes; a chunk whose note is missing there or changed since it
-   *  was indexed is dropped (`dropped`). Call in a loop (`embedAll`); cancel by not calling
-   *  again. Vectors persist with flush(). */
-  embedStep(maxChunks: number, texts: NoteTexts): EmbedProgress;
-  /** embedStep's first half, for vectors made elsewhere (embedder workers): hands out the chunks
-   *  embedNeeds took (at most maxChunks) with their keys and exact passage texts (the worker's
-   *  embedder adds the model's passage prefix). They stay in flight (pending in the progress,
-   *  never handed out twice) until embedPut or embedRelease. */
-  embedTake(maxChunks: number, texts: NoteTexts): EmbedBatch;
-  /** Stores vectors for chunks embedTake handed out: keys[i] gets vectors[i·dim … (i+1)·dim),
-   *  made with `model` (another model, a wrong length or a value that is not finite throws
-   *  "[bad-request] …"). Keys not in flight (unknown, released, stored already) are skipped and
-   *  counted in `dropped`; `embedded` counts the vectors stored. Vectors persist with flush(). */
-  embedPut(model: string, keys: string[], vectors: Float32Array): EmbedProgress;
-  /** Returns the chunks in flight to the queue (a cancelled or failed run of the workers). */
-  embedRelease(): EmbedProgress;
-  embedProgress(): EmbedProgress;
-  /** Moves notes to the front of the embedding queue (opened/edited notes). */
-  prioritize(paths: string[]): void;
-  similar(req: SimilarRequest): SimilarResponse;
-  /** Notes by folder/tag/property, with their usage. */
-  list(req: ListRequest): ListResponse;
-  /** Tasks of the indexed notes by status, place, tag, text, note properties, dates and
-   *  priority; sorted, grouped and counted. Bad filters throw "[bad-request] …". */
-  tasks(req: TasksRequest): TasksResponse;
-  /** Notes whose properties match an expression (`status = draft AND file.mtime >= today-7d`),
-   *  sorted and paged; a bad expression throws "[bad-request] …" naming its position. */
-  query(req: QueryRequest): QueryResponse;
-  /** Decodes the most common note properties into the columns query()/tasks() read, so the
-   *  first property query after an open is fast: for a host to call when idle after opening,
-   *  never on the way to the first search. Returns how many property columns it built. */
-  warmQueries(): number;
-  /** Counts a retrieval of these notes (usage count, last access) in the catalog, not in
-   *  the notes. Persisted by the next flush(). `now` in ms since epoch. Returns how many
-   *  of the paths were indexed notes. */
-  recordAccess(paths: string[], now: number): number;
-  free(): void;
-}
-// Constructors: `StrataCore.create(config)` (empty index) and
-// `StrataCore.open(config, files: IndexFile[])` (never throws on a bad index: it starts
-// fresh and says why in openReport()). Errors from other methods are thrown as JS Error
-// whose message starts with a code in brackets: "[bad-request] ...", "[unavailable] ...".
+/** The core's class, as wasm-bindgen declares it in build/wasm/strata_core.d.ts: its methods'
+ *  argument and answer types are the generated types above, named in crate/src/wasm.rs, and their
+ *  documentation is wasm.rs's. Errors are thrown as JS Errors whose message starts with a code in
+ *  brackets: "[bad-request] …", "[unavailable] …". */
+export type StrataCoreApi = StrataCore;
+
+/** The class itself: `StrataCore.create(config)` (an empty index), `StrataCore.open(config,
+ *  files)` (never throws on a bad index: it starts fresh and says why in openReport()),
+ *  `StrataCore.models()` and `StrataCore.outline(bytes)`. */
+export type StrataCoreStatic = typeof StrataCore;
+
+/** True when T is `any`: a type wasm-bindgen could not name (a JsValue without its type in
+ *  wasm.rs) or a name that does not resolve (declaration files are not type-checked here). */
+type IsAny<T> = 0 extends 1 & T ? true : false;
+type AnyInSignature<F> = F extends (...args: infer A) => infer R
+  ? true extends IsAny<R> | { [I in keyof A]: IsAny<A[I]> }[number]
+    ? true
+    : false
+  : false;
+/** The methods of T whose declaration lets `any` through. */
+type UntypedMethods<T> = { [K in keyof T]: AnyInSignature<T[K]> extends true ? K : never }[keyof T];
+type MustBeNever<T extends never> = T;
+/** Fails to type-check, naming the methods, when a core method takes or answers `any` (a JsValue
+ *  without its type in wasm.rs). A type name there that does not resolve is caught by
+ *  tsconfig.wasm.json, which checks the declaration files themselves. */
+export type EveryCoreMethodTyped = [MustBeNever<UntypedMethods<StrataCore>>, MustBeNever<UntypedMethods<StrataCoreStatic>>];

@@ -49,7 +49,8 @@ export async function readNoteTexts(read: ReadNote, paths: Iterable<string>): Pr
  */
 export async function searchWithSnippets(core: CoreRef, read: ReadNote, req: SearchRequest): Promise<SearchResponse> {
   const t0 = performance.now();
-  const res = coreOf(core).search({ ...req, snippets: false });
+  // The core's search never makes snippets (it holds no note text): they are added here.
+  const res: SearchResponse = coreOf(core).search(req);
   if (req.snippets === false || res.hits.length === 0) return res;
   const texts = await readNoteTexts(
     read,

@@ -7,24 +7,8 @@
 // Paths are vault-relative, "/" separated. Implementations must refuse paths that leave the
 // vault or enter the config folder (the tools check first; this is the second line).
 
-import type {
-  EmbedProgress,
-  ListRequest,
-  ListResponse,
-  NoteInfo,
-  QueryRequest,
-  QueryResponse,
-  Outline,
-  ReadRequest,
-  ReadResult,
-  SearchRequest,
-  SearchResponse,
-  SimilarRequest,
-  SimilarResponse,
-  Status,
-  TasksRequest,
-  TasksResponse,
-} from "./api.ts";
+import type { EmbedProgress, NoteInfo, Outline, ReadRequest, ReadResult, SearchRequest, SearchResponse, Status } from "./api.ts";
+import type { CoreRead, CoreReadAnswer, CoreReadRequest } from "./core-reads.ts";
 
 export interface BackendStatus {
   mode: "plugin" | "headless";
@@ -57,12 +41,10 @@ export interface VaultBackend {
   settings(): ToolSettings;
   search(req: SearchRequest): Promise<SearchResponse>;
   read(req: ReadRequest): Promise<ReadResult>;
-  similar(req: SimilarRequest): Promise<SimilarResponse>;
-  list(req: ListRequest): Promise<ListResponse>;
-  /** Tasks from the index's catalog (the core's `tasks`). */
-  tasks(req: TasksRequest): Promise<TasksResponse>;
-  /** Notes by a property expression (the core's `query`). */
-  query(req: QueryRequest): Promise<QueryResponse>;
+  /** One of the core's reads (core-reads.ts: similar notes, notes by folder/tag/property, tasks,
+   *  notes by a property expression) with the core's answer. A path the request names is checked
+   *  first (inside the vault, outside the config folder). */
+  coreRead<K extends CoreRead>(read: K, req: CoreReadRequest<K>): Promise<CoreReadAnswer<K>>;
   note(path: string): Promise<NoteInfo | null>;
   /** Counts a retrieval in the index catalog (memory usage tracking; never rewrites notes). */
   recordAccess(paths: string[]): Promise<void>;

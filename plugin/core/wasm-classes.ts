@@ -1,35 +1,18 @@
 // The wasm modules' classes as the hosts load them (build/wasm/strata_core.js and
 // strata_embedder.js), and the hook through which the core makes embedders.
 
-import type { CoreConfig, IndexFile, ModelInfo, Outline, StrataCoreApi } from "./api.ts";
+import type { StrataEmbedder } from "../../build/wasm/strata_embedder.js";
 import type { ModelSource } from "./embedding/pool-worker.ts";
 
-/** The wasm class's static functions, as `wasm-bindgen` exports them. */
-export interface StrataCoreStatic {
-  create(config: CoreConfig): StrataCoreApi;
-  open(config: CoreConfig, files: IndexFile[]): StrataCoreApi;
-  /** The embedding models the core knows, the default first. */
-  models(): ModelInfo[];
-  /** A note's headings and frontmatter, from the parse indexing and `read` use. */
-  outline(bytes: Uint8Array): Outline;
-}
+export type { StrataCoreApi, StrataCoreStatic } from "./api.ts";
 
-/** An embedder (build/wasm/strata_embedder.js's StrataEmbedder). */
-export interface StrataEmbedderApi {
-  embed(texts: string[], query: boolean): Float32Array;
-  /** Passages' token ids as the model is fed them, each row preceded by its length. */
-  passageIds(texts: string[]): Uint32Array;
-  /** Vectors of rows laid out as passageIds lays them out. */
-  embedIds(flat: Uint32Array): Float32Array;
-  padId(): number;
-}
+/** An embedder: the embedder wasm's class as wasm-bindgen declares it
+ *  (build/wasm/strata_embedder.d.ts, from crate/embedder/src/lib.rs). */
+export type StrataEmbedderApi = StrataEmbedder;
 
-/** The embedder wasm's class, as wasm-bindgen exports it (build/wasm/strata_embedder.js). */
-export interface StrataEmbedderStatic {
-  new (model: Uint8Array, tokenizer: Uint8Array, config: unknown): StrataEmbedderApi;
-  /** The model alone, embedding token ids (a pool worker: no tokenizer, ~234 MiB less with multilingual-e5-small). */
-  forTokenIds(model: Uint8Array, padId: number, config: unknown): StrataEmbedderApi;
-}
+/** The embedder wasm's class itself: `new StrataEmbedder(model, tokenizer, config)` and
+ *  `StrataEmbedder.forTokenIds(model, padId, config)` (a pool worker: no tokenizer). */
+export type StrataEmbedderStatic = typeof StrataEmbedder;
 
 /**
  * Lets the core make embedders (`core.loadModel`) from the embedder wasm: the core calls

@@ -81,9 +81,12 @@ export class Endpoint<Remote extends Api, Local extends Api> {
   private readonly listeners = new Map<string, Set<(data: unknown) => void>>();
   private closed = false;
 
+  /** `handlers` serve the calls; `more` serves those it has first (a table built per name, such
+   *  as the core's reads, beside a class that implements the rest). */
   constructor(
     private readonly port: PortLike,
     private readonly handlers: Partial<Handlers<Local>>,
+    private readonly more: Partial<Handlers<Local>> = {},
   ) {
     port.onmessage = (ev: MessageEvent) => this.receive(ev.data as Msg);
   }
@@ -175,12 +178,15 @@ export class Endpoint<Remote extends Api, Local extends Api> {
   }
 
   private async serve(id: number, method: string, arg: unknown): Promise<void> {
-    const handler = (this.handlers as Record<string, ((a: unknown, c: CallContext) => unknown) | undefined>)[method];
+    type Table = Record<string, ((a: unknown, c: CallContext) => unknown) | undefined>;
+    const more = Object.hasOwn(this.more, method) ? (this.more as Table)[method] : undefined;
+    const table = more ? this.more : this.handlers;
+    const handler = (table as Table)[method];
     const ctl = new AbortController();
     this.running.set(id, ctl);
     try {
       if (typeof handler !== "function") throw new Error(`[bad-request] unknown method ${method}`);
-      let out = await handler.call(this.handlers, arg, { signal: ctl.signal });
+      let out = await handler.call(table, arg, { signal: ctl.signal });
       if (ctl.signal.aborted) throw new CancelledError();
       let list: Transferable[] | undefined;
       if (out instanceof Transfer) {

@@ -4,29 +4,15 @@
 // vault event), so a search right after it sees the new text.
 
 import { normalizePath, TFile } from "obsidian";
-import type {
-  ListRequest,
-  ListResponse,
-  NoteInfo,
-  Outline,
-  QueryRequest,
-  QueryResponse,
-  ReadRequest,
-  ReadResult,
-  SearchRequest,
-  SearchResponse,
-  SimilarRequest,
-  SimilarResponse,
-  TasksRequest,
-  TasksResponse,
-} from "../core/api.ts";
+import type { NoteInfo, Outline, ReadRequest, ReadResult, SearchRequest, SearchResponse } from "../core/api.ts";
+import { callCoreRead, requestPath, type CoreRead, type CoreReadAnswer, type CoreReadRequest } from "../core/core-reads.ts";
 import type { BackendStatus, ToolSettings, VaultBackend } from "../core/vault-backend.ts";
-import type StrataPlugin from "./plugin.ts";
+import type { ToolHost } from "./host.ts";
 import type { HostApi, WorkerApi } from "./worker-protocol.ts";
 import type { Endpoint } from "./rpc.ts";
 
 export class ObsidianBackend implements VaultBackend {
-  constructor(private readonly plugin: StrataPlugin) {}
+  constructor(private readonly plugin: ToolHost) {}
 
   private async worker(): Promise<Endpoint<WorkerApi, HostApi>> {
     await this.plugin.ready;
@@ -92,20 +78,10 @@ export class ObsidianBackend implements VaultBackend {
     return (await this.worker()).call("read", { ...req, path: this.safe(req.path) });
   }
 
-  async similar(req: SimilarRequest): Promise<SimilarResponse> {
-    return (await this.worker()).call("similar", req.path ? { ...req, path: this.safe(req.path) } : req);
-  }
-
-  async list(req: ListRequest): Promise<ListResponse> {
-    return (await this.worker()).call("list", req);
-  }
-
-  async tasks(req: TasksRequest): Promise<TasksResponse> {
-    return (await this.worker()).call("tasks", req.path ? { ...req, path: this.safe(req.path) } : req);
-  }
-
-  async query(req: QueryRequest): Promise<QueryResponse> {
-    return (await this.worker()).call("query", req);
+  async coreRead<K extends CoreRead>(read: K, req: CoreReadRequest<K>): Promise<CoreReadAnswer<K>> {
+    const path = requestPath(req);
+    const checked = path ? { ...req, path: this.safe(path) } : req;
+    return callCoreRead(await this.worker(), read, checked);
   }
 
   async note(path: string): Promise<NoteInfo | null> {

@@ -6,25 +6,18 @@ import type {
   CoreConfig,
   EmbedProgress,
   FileStat,
-  ListRequest,
-  ListResponse,
   ModelInfo,
   NoteInfo,
   OpenReport,
   Outline,
-  QueryRequest,
-  QueryResponse,
   ReadRequest,
   ReadResult,
   SearchRequest,
   SearchResponse,
-  SimilarRequest,
-  SimilarResponse,
   Status,
-  TasksRequest,
-  TasksResponse,
   UpdateReport,
 } from "../core/api.ts";
+import type { CoreReadFns } from "../core/core-reads.ts";
 import type { EmbedderBuild, RelaxedEmbedderFile } from "../core/embedding/builds.ts";
 import type { ReconcileProgress, ReconcileSummary } from "../core/reconcile.ts";
 import type { ModelLoad } from "../core/models.ts";
@@ -79,7 +72,11 @@ export interface WorkerState {
   counters: WorkerCounters;
 }
 
-export type WorkerApi = {
+/** What the UI thread asks of the worker: the core's reads (core-reads.ts: similar, list, tasks,
+ *  query), each served as the core answers it, and the worker's own methods below. */
+export type WorkerApi = CoreReadFns & WorkerMethods;
+
+type WorkerMethods = {
   /** Instantiates the wasm core: its bytes, or its base64 (main.js's inlined copy), or
    *  neither when the worker has a loader of its own. */
   init(arg: { wasm?: ArrayBuffer | Uint8Array; wasmBase64?: string }): { ms: number; models: ModelInfo[] };
@@ -105,10 +102,6 @@ export type WorkerApi = {
   embedIdle(arg: Record<string, never>): EmbedProgress | null;
   search(arg: SearchRequest): SearchResponse;
   read(arg: ReadRequest): ReadResult;
-  similar(arg: SimilarRequest): SimilarResponse;
-  list(arg: ListRequest): ListResponse;
-  tasks(arg: TasksRequest): TasksResponse;
-  query(arg: QueryRequest): QueryResponse;
   note(arg: { path: string }): NoteInfo | null;
   /** A note's outline from the core's Markdown parse (StrataCore.outline). */
   outline(arg: { bytes: Uint8Array }): Outline;

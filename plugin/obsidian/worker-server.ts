@@ -18,14 +18,14 @@ import { prepareCode, retryCodeBlocks, setCodeLoader } from "../core/code-hook.t
 import { changeBatch } from "./change-batch.ts";
 import { workerCodeLoader } from "./code-loader.ts";
 import { asBytes } from "../core/bytes.ts";
-import type { StrataCoreStatic } from "../core/wasm-classes.ts";
 import { openIndex, persist, type IndexStore } from "../core/index-store.ts";
 import { readNote, searchWithSnippets, type VaultSource } from "../core/note-reads.ts";
 import { reconcile, type ReconcileProgress, type ReconcileSummary } from "../core/reconcile.ts";
 import { Embedding, loadEmbedderBuild, type EmbedSpawnerFactory } from "./worker-embedding.ts";
 import type { EmbedderWasm } from "../core/embedding/pool-worker.ts";
 import { loadChosenModel, ModelCatalog, type ModelLoad, type ReadModel } from "../core/models.ts";
-import { CancelledError, Endpoint, type Handlers, type PortLike } from "./rpc.ts";
+import { CancelledError, Endpoint, type CallContext, type Handlers, type PortLike } from "./rpc.ts";
+import { coreReadTable, runCoreRead, type CoreRead, type CoreReadAnswer, type CoreReadRequest } from "../core/core-reads.ts";
 import { pluginModelHowTo } from "./settings.ts";
 import { decodeBase64, decodeInlineWasm } from "./wasm-inline.ts";
 import type { ApplyResult, ChangeSet, WorkerState, HostApi, OpenResult, WorkerApi } from "./worker-protocol.ts";
@@ -41,8 +41,6 @@ const LIST_CHUNK = 1024;
  *  in flight, at most this long per part (a read stuck on the UI thread must not stall indexing). */
 const READS_FIRST_MAX_MS = 2000;
 
-const Core = StrataCore as unknown as StrataCoreStatic;
-
 /** Loads the wasm bytes where the worker has them itself (tests read build/wasm; main.js posts its base64 with init). */
 export type WasmLoader = () => Promise<ArrayBuffer | Uint8Array> | ArrayBuffer | Uint8Array;
 
@@ -57,7 +55,7 @@ export interface WasmLoaders {
 
 const PERSIST_AFTER_MS = 2000;
 
-export class WorkerServer implements Handlers<WorkerApi> {
+export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
   private readonly host: Endpoint<HostApi, WorkerApi>;
   private core: StrataCoreApi | null = null;
   private config: CoreConfig = {};
@@ -102,7 +100,11 @@ export class WorkerServer implements Handlers<WorkerApi> {
   ) {
     this.embedding = new Embedding(spawner?.(() => this.embedderWasm) ?? null);
     this.opened = new Promise((resolve) => (this.markOpened = resolve));
-    this.host = new Endpoint<HostApi, WorkerApi>(port, this);
+    this.host = new Endpoint<HostApi, WorkerApi>(
+      port,
+      this,
+      coreReadTable((read, req, ctx: CallContext) => this.coreRead(read, req, ctx)),
+    );
     const host = this.host;
     this.store = {
       list: () => host.call("indexList", {}),
@@ -153,7 +155,7 @@ export class WorkerServer implements Handlers<WorkerApi> {
       })();
     }
     await this.wasmReady;
-    return { ms: performance.now() - t0, models: Core.models() };
+    return { ms: performance.now() - t0, models: StrataCore.models() };
   }
 
   /** Compiles the embedder's wasm (once) and lets the core make embedders from it. */
@@ -193,12 +195,12 @@ export class WorkerServer implements Handlers<WorkerApi> {
       await this.wasmReady;
       let res: OpenResult;
       try {
-        const opened = await openIndex(Core, store, this.config);
+        const opened = await openIndex(StrataCore, store, this.config);
         this.core = opened.core;
         res = { ...opened.report, removedOrphans: opened.removedOrphans, tookMs: 0 };
       } catch (err) {
         // The index folder could not be read at all: start empty, the reconcile rebuilds.
-        this.core = Core.create(this.config);
+        this.core = StrataCore.create(this.config);
         res = {
           ...this.core.openReport(),
           rebuilt: true,
@@ -316,7 +318,7 @@ export class WorkerServer implements Handlers<WorkerApi> {
     for (const name of await this.store.list()) await this.store.delete(name);
     this.core?.free();
     this.config = config;
-    this.core = Core.create(config);
+    this.core = StrataCore.create(config);
     this.markOpened();
     this.dirty = false;
   }
@@ -331,7 +333,7 @@ export class WorkerServer implements Handlers<WorkerApi> {
         await this.loadEmbedder();
         return { model: new Uint8Array(files.model), tokenizer: new Uint8Array(files.tokenizer) };
       };
-      const catalog = new ModelCatalog(Core.models());
+      const catalog = new ModelCatalog(StrataCore.models());
       const load = await loadChosenModel(core, arg.setting, readModel, catalog, {
         howTo: (id) => pluginModelHowTo(arg.modelsDir, id, catalog),
       });
@@ -404,28 +406,15 @@ export class WorkerServer implements Handlers<WorkerApi> {
     });
   }
 
-  similar(req: Parameters<WorkerApi["similar"]>[0], ctx: { signal: AbortSignal }) {
+  /** A core read (core-reads.ts: similar notes, list, tasks, query): once the index is open,
+   *  after queued messages (a newer request's cancel), counted as a read in flight. */
+  private coreRead<K extends CoreRead>(read: K, req: CoreReadRequest<K>, ctx: CallContext): Promise<CoreReadAnswer<K>> {
     return this.reading(async () => {
       await this.opened;
       await macrotask();
       if (ctx.signal.aborted) throw new CancelledError();
-      return this.need().similar(req);
+      return runCoreRead(this.need(), read, req);
     });
-  }
-
-  async list(req: Parameters<WorkerApi["list"]>[0]) {
-    await this.opened;
-    return this.need().list(req);
-  }
-
-  async tasks(req: Parameters<WorkerApi["tasks"]>[0]) {
-    await this.opened;
-    return this.need().tasks(req);
-  }
-
-  async query(req: Parameters<WorkerApi["query"]>[0]) {
-    await this.opened;
-    return this.need().query(req);
   }
 
   async note(arg: { path: string }) {
@@ -435,7 +424,7 @@ export class WorkerServer implements Handlers<WorkerApi> {
 
   async outline(arg: { bytes: Uint8Array }) {
     await this.wasmReady;
-    return Core.outline(arg.bytes);
+    return StrataCore.outline(arg.bytes);
   }
 
   async recordAccess(arg: { paths: string[] }) {

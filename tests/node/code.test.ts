@@ -260,7 +260,7 @@ describe("code in the vault (Node hosts)", () => {
     await writeFile(path.join(pluginDir, "data.json"), JSON.stringify({ codeExtensions: ["go"], codeExcludeFolders: [] }));
     let backend = await HeadlessBackend.open({ vaultDir: vault, modelsDir: null, embed: false });
     try {
-      assert.deepEqual((await backend.list({ limit: 50 })).entries.map((e) => e.path).sort(), [
+      assert.deepEqual((await backend.coreRead("list", { limit: 50 })).entries.map((e) => e.path).sort(), [
         "Notes/Architecture.md",
         "Notes/Sourdough.md",
         "cmd/server/main.go",

@@ -391,13 +391,13 @@ describe("plugin", () => {
       assert.equal(st.mode, "plugin");
       assert.equal(st.index.notes, FIXTURE_NOTES.length + 1);
       assert.equal(b.settings().writeToolsEnabled, false);
-      const listed = await b.list({ folder: "Strata" });
+      const listed = await b.coreRead("list", { folder: "Strata" });
       assert.deepEqual(
         listed.entries.map((e) => e.path),
         ["Strata/Memory/Ferns.md"],
       );
       await b.recordAccess(["Strata/Memory/Ferns.md"]);
-      assert.equal((await b.list({ folder: "Strata" })).entries[0].access?.count, 1);
+      assert.equal((await b.coreRead("list", { folder: "Strata" })).entries[0].access?.count, 1);
     } finally {
       await unloadPlugin(plugin);
     }

@@ -171,8 +171,7 @@ describe("hybrid search on the fixture vault", NEEDS_MODEL, () => {
 
   test("hybrid is never worse than lexical on tests/fixtures/eval.jsonl", () => {
     const queries = loadQueries(path.join(ROOT, "tests/fixtures/eval.jsonl"));
-    const run = (mode: SearchMode) =>
-      evaluate(queries, 10, (q) => core.search({ query: q, mode, k: 50, snippets: false }).hits.map((h) => h.path));
+    const run = (mode: SearchMode) => evaluate(queries, 10, (q) => core.search({ query: q, mode, k: 50 }).hits.map((h) => h.path));
     const lex = run("lexical");
     const hyb = run("hybrid");
     const sem = run("semantic");

@@ -124,7 +124,7 @@ test("the headless bridge builds the property columns once, in the background af
       for (let i = 0; i < 100 && built.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
       // The fixture's 8 most common of its 11 properties.
       assert.deepEqual(built, [8]);
-      const res = await backend.query({ where: "owner contains ana", today: TODAY });
+      const res = await backend.coreRead("query", { where: "owner contains ana", today: TODAY });
       assert.deepEqual(
         res.notes.map((n) => n.path),
         ["Projects/Alpha/Plan.md", "Projects/Beta/Notes.md"],
@@ -305,10 +305,7 @@ function asPlugin(b: HeadlessBackend): VaultBackend {
     settings: () => b.settings(),
     search: (r) => b.search(r),
     read: (r) => b.read(r),
-    similar: (r) => b.similar(r),
-    list: (r) => b.list(r),
-    tasks: (r) => b.tasks(r),
-    query: (r) => b.query(r),
+    coreRead: (read, r) => b.coreRead(read, r),
     note: (p) => b.note(p),
     recordAccess: (p) => b.recordAccess(p),
     readText: (p) => b.readText(p),

@@ -27,9 +27,14 @@ mod bindings {
 
     #[wasm_bindgen]
     impl StrataEmbedder {
-        /// Loads an ONNX model and its tokenizer.json (bytes) with the core's config.
+        /// Loads an ONNX model and its tokenizer.json (bytes) with the core's config (the
+        /// `EmbedderConfig` the core passes its host's hook, or nothing: all-MiniLM-L6-v2).
         #[wasm_bindgen(constructor)]
-        pub fn new(model: Vec<u8>, tokenizer: &[u8], config: JsValue) -> Result<StrataEmbedder, JsError> {
+        pub fn new(
+            model: Vec<u8>,
+            tokenizer: &[u8],
+            #[wasm_bindgen(unchecked_param_type = "unknown")] config: JsValue,
+        ) -> Result<StrataEmbedder, JsError> {
             let inner = Embedder::from_owned(model, tokenizer, parse_config(config)?).map_err(load_error)?;
             Ok(StrataEmbedder { inner })
         }
@@ -37,7 +42,11 @@ mod bindings {
         /// Loads an ONNX model without a tokenizer: it embeds the token ids another embedder
         /// made (`passageIds`, `padId`), as a pool worker does.
         #[wasm_bindgen(js_name = forTokenIds)]
-        pub fn for_token_ids(model: Vec<u8>, pad_id: u32, config: JsValue) -> Result<StrataEmbedder, JsError> {
+        pub fn for_token_ids(
+            model: Vec<u8>,
+            pad_id: u32,
+            #[wasm_bindgen(unchecked_param_type = "unknown")] config: JsValue,
+        ) -> Result<StrataEmbedder, JsError> {
             let inner = Embedder::for_token_ids(model, pad_id, parse_config(config)?).map_err(load_error)?;
             Ok(StrataEmbedder { inner })
         }
