@@ -10,8 +10,8 @@
 //! language set in its [`LangSlot`], and folds accents. With tantivy's default tokenizer a
 //! Chinese, Japanese or Thai query finds nothing, because a whole run becomes one token.
 
-pub mod code;
 pub mod filters;
+pub mod identifiers;
 pub mod query;
 pub mod segment;
 

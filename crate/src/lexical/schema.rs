@@ -8,7 +8,7 @@
 use tantivy::schema::{Document, OwnedValue};
 use tantivy::schema::{Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, FAST, STRING};
 
-use crate::analyzer::code::CODE_TOKENIZER_NAME;
+use crate::analyzer::identifiers::CODE_TOKENIZER_NAME;
 use crate::analyzer::{EXACT_TOKENIZER_NAME, TOKENIZER_NAME};
 
 #[derive(Clone, Copy, Debug)]

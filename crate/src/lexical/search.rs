@@ -14,7 +14,7 @@ use tantivy::Term;
 
 use super::schema::tag_terms;
 use super::Lexical;
-use crate::analyzer::code::{code_analyzer, CODE_TOKENIZER_NAME};
+use crate::analyzer::identifiers::{code_analyzer, CODE_TOKENIZER_NAME};
 use crate::analyzer::{self, drop_stopwords, plain_syntax, query_parts, spread_query, QueryOp, TOKENIZER_NAME};
 use crate::error::Result;
 use crate::language::{self, Stem};
