@@ -7,11 +7,11 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::snippet::Snippet;
 
-mod code;
+mod definition;
 mod read;
 mod similar;
 mod structured;
-pub use code::*;
+pub use definition::*;
 pub use read::*;
 pub use similar::*;
 pub use structured::*;

@@ -1,4 +1,4 @@
-//! The API's types of code: what a code section's hit or read says of its definition.
+//! The API's type of a code definition: what a code section's hit or read says of its definition.
 
 use serde::{Deserialize, Serialize};
 
