@@ -11,16 +11,16 @@
   `*_tests.rs`, anything in a `tests/` folder), and plugin/**/*.ts but generated/ folders. How
   names are read: a `### ` heading or a bold `**`plugin/core/`: …**` line sets the folder the
   following rows name files in; inside a table row or a paragraph, a backticked folder (`engine/`,
-  `crate/tests/`, `crate/code`) is where the names after it are looked up first (and a crate's
+  `crate/tests/`, `crate/chunker`) is where the names after it are looked up first (and a crate's
   `src/`); a name is then looked up in the section's folder and each folder above it. A folder
-  named in the map stands for its `mod.rs` (`engine/`) or its crate's `src/lib.rs` (`crate/code`).
+  named in the map stands for its `mod.rs` (`engine/`) or its crate's `src/lib.rs` (`crate/chunker`).
 - Constants (CONSTANTS below): each number ARCHITECTURE.md (and ranking.md, outside its generated
   table) states about the code equals the constant it describes.
 - Commands and paths cited in docs/*.md, README.md, CONTRIBUTING.md, Cargo.toml,
   crate/**/Cargo.toml and package.json: every `npm run X` is a script of package.json; every
   path in the repository (crate/…, plugin/…, scripts/…, tests/…, docs/…, skill/…, fuzz/…) exists,
   templates and globs (`v<N>/`, `*.test.ts`) and fuzz/corpus/ (made by a run) left alone; every backticked Rust path `module::ITEM` whose first segment is a module
-  of crate/src (or `strata_code::…`, a workspace crate) names an item (fn, const, static, struct,
+  of crate/src (or `strata_chunker::…`, a workspace crate) names an item (fn, const, static, struct,
   enum, type, mod, trait, macro) defined in that module's file or folder; further segments
   (`language::Stem::PREFIX`) must occur there.
 
@@ -181,11 +181,14 @@ def is_test(rel: Path) -> bool:
 
 
 def workspace_crates() -> dict[str, Path]:
-    """Crate name (as a Rust path segment) → its folder, for every workspace member."""
+    """Crate name (as a Rust path segment) → its folder, for every workspace member and every
+    crate/<name>/ with a Cargo.toml (a member the list misses is checked all the same)."""
     text = (ROOT / "Cargo.toml").read_text(encoding="utf-8")
     m = re.search(r"members\s*=\s*\[([^\]]*)\]", text)
+    members = set(re.findall(r'"([^"]+)"', m.group(1) if m else ""))
+    members |= {str(p.parent.relative_to(ROOT)) for p in (ROOT / "crate").glob("*/Cargo.toml")}
     out: dict[str, Path] = {}
-    for member in re.findall(r'"([^"]+)"', m.group(1) if m else ""):
+    for member in sorted(members):
         toml = ROOT / member / "Cargo.toml"
         if toml.exists():
             n = re.search(r'^name\s*=\s*"([^"]+)"', toml.read_text(encoding="utf-8"), re.M)
