@@ -82,7 +82,7 @@ export function inlinePlugin() {
         const wasmFile = {
           "strata:wasm": "strata_core_bg.wasm",
           "strata:embedder-wasm": "strata_embedder_bg.wasm",
-          "strata:code-wasm": "strata_code_bg.wasm",
+          "strata:code-wasm": "strata_chunker_bg.wasm",
         }[args.path];
         if (wasmFile) {
           const wasm = await readFile(path.join(WASM_DIR, wasmFile));

@@ -19,16 +19,16 @@ cargo clippy -p strata-core --target wasm32-unknown-unknown --no-default-feature
 cargo clippy -p strata-embedder -p strata-bench --target wasm32-unknown-unknown --all-targets -- -D warnings
 # The code chunker (tree-sitter): natively, and for wasm32 with the grammars' C flags
 # (scripts/wasm-cflags.sh; clippy compiles their C as the wasm build does).
-cargo clippy -p strata-code --all-targets -- -D warnings
+cargo clippy -p strata-chunker --all-targets -- -D warnings
 CFLAGS_wasm32_unknown_unknown="$(bash scripts/wasm-cflags.sh)" \
-  cargo clippy -p strata-code --target wasm32-unknown-unknown --features bindings --all-targets -- -D warnings
+  cargo clippy -p strata-chunker --target wasm32-unknown-unknown --features bindings --all-targets -- -D warnings
 # The Rust tests without the native embedder: tract is built once, for wasm, and the Node
 # tests check that embedder against the reference vectors (compiling tract natively as well
 # took ~6 of the ~25 minutes of a cold run on 2 cores). `cargo test --workspace` runs the
 # native embedder's own tests too.
 cargo test -p strata-core --no-default-features --features code
 # The chunker's tests: fixtures per language, JSON/YAML, garbage, huge and nested input.
-cargo test -p strata-code
+cargo test -p strata-chunker
 node esbuild.config.mjs
 node_modules/.bin/tsc --noEmit
 # TypeScript lint: typescript-eslint and the Obsidian review's rules (eslint.config.mjs); 0 errors.

@@ -2,7 +2,7 @@
 # Builds the three wasm modules and their JS glue (wasm-bindgen --target web) into build/wasm/:
 #   strata_core      the core (Markdown, tantivy, vectors, fusion): what every start loads
 #   strata_embedder  the embedder (tract + tokenizers): loaded only with a model
-#   strata_code      the code chunker (tree-sitter + grammars): loaded only when a vault has code
+#   strata_chunker   the code chunker (tree-sitter + grammars): loaded only when a vault has code
 # They are separate cargo invocations on purpose: one would unify features and put tract or the
 # grammars in the core. The grammars are C: clang and llvm-ar build them for wasm32, with the
 # flags of scripts/wasm-cflags.sh (set for that build only).
@@ -51,7 +51,7 @@ flock 9
 stamp=$out/.built
 inputs=$( (rustc -V; find crate Cargo.toml Cargo.lock .cargo -type f -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1)
 if [ -f "$stamp" ] && [ -f "$out/strata_core.js" ] && [ -f "$out/strata_embedder.js" ] \
-  && [ -f "$out/strata_code.js" ] && [ "${STRATA_FORCE_BUILD:-0}" != 1 ] \
+  && [ -f "$out/strata_chunker.js" ] && [ "${STRATA_FORCE_BUILD:-0}" != 1 ] \
   && [ "$(cat "$stamp")" = "$inputs" ]; then
   exit 0
 fi
@@ -63,10 +63,10 @@ wasm-bindgen --target web --out-dir "$out" "$target/strata_core.wasm"
 echo "build-wasm: cargo build strata-embedder (wasm32, $profile)" >&2
 cargo build -p strata-embedder --target wasm32-unknown-unknown --profile "$profile"
 wasm-bindgen --target web --out-dir "$out" "$target/strata_embedder.wasm"
-echo "build-wasm: cargo build strata-code (wasm32, $profile, tree-sitter and the grammars)" >&2
+echo "build-wasm: cargo build strata-chunker (wasm32, $profile, tree-sitter and the grammars)" >&2
 cflags=$(bash scripts/wasm-cflags.sh)
 CFLAGS_wasm32_unknown_unknown="$cflags" \
-  cargo build -p strata-code --target wasm32-unknown-unknown --profile "$profile" --features bindings
-wasm-bindgen --target web --out-dir "$out" "$target/strata_code.wasm"
+  cargo build -p strata-chunker --target wasm32-unknown-unknown --profile "$profile" --features bindings
+wasm-bindgen --target web --out-dir "$out" "$target/strata_chunker.wasm"
 echo "$inputs" > "$stamp"
-echo "build-wasm: core $(du -k "$out/strata_core_bg.wasm" | cut -f1) KiB, embedder $(du -k "$out/strata_embedder_bg.wasm" | cut -f1) KiB, code $(du -k "$out/strata_code_bg.wasm" | cut -f1) KiB -> $out" >&2
+echo "build-wasm: core $(du -k "$out/strata_core_bg.wasm" | cut -f1) KiB, embedder $(du -k "$out/strata_embedder_bg.wasm" | cut -f1) KiB, code $(du -k "$out/strata_chunker_bg.wasm" | cut -f1) KiB -> $out" >&2

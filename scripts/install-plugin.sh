@@ -26,7 +26,7 @@ cp main.js manifest.json styles.css "$dest/"
 if [ -f mcp-bridge.js ]; then cp mcp-bridge.js "$dest/"; elif [ -f dist/mcp-bridge.js ]; then cp dist/mcp-bridge.js "$dest/"; fi
 # The headless MCP bridge (Obsidian not running) loads the wasm from beside itself; main.js
 # carries its own copies inline.
-for w in strata_core_bg.wasm strata_embedder_bg.wasm strata_code_bg.wasm; do
+for w in strata_core_bg.wasm strata_embedder_bg.wasm strata_chunker_bg.wasm; do
   if [ -f "build/wasm/$w" ]; then cp "build/wasm/$w" "$dest/"; fi
 done
 # The embedding models (folders models/<id>/ with model.onnx + tokenizer.json), each optional.

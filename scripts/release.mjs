@@ -126,7 +126,7 @@ await buildBridge({
   plugins: [config.wasmDirPlugin()],
   cjsOutfile: path.join(server, "strata-mcp.cjs"),
 });
-const bridgeWasm = ["strata_core_bg.wasm", "strata_embedder_bg.wasm", "strata_code_bg.wasm"];
+const bridgeWasm = ["strata_core_bg.wasm", "strata_embedder_bg.wasm", "strata_chunker_bg.wasm"];
 for (const w of bridgeWasm) copyFileSync(path.join(wasmDir, w), path.join(server, w));
 
 // 5. The bridge's files for Claude Code, as release assets the plugin installs into its folder

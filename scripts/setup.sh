@@ -55,7 +55,7 @@ fi
 bash scripts/fetch-model.sh
 bash scripts/fetch-e5.sh
 
-# 5. clang (with its WebAssembly target) and llvm-ar: the code wasm (crate/code) compiles
+# 5. clang (with its WebAssembly target) and llvm-ar: the code wasm (crate/chunker) compiles
 #    tree-sitter's and the grammars' C for wasm32 (scripts/build-wasm.sh). Chromium for the
 #    plugin's UI test (tests/ui/run.ts drives /usr/bin/chromium headless), with a CJK font so the
 #    screenshots show the Chinese and Japanese notes instead of boxes.

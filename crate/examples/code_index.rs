@@ -88,7 +88,7 @@ fn main() {
         let Some(lang) = strata_core::paths::code_language(path, &config) else { continue };
         let text = String::from_utf8_lossy(bytes);
         let t = Instant::now();
-        let f = strata_code::chunk(lang, &text, config.chunk_budget);
+        let f = strata_chunker::chunk(lang, &text, config.chunk_budget);
         times.push(t.elapsed().as_secs_f64() * 1e3);
         let longest = text.lines().map(str::len).max().unwrap_or(0);
         slow.push((t.elapsed().as_secs_f64() * 1e3, path.clone(), text.len(), longest));

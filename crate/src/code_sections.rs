@@ -1,5 +1,5 @@
 //! Code as sections: a source file, or a fenced code block larger than the section budget, is
-//! chunked by its syntax (`strata_code`: tree-sitter) and each chunk becomes a section with its
+//! chunked by its syntax (`strata_chunker`: tree-sitter) and each chunk becomes a section with its
 //! definition ([`SectionCode`]): a file is depth 0, a class 1, a method 2. Breadcrumbs are the
 //! heading paths ("SessionRedirectMixin > rebuild_auth"), and hashes and embedding keys are made
 //! as for Markdown, so the incremental index, `read`, `similar` and every search mode work on
@@ -9,7 +9,7 @@
 //! through the host's hook `globalThis.__strataChunkCode` (see [`chunker`]), which a host
 //! installs only when its vault has code. Without a chunker, code is chunked in line windows.
 
-use strata_code::{ChunkKind, CodeFile, CodeLang};
+use strata_chunker::{ChunkKind, CodeFile, CodeLang};
 
 use crate::hash::{sha256, KnownHash};
 use crate::markdown::LineIndex;
@@ -43,7 +43,7 @@ mod chunker {
     use super::*;
 
     pub fn chunk(lang: CodeLang, text: &str, budget: usize) -> Result<CodeFile, String> {
-        Ok(strata_code::chunk(lang, text, budget))
+        Ok(strata_chunker::chunk(lang, text, budget))
     }
 }
 

@@ -59,7 +59,7 @@ impl Default for CoreConfig {
             chunk_min: crate::ranking::SECTION_MIN,
             max_note_bytes: 8 * 1024 * 1024,
             code_enabled: true,
-            code_extensions: strata_code::DEFAULT_EXTENSIONS.iter().map(|e| e.to_string()).collect(),
+            code_extensions: strata_chunker::DEFAULT_EXTENSIONS.iter().map(|e| e.to_string()).collect(),
             code_exclude_folders: DEFAULT_CODE_EXCLUDE.iter().map(|e| e.to_string()).collect(),
             max_code_bytes: 1024 * 1024,
             code_syntax: true,

@@ -73,7 +73,7 @@ pub fn exclusion_reason(path: &str, config: &CoreConfig) -> Option<String> {
 /// The language a path is indexed in as code, or `None` for notes and unindexed files. A code
 /// extension is code even when it is also listed among the note extensions: a Python comment is
 /// not a Markdown heading.
-pub fn code_language(path: &str, config: &CoreConfig) -> Option<strata_code::CodeLang> {
+pub fn code_language(path: &str, config: &CoreConfig) -> Option<strata_chunker::CodeLang> {
     if !config.code_enabled {
         return None;
     }
@@ -81,7 +81,7 @@ pub fn code_language(path: &str, config: &CoreConfig) -> Option<strata_code::Cod
     if !config.code_extensions.iter().any(|e| e.trim_start_matches('.').eq_ignore_ascii_case(ext)) {
         return None;
     }
-    strata_code::CodeLang::from_extension(ext)
+    strata_chunker::CodeLang::from_extension(ext)
 }
 
 pub fn should_index(path: &str, config: &CoreConfig) -> bool {
@@ -165,12 +165,12 @@ mod tests {
         assert!(should_index("notes/node_modules.md", &c));
         assert!(should_index("node_modules/notes/readme.md", &c), "only code is skipped in code folders");
         assert!(!should_index("src/app.rb", &c));
-        assert_eq!(code_language("a/b.rs", &c), Some(strata_code::CodeLang::Rust));
+        assert_eq!(code_language("a/b.rs", &c), Some(strata_chunker::CodeLang::Rust));
         let off = CoreConfig { code_enabled: false, ..Default::default() };
         assert!(!should_index("src/app.py", &off));
         assert_eq!(code_language("a/b.rs", &off), None);
         let md_too = CoreConfig { extensions: vec!["md".into(), "py".into()], ..Default::default() };
-        assert_eq!(code_language("a.py", &md_too), Some(strata_code::CodeLang::Python));
+        assert_eq!(code_language("a.py", &md_too), Some(strata_chunker::CodeLang::Python));
         let nested = CoreConfig { code_exclude_folders: vec!["web/gen".into()], ..Default::default() };
         assert!(!should_index("web/gen/x.ts", &nested));
         assert!(should_index("gen/x.ts", &nested));

@@ -44,9 +44,9 @@ pub struct Section {
 /// A code section's definition: its language, kind, name and signature.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SectionCode {
-    /// `strata_code::CodeLang::id`.
+    /// `strata_chunker::CodeLang::id`.
     pub lang: u8,
-    /// `strata_code::ChunkKind::id`.
+    /// `strata_chunker::ChunkKind::id`.
     pub kind: u8,
     pub name: String,
     pub signature: String,
@@ -56,12 +56,12 @@ pub struct SectionCode {
 }
 
 impl SectionCode {
-    pub fn lang(&self) -> strata_code::CodeLang {
-        strata_code::CodeLang::from_id(self.lang).unwrap_or(strata_code::CodeLang::Python)
+    pub fn lang(&self) -> strata_chunker::CodeLang {
+        strata_chunker::CodeLang::from_id(self.lang).unwrap_or(strata_chunker::CodeLang::Python)
     }
 
-    pub fn kind(&self) -> strata_code::ChunkKind {
-        strata_code::ChunkKind::from_id(self.kind).unwrap_or(strata_code::ChunkKind::Lines)
+    pub fn kind(&self) -> strata_chunker::ChunkKind {
+        strata_chunker::ChunkKind::from_id(self.kind).unwrap_or(strata_chunker::ChunkKind::Lines)
     }
 }
 

@@ -7,11 +7,11 @@
 //! bytes, little-endian, 1..=4096), then the text (invalid UTF-8 replaced, as the core decodes).
 #![no_main]
 
-#[path = "../../crate/code/tests/common/mod.rs"]
+#[path = "../../crate/chunker/tests/common/mod.rs"]
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use strata_code::{chunk, CodeFile, CodeLang};
+use strata_chunker::{chunk, CodeFile, CodeLang};
 
 fuzz_target!(|data: &[u8]| {
     if data.len() < 3 {

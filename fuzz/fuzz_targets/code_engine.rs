@@ -11,7 +11,7 @@
 use std::cell::RefCell;
 
 use libfuzzer_sys::fuzz_target;
-use strata_code::{chunk, CodeLang, DEFAULT_EXTENSIONS};
+use strata_chunker::{chunk, CodeLang, DEFAULT_EXTENSIONS};
 use strata_core::api::{NoteInput, ReadRequest, SearchFilters, SearchMode, SearchRequest, UpdateBatch};
 use strata_core::{CoreConfig, Engine};
 

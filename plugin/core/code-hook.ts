@@ -1,4 +1,4 @@
-// The code chunker's wasm (build/wasm/strata_code_bg.wasm, tree-sitter and its grammars,
+// The code chunker's wasm (build/wasm/strata_chunker_bg.wasm, tree-sitter and its grammars,
 // ~10 MB) as the core reaches it: through `globalThis.__strataChunkCode`, installed by the host.
 // A host registers how it loads the module (setCodeLoader: Node reads the file, the plugin's
 // worker decodes its inlined copy); the module is loaded only when files about to be indexed
@@ -17,9 +17,9 @@ export type ChunkCode = (lang: string, text: string, budgetTokens: number) => Ui
 export type CodeLoader = () => ChunkCode | Promise<ChunkCode>;
 
 /** The code wasm's file name in build/wasm (and beside the bundles). */
-export const CODE_WASM_NAME = "strata_code_bg.wasm";
+export const CODE_WASM_NAME = "strata_chunker_bg.wasm";
 
-/** The extensions indexed as code by default (crate/code's DEFAULT_EXTENSIONS). */
+/** The extensions indexed as code by default (crate/chunker's DEFAULT_EXTENSIONS). */
 export const DEFAULT_CODE_EXTENSIONS = [
   "py",
   "js",
@@ -51,7 +51,7 @@ export const DEFAULT_CODE_EXCLUDE = ["node_modules", "target", "dist", "build", 
 /** The largest code file indexed by default (the core's `maxCodeBytes`). */
 export const DEFAULT_MAX_CODE_BYTES = 1024 * 1024;
 
-/** Extensions the chunker has a grammar for (crate/code's CodeLang::from_extension): a path the
+/** Extensions the chunker has a grammar for (crate/chunker's CodeLang::from_extension): a path the
  *  core indexes with one of these is chunked through the hook. */
 const CHUNKED_EXTENSIONS = new Set([...DEFAULT_CODE_EXTENSIONS, "pyi", "hxx", "c++"]);
 

@@ -176,7 +176,7 @@ export function loadCore(): StrataCoreStatic {
       return StrataEmbedder;
     });
     setCodeLoader(async () => {
-      const code = await import("../../build/wasm/strata_code.js");
+      const code = await import("../../build/wasm/strata_chunker.js");
       codeMemory = code.initSync({ module: readFileSync(findWasm(CODE_WASM_NAME)) }).memory;
       return code.chunkCode;
     });

@@ -19,7 +19,7 @@ export function workerCodeLoader(src: CodeWasmSource): CodeLoader {
   return async (): Promise<ChunkCode> => {
     try {
       const bytes = src.own ? await src.own() : await decodeInlineWasm(await src.inline());
-      const code = await import("../../build/wasm/strata_code.js");
+      const code = await import("../../build/wasm/strata_chunker.js");
       await code.default({ module_or_path: bytes });
       return code.chunkCode;
     } catch (err) {

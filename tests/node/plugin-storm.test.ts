@@ -15,7 +15,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { gzipSync } from "node:zlib";
 
-import initCode from "../../build/wasm/strata_code.js";
+import initCode from "../../build/wasm/strata_chunker.js";
 import initCore from "../../build/wasm/strata_core.js";
 import { CODE_WASM_NAME } from "../../plugin/core/code-hook.ts";
 import { findWasm } from "../../plugin/core/node.ts";

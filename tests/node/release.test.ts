@@ -110,7 +110,7 @@ describe("release", () => {
     // The bridge for Claude Code: mcp-bridge.js and the three .wasm, in the table and compiled in too.
     assert.deepEqual(
       table.bridge?.files.map((f) => f.name),
-      ["mcp-bridge.js", "strata_core_bg.wasm", "strata_embedder_bg.wasm", "strata_code_bg.wasm"],
+      ["mcp-bridge.js", "strata_core_bg.wasm", "strata_embedder_bg.wasm", "strata_chunker_bg.wasm"],
     );
     for (const f of table.bridge.files) assert.ok(main.includes(f.sha256), `the bridge's ${f.name} SHA-256 is in main.js`);
     // The relaxed-SIMD embedder: one gzip file whose parts unpack to the build it was given.

@@ -1,7 +1,7 @@
 //! The code filters of a search: languages and kinds, from the request's filters
 //! (comma-separated) and from `lang:…` / `kind:…` words of the query, which are taken out of it.
 
-use strata_code::{ChunkKind, CodeLang};
+use strata_chunker::{ChunkKind, CodeLang};
 
 use crate::api::{SearchFilters, SearchRequest};
 use crate::error::{CoreError, Result};

@@ -2,7 +2,7 @@
 //! with its definition, indexed in the code fields (identifiers whole and split, names and
 //! signatures boosted) and filterable by language and kind.
 
-use strata_code::{ChunkKind, CodeLang};
+use strata_chunker::{ChunkKind, CodeLang};
 
 use super::code_texts::CodeTexts;
 use super::index::FileFacts;
@@ -32,7 +32,7 @@ impl Engine {
             Err(e) => {
                 let message = format!("code chunker unavailable ({e}): indexed in line windows");
                 report.warnings.push(Warning { path: path.to_string(), message });
-                strata_code::CodeFile::line_windows(lang, text, self.config.chunk_budget)
+                strata_chunker::CodeFile::line_windows(lang, text, self.config.chunk_budget)
             }
         };
         let unparsed = chunks.fallback && chunks.error_regions == 0;

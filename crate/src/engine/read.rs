@@ -149,7 +149,7 @@ impl Engine {
         };
         if let Some(lang) = paths::code_language(path, &self.config) {
             let chunks = crate::code_sections::chunk(lang, text, self.config.chunk_budget, self.config.code_syntax)
-                .unwrap_or_else(|_| strata_code::CodeFile::line_windows(lang, text, self.config.chunk_budget));
+                .unwrap_or_else(|_| strata_chunker::CodeFile::line_windows(lang, text, self.config.chunk_budget));
             let line_count = markdown::LineIndex::new(text).line_count();
             let sections = crate::code_sections::file_sections(text, &chunks, line_count, None);
             return entry(paths::file_name(path).to_string(), sections, line_count, 1);

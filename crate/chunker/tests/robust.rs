@@ -7,7 +7,7 @@ mod common;
 use std::time::Instant;
 
 use common::{check_layout, chunk_fixture, describe, lang_of};
-use strata_code::{chunk, ChunkKind, CodeLang, MAX_PARSE_BYTES};
+use strata_chunker::{chunk, ChunkKind, CodeLang, MAX_PARSE_BYTES};
 
 const FIXTURES: &[&str] = &[
     "sample.py",
@@ -38,7 +38,7 @@ fn every_fixture_keeps_the_layout_at_every_budget() {
             };
             assert!((0..f.chunks.len()).all(|i| depth(i) <= 3), "{name} at {budget}: {:?}", describe(&f));
             let encoded = f.encode();
-            assert_eq!(strata_code::CodeFile::decode(&encoded).unwrap(), f);
+            assert_eq!(strata_chunker::CodeFile::decode(&encoded).unwrap(), f);
             assert!(!text.is_empty());
         }
     }
@@ -71,7 +71,7 @@ fn an_oversized_definition_is_split_at_its_inner_blocks() {
 fn garbage_gives_line_windows() {
     let bytes: Vec<u8> = (0..20_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
     let text = String::from_utf8_lossy(&bytes).into_owned();
-    for lang in strata_code::CodeLang::ALL {
+    for lang in strata_chunker::CodeLang::ALL {
         let f = chunk(lang, &text, 128);
         check_layout(&text, &f);
         assert!(!f.chunks.is_empty(), "{lang:?}");

@@ -2,13 +2,13 @@
 //! chunks per file. Files are listed on stdin (one path a line) or given as arguments; the
 //! language comes from the extension. `--show` prints each file's chunks instead.
 //!
-//!   find crate -name '*.rs' | cargo run --release -p strata-code --example chunk_files
-//!   cargo run -p strata-code --example chunk_files -- --show crate/code/src/lib.rs
+//!   find crate -name '*.rs' | cargo run --release -p strata-chunker --example chunk_files
+//!   cargo run -p strata-chunker --example chunk_files -- --show crate/chunker/src/lib.rs
 
 use std::io::BufRead;
 use std::time::Instant;
 
-use strata_code::{chunk, CodeLang};
+use strata_chunker::{chunk, CodeLang};
 
 const BUDGET: usize = 512;
 

@@ -4,11 +4,11 @@
 mod common;
 
 use common::{chunk_fixture, describe, named};
-use strata_code::{ChunkKind, CodeLang};
+use strata_chunker::{ChunkKind, CodeLang};
 
 const BUDGET: usize = 512;
 
-fn expect(name: &str, lang: CodeLang, expected: &[&str]) -> strata_code::CodeFile {
+fn expect(name: &str, lang: CodeLang, expected: &[&str]) -> strata_chunker::CodeFile {
     let (_, file) = chunk_fixture(name, lang, BUDGET);
     assert_eq!(describe(&file), expected, "{name}");
     assert!(!file.fallback, "{name}");
@@ -116,7 +116,7 @@ fn javascript() {
 #[test]
 fn tsx_and_anonymous_default_export() {
     let text = "import React from \"react\";\n\nexport default () => {\n  return <div>{1}</div>;\n};\n\nexport const Button = ({ label }: { label: string }) => <button>{label}</button>;\n";
-    let f = strata_code::chunk(CodeLang::Tsx, text, BUDGET);
+    let f = strata_chunker::chunk(CodeLang::Tsx, text, BUDGET);
     common::check_layout(text, &f);
     assert_eq!(describe(&f), ["module  1-1", "function default 3-5", "function Button 7-7"]);
     assert_eq!(f.error_regions, 0);

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{chunk_fixture, describe, named};
-use strata_code::{chunk, ChunkKind, CodeLang};
+use strata_chunker::{chunk, ChunkKind, CodeLang};
 
 #[test]
 fn package_json_by_key() {

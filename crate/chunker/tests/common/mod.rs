@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use strata_code::{chunk, CodeFile, CodeLang};
+use strata_chunker::{chunk, CodeFile, CodeLang};
 
 pub fn fixture(name: &str) -> String {
     let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -40,7 +40,7 @@ pub fn describe(file: &CodeFile) -> Vec<String> {
 }
 
 /// The chunk named `name` (the first one).
-pub fn named<'a>(file: &'a CodeFile, name: &str) -> &'a strata_code::Chunk {
+pub fn named<'a>(file: &'a CodeFile, name: &str) -> &'a strata_chunker::Chunk {
     file.chunks.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no chunk {name}"))
 }
 
