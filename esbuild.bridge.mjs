@@ -3,7 +3,7 @@
 //   dist/mcp-bridge.js  ESM, beside dist/strata.js (this package is "type": "module");
 //   mcp-bridge.js       CommonJS, installed beside the plugin's main.js: a vault's plugin folder has
 //                       no package.json saying "module", and CommonJS runs on every Node ≥ 18.
-// Both find the core's .wasm and the model next to themselves or in the repository (plugin/core/node.ts).
+// Both find the core's .wasm and the model next to themselves or in the repository (plugin/node/host.ts).
 import { build } from "esbuild";
 import { chmod } from "node:fs/promises";
 

@@ -16,10 +16,7 @@ const NODE_PROGRAMS = [
   "plugin/bridge/forward.ts",
   "plugin/bridge/headless.ts",
   "plugin/bridge/args-cli.ts",
-  "plugin/core/node.ts",
-  "plugin/core/embedding/pool-worker-node.ts",
-  "plugin/core/node-models.ts",
-  "plugin/core/node-folder.ts",
+  "plugin/node/**",
   "*.mjs",
   "*.mts",
 ];

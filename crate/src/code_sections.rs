@@ -54,7 +54,7 @@ mod chunker {
 
     #[wasm_bindgen]
     extern "C" {
-        /// Installed by the host (plugin/core/node.ts, the plugin's worker) when its vault has
+        /// Installed by the host (plugin/node/host.ts, the plugin's worker) when its vault has
         /// code: `(lang, text, budgetTokens) => Uint8Array`, the code wasm's `chunkCode`.
         #[wasm_bindgen(js_namespace = globalThis, js_name = __strataChunkCode, catch)]
         fn chunk_code(lang: &str, text: &str, budget: u32) -> Result<js_sys::Uint8Array, JsValue>;

@@ -18,7 +18,7 @@ import { searchWithSnippets } from "../core/note-reads.ts";
 import { reconcile } from "../core/reconcile.ts";
 import { embedAll } from "../core/embedding/loop.ts";
 import { loadChosenModel } from "../core/models.ts";
-import { FsIndexStore, loadCore, NodeVault, checkVaultDir, findModelDir, modelCatalog, modelPresent, modelReader } from "../core/node.ts";
+import { FsIndexStore, loadCore, NodeVault, checkVaultDir, findModelDir, modelCatalog, modelPresent, modelReader } from "../node/host.ts";
 import { CliError, intOption, MODEL_USAGE, modelOptions, parse, parseModelSetting, repoRoot } from "../cli/common.ts";
 import { evalCore } from "../cli/eval-cmd.ts";
 import { evaluate, loadQueries, percentile, round, type EvalResult } from "../cli/metrics.ts";

@@ -18,10 +18,10 @@ import { readFile } from "node:fs/promises";
 import * as path from "node:path";
 
 import type { CoreConfig, NoteInfo, NoteTexts, SectionInfo, StrataCoreApi } from "../core/api.ts";
-import { loadCore, loadModelFiles, modelCatalog, modelReader, NodeVault, wasmMemory } from "../core/node.ts";
+import { loadCore, loadModelFiles, modelCatalog, modelReader, NodeVault, wasmMemory } from "../node/host.ts";
 import { CliError, repoRoot } from "../cli/common.ts";
 import { EmbedPool } from "../core/embedding/pool.ts";
-import { nodeEmbedSpawner } from "../core/embedding/pool-worker-node.ts";
+import { nodeEmbedSpawner } from "../node/embed-workers.ts";
 import { percentile, round } from "../cli/metrics.ts";
 import { ortPipeline, timeOrtSteps, type OrtModule, type TokenizerClass } from "./ort-pipeline.ts";
 

@@ -13,7 +13,7 @@ import * as path from "node:path";
 
 import { initSync, StrataEmbedder } from "../../build/wasm/strata_embedder.js";
 import { openIndex } from "../core/index-store.ts";
-import { EMBEDDER_WASM_NAME, FsIndexStore, findWasm, loadCore, loadModelFiles, findModelDir, NodeVault } from "../core/node.ts";
+import { EMBEDDER_WASM_NAME, FsIndexStore, findWasm, loadCore, loadModelFiles, findModelDir, NodeVault } from "../node/host.ts";
 import { loadedModel } from "../core/wasm-classes.ts";
 import { reconcile } from "../core/reconcile.ts";
 import { CliError, parse } from "../cli/common.ts";

@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 
 import { CliError } from "../cli/common.ts";
-import { findWasm } from "../core/node.ts";
+import { findWasm } from "../node/host.ts";
 
 /** One size of `benchVectors`: the int8 scan's query latency and recall@10 against exact f32. */
 export interface VectorBenchRow {

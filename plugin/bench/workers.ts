@@ -7,7 +7,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import * as path from "node:path";
 
 import { openIndex } from "../core/index-store.ts";
-import { FsIndexStore, loadCore, modelCatalog, NodeVault } from "../core/node.ts";
+import { FsIndexStore, loadCore, modelCatalog, NodeVault } from "../node/host.ts";
 import { searchWithSnippets } from "../core/note-reads.ts";
 import { reconcile } from "../core/reconcile.ts";
 import { CliError } from "../cli/common.ts";

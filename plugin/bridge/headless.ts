@@ -19,7 +19,7 @@ import { reconcile } from "../core/reconcile.ts";
 import { codeLoadFailure, prepareCode, retryCodeBlocks } from "../core/code-hook.ts";
 import { embedAll } from "../core/embedding/loop.ts";
 import { chooseWorkers, EmbedPool } from "../core/embedding/pool.ts";
-import { nodeEmbedSpawner } from "../core/embedding/pool-worker-node.ts";
+import { nodeEmbedSpawner } from "../node/embed-workers.ts";
 import { forgetLoadedModels } from "../core/wasm-classes.ts";
 import { availableParallelism, totalmem } from "node:os";
 import { AUTO_MODEL, loadChosenModel } from "../core/models.ts";
@@ -34,8 +34,8 @@ import {
   modelCatalog,
   modelReader,
   NodeVault,
-} from "../core/node.ts";
-import { vaultFirstModelReader } from "../core/node-models.ts";
+} from "../node/host.ts";
+import { vaultFirstModelReader } from "../node/model-download.ts";
 import { pluginDirOf } from "./loopback-protocol.ts";
 import { checkVaultPath } from "./vault-paths.ts";
 

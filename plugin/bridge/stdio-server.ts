@@ -13,7 +13,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 
 import type { ToolSettings } from "../core/vault-backend.ts";
 import { errorMessage } from "../core/errors.ts";
-import { processAlive } from "../core/node.ts";
+import { processAlive } from "../node/host.ts";
 import { PluginClient, PluginUnreachable, readBridgeInfo } from "./forward.ts";
 import { HeadlessBackend } from "./headless.ts";
 import type { ToolResult } from "./loopback-protocol.ts";

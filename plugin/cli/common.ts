@@ -14,7 +14,7 @@ import type { VaultSource } from "../core/note-reads.ts";
 import { reconcile, type ReconcileProgress, type ReconcileSummary } from "../core/reconcile.ts";
 import { embedAll, type EmbedSummary } from "../core/embedding/loop.ts";
 import { chooseWorkers, EmbedPool, MAX_WORKERS } from "../core/embedding/pool.ts";
-import { isEmbedWorkerThread, nodeEmbedSpawner } from "../core/embedding/pool-worker-node.ts";
+import { isEmbedWorkerThread, nodeEmbedSpawner } from "../node/embed-workers.ts";
 import { forgetLoadedModels } from "../core/wasm-classes.ts";
 import { AUTO_MODEL, loadChosenModel, type ModelLoad } from "../core/models.ts";
 import { readBridgeInfo } from "../bridge/forward.ts";
@@ -28,7 +28,7 @@ import {
   modelReader,
   NodeVault,
   processAlive,
-} from "../core/node.ts";
+} from "../node/host.ts";
 import { EmbedBar, Progress } from "./ui.ts";
 
 /** An error the CLI reports as one line and an exit code (2 = usage/input, 1 = failure). */

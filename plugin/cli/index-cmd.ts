@@ -4,7 +4,7 @@
 import { openIndex } from "../core/index-store.ts";
 import type { ReconcileSummary } from "../core/reconcile.ts";
 import { describeModel, modelReport, type ModelLoad } from "../core/models.ts";
-import { findModelDir, loadCore } from "../core/node.ts";
+import { findModelDir, loadCore } from "../node/host.ts";
 import {
   CODE_USAGE,
   codeOptions,

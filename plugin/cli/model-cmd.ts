@@ -12,8 +12,8 @@ import {
   verifyModel,
   type DownloadProgress,
 } from "../core/model-download.ts";
-import { findModelDir, modelCatalog } from "../core/node.ts";
-import { nodeFetcher, nodeModelFs, nodeSourceFolder, vaultModelsDir } from "../core/node-models.ts";
+import { findModelDir, modelCatalog } from "../node/host.ts";
+import { nodeFetcher, nodeModelFs, nodeSourceFolder, vaultModelsDir } from "../node/model-download.ts";
 import { bundledRelease } from "../core/release.ts";
 import { CliError, parse } from "./common.ts";
 

@@ -4,7 +4,7 @@
 import type { DateRange, QueryRequest, QueryResponse, StrataCoreApi, TaskHit, TasksRequest, TasksResponse } from "../core/api.ts";
 import { coreErrorCode, errorMessage } from "../core/errors.ts";
 import { hostClock, isIsoDate, outlineText, outlineWithTasks, taskCounts, taskLine } from "../core/structured.ts";
-import { loadCore, type NodeVault } from "../core/node.ts";
+import { loadCore, type NodeVault } from "../node/host.ts";
 import { CliError, intOption, openVaultIndex, parse, vaultContext, vaultOptions } from "./common.ts";
 import { ms, ttyOut } from "./ui.ts";
 

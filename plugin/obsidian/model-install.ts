@@ -85,10 +85,12 @@ export function importSource(adapter: DataAdapter, folder: string): SourceFolder
   const absolute = /^([a-zA-Z]:[\\/]|\/|\\\\)/.test(trimmed);
   if (absolute && !Platform.isDesktopApp) throw new ModelDownloadError("source", "on mobile, the folder must be inside the vault");
   if (absolute) {
-    // Outside the vault: Node's file system (desktop only), imported when needed.
+    // Outside the vault: Node's file system, imported when needed. plugin/node/ is the Node host,
+    // which the plugin otherwise never loads; this lazy import() of it runs on desktop only
+    // (Platform.isDesktopApp above), where Obsidian has Node's modules, and never on mobile.
     return {
       describe: trimmed,
-      read: async (name) => (await import("../core/node-folder.ts")).nodeSourceFolder(trimmed).read(name),
+      read: async (name) => (await import("../node/source-folder.ts")).nodeSourceFolder(trimmed).read(name),
     };
   }
   return {

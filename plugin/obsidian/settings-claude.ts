@@ -81,7 +81,11 @@ export function claudeDefinitions(p: ClaudeRowsHost, lookup: BridgeLookup, refre
             .setCta()
             .onClick(() => void inst.downloadBridge()),
         );
-    } else row.setDesc("This build carries no MCP bridge to install: install Strata from a release, or use the Claude Desktop extension.");
+    } else {
+      // Product names as they are written: MCP, Strata, Claude Desktop (the review's sentence-case
+      // rule knows none of them and would lower-case them).
+      row.setDesc("This build carries no MCP bridge to install: install Strata from a release, or use the Claude Desktop extension.");
+    }
     return inst.onChange(() => {
       if (inst.running !== BRIDGE_ID || !inst.progress || inst.progress.partsDone === 0) refresh();
       else row.setDesc(progressText());

@@ -93,6 +93,8 @@ export class StrataView extends ItemView {
     for (const f of this.app.vault.getAllLoadedFiles()) {
       if (f instanceof TFolder && !f.isRoot()) folders.createEl("option", { attr: { value: f.path } });
     }
+    // The placeholder is a tag as it is written in a note, so it stays "#tag" (the review's
+    // sentence-case rule would have "#Tag").
     this.tagEl = filters.createEl("input", { cls: "strata-tag", attr: { type: "text", placeholder: "#tag" } });
     this.whereEl = form.createEl("input", {
       cls: "strata-where",

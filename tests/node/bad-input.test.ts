@@ -8,7 +8,7 @@ import { after, before, describe, test } from "node:test";
 import type { StrataCoreApi } from "../../plugin/core/api.ts";
 import { type VaultSource } from "../../plugin/core/note-reads.ts";
 import { reconcile, type ReconcileSummary } from "../../plugin/core/reconcile.ts";
-import { FsIndexStore, NodeVault } from "../../plugin/core/node.ts";
+import { FsIndexStore, NodeVault } from "../../plugin/node/host.ts";
 import { cleanupTemps, CONFIG, copyFixture, Core, FIXTURE_NOTES, hashTree, indexDirOf, indexVault, tempDir, topPaths } from "./helpers.ts";
 
 after(cleanupTemps);

@@ -9,7 +9,7 @@ import { hostname } from "node:os";
 import * as path from "node:path";
 import { after, test } from "node:test";
 
-import { EMBEDDER_WASM_NAME, findWasm } from "../../plugin/core/node.ts";
+import { EMBEDDER_WASM_NAME, findWasm } from "../../plugin/node/host.ts";
 import { ok, spawnBridge, TOOL_NAMES } from "./bridge-helpers.ts";
 import { exerciseTools } from "./bridge-scenario.ts";
 import { cleanupTemps, copyFixture, indexDirOf, indexVault, ROOT } from "./helpers.ts";

@@ -11,7 +11,7 @@ import { after, describe, test } from "node:test";
 
 import type { Hit } from "../../plugin/core/api.ts";
 import { CODE_WASM_NAME, codeHookInstalled, isCodePath } from "../../plugin/core/code-hook.ts";
-import { EMBEDDER_WASM_NAME, findWasm, wasmMemory } from "../../plugin/core/node.ts";
+import { EMBEDDER_WASM_NAME, findWasm, wasmMemory } from "../../plugin/node/host.ts";
 import { HeadlessBackend } from "../../plugin/bridge/headless.ts";
 import { callTool } from "../../plugin/bridge/tools.ts";
 import { ok, spawnBridge } from "./bridge-helpers.ts";

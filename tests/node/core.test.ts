@@ -11,7 +11,7 @@ import { asBytes } from "../../plugin/core/bytes.ts";
 import { openIndex } from "../../plugin/core/index-store.ts";
 import { readNote, searchWithSnippets } from "../../plugin/core/note-reads.ts";
 import { reconcile } from "../../plugin/core/reconcile.ts";
-import { FsIndexStore, NodeVault } from "../../plugin/core/node.ts";
+import { FsIndexStore, NodeVault } from "../../plugin/node/host.ts";
 import { cleanupTemps, CONFIG, copyFixture, Core, FIXTURE_NOTES, indexDirOf, indexVault, RecordingStore, topPaths } from "./helpers.ts";
 
 after(cleanupTemps);

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { before, describe, test } from "node:test";
 
-import { EMBEDDER_WASM_NAME, findModelDir, findWasm } from "../../plugin/core/node.ts";
+import { EMBEDDER_WASM_NAME, findModelDir, findWasm } from "../../plugin/node/host.ts";
 import { cosine, ROOT } from "./helpers.ts";
 
 interface Reference {

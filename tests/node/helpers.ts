@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import type { CoreConfig, StrataCoreApi } from "../../plugin/core/api.ts";
 import { defaultIndexDir, openIndex, type IndexStore } from "../../plugin/core/index-store.ts";
 import { reconcile } from "../../plugin/core/reconcile.ts";
-import { findModelDir, FsIndexStore, loadCore, loadModelFiles, modelPresent, NodeVault, type ModelFiles } from "../../plugin/core/node.ts";
+import { findModelDir, FsIndexStore, loadCore, loadModelFiles, modelPresent, NodeVault, type ModelFiles } from "../../plugin/node/host.ts";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const FIXTURE = path.join(ROOT, "tests", "fixtures", "vault");

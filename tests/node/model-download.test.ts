@@ -20,7 +20,7 @@ import {
   type ModelFs,
   type ModelTable,
 } from "../../plugin/core/model-download.ts";
-import { nodeFetcher, nodeModelFs } from "../../plugin/core/node-models.ts";
+import { nodeFetcher, nodeModelFs } from "../../plugin/node/model-download.ts";
 import { modelTable, writeParts } from "../../scripts/model-table.mjs";
 import { cleanupTemps, copyFixture, tempDir } from "./helpers.ts";
 import { eventually, loadPlugin, PLUGIN_DIR, StrataPlugin, unloadPlugin, type AppT, type StrataPluginT } from "./plugin-env.ts";

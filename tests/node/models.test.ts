@@ -15,7 +15,7 @@ import { openIndex, persist } from "../../plugin/core/index-store.ts";
 import { reconcile } from "../../plugin/core/reconcile.ts";
 import { embedAll, embedStepFrom } from "../../plugin/core/embedding/loop.ts";
 import { loadChosenModel, type ReadModel } from "../../plugin/core/models.ts";
-import { FsIndexStore, modelCatalog, modelReader, NodeVault } from "../../plugin/core/node.ts";
+import { FsIndexStore, modelCatalog, modelReader, NodeVault } from "../../plugin/node/host.ts";
 import { HeadlessBackend, readModelSetting } from "../../plugin/bridge/headless.ts";
 import { cleanupTemps, CONFIG, copyFixture, Core, FIXTURE, NEEDS_BOTH, NEEDS_E5, NEEDS_MODEL, tempDir } from "./helpers.ts";
 

@@ -10,7 +10,7 @@ import { after, describe, test } from "node:test";
 import { gzipSync } from "node:zlib";
 
 import { CODE_WASM_NAME, codeHookInstalled } from "../../plugin/core/code-hook.ts";
-import { findWasm } from "../../plugin/core/node.ts";
+import { findWasm } from "../../plugin/node/host.ts";
 import { coreConfig, DEFAULT_SETTINGS, listedExtensions, sanitizeSettings } from "../../plugin/obsidian/settings.ts";
 import { CODE_FILES, makeVault, NOTES } from "./code-vault.ts";
 import { cleanupTemps, copyFixture } from "./helpers.ts";

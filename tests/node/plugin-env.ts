@@ -9,8 +9,8 @@ import * as path from "node:path";
 
 import { serveWorker } from "../../plugin/obsidian/worker-server.ts";
 import type { WorkerState } from "../../plugin/obsidian/worker-protocol.ts";
-import { EMBEDDER_WASM_NAME, findModelDir, findWasm, modelPresent } from "../../plugin/core/node.ts";
-import { nodeEmbedSpawner } from "../../plugin/core/embedding/pool-worker-node.ts";
+import { EMBEDDER_WASM_NAME, findModelDir, findWasm, modelPresent } from "../../plugin/node/host.ts";
+import { nodeEmbedSpawner } from "../../plugin/node/embed-workers.ts";
 import { ROOT } from "./helpers.ts";
 
 register("../obsidian-fake/loader.mjs", import.meta.url);

@@ -18,7 +18,7 @@ import { gzipSync } from "node:zlib";
 import initCode from "../../build/wasm/strata_chunker.js";
 import initCore from "../../build/wasm/strata_core.js";
 import { CODE_WASM_NAME } from "../../plugin/core/code-hook.ts";
-import { findWasm } from "../../plugin/core/node.ts";
+import { findWasm } from "../../plugin/node/host.ts";
 import { CODE_FILES } from "./code-vault.ts";
 import { cleanupTemps, copyFixture } from "./helpers.ts";
 import { loadPlugin, StrataPlugin, TFile, unloadPlugin, type StrataPluginT } from "./plugin-env.ts";

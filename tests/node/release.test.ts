@@ -25,7 +25,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 
 import type { ModelTable } from "../../plugin/core/model-download.ts";
 import { relaxedSimdSupported, STALE_RELAXED } from "../../plugin/core/embedding/builds.ts";
-import { modelPresent } from "../../plugin/core/node.ts";
+import { modelPresent } from "../../plugin/node/host.ts";
 import { cleanupTemps, ROOT, tempDir } from "./helpers.ts";
 import { eventually, loadPlugin, PLUGIN_DIR, StrataPlugin, unloadPlugin } from "./plugin-env.ts";
 import { serveRelease, type ReleaseServer } from "./release-server.ts";

@@ -11,7 +11,7 @@ import type { SearchMode, StrataCoreApi } from "../../plugin/core/api.ts";
 import { openIndex, persist, type IndexStore } from "../../plugin/core/index-store.ts";
 import { reconcile } from "../../plugin/core/reconcile.ts";
 import { embedAll, embedStepFrom } from "../../plugin/core/embedding/loop.ts";
-import { FsIndexStore, NodeVault } from "../../plugin/core/node.ts";
+import { FsIndexStore, NodeVault } from "../../plugin/node/host.ts";
 import { evaluate, loadQueries } from "../../plugin/cli/metrics.ts";
 import {
   cleanupTemps,

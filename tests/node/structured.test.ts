@@ -15,7 +15,7 @@ import type { BackendStatus, VaultBackend } from "../../plugin/core/vault-backen
 import { HeadlessBackend } from "../../plugin/bridge/headless.ts";
 import { newBridgeToken, startLoopbackServer, writeBridgeInfo } from "../../plugin/bridge/loopback.ts";
 import { hostClock, taskLine } from "../../plugin/core/structured.ts";
-import { creationTime, loadCore } from "../../plugin/core/node.ts";
+import { creationTime, loadCore } from "../../plugin/node/host.ts";
 import { ok, refused, spawnBridge } from "./bridge-helpers.ts";
 import { cleanupTemps, indexVault, ROOT, tempDir } from "./helpers.ts";
 

@@ -21,7 +21,7 @@ import type { Page } from "playwright-core";
 
 import { chunkTexts, sampleNotes } from "../../plugin/bench/embed-bench.ts";
 import { percentile, round } from "../../plugin/cli/metrics.ts";
-import { loadCore, NodeVault } from "../../plugin/core/node.ts";
+import { loadCore, NodeVault } from "../../plugin/node/host.ts";
 import { startServer, type ServedFolder } from "./server.ts";
 import type { StepTimes } from "./embed-bench-page.ts";
 import { RELAXED_EMBEDDER_FILE, RELAXED_EMBEDDER_ID } from "../../plugin/core/embedding/builds.ts";

@@ -10,7 +10,7 @@ use super::{EmbedderConfig, TextEmbedder};
 
 #[wasm_bindgen]
 extern "C" {
-    /// Installed by the host before `loadModel` (plugin/core/node.ts, the plugin's worker):
+    /// Installed by the host before `loadModel` (plugin/node/host.ts, the plugin's worker):
     /// `(model, tokenizer, config) => object with embed(texts: string[], query: boolean):
     /// Float32Array` (n × dimension, row-major), backed by the embedder wasm.
     #[wasm_bindgen(js_namespace = globalThis, js_name = __strataCreateEmbedder, catch)]

@@ -4,10 +4,10 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 
-import { ModelDownloadError, type Fetcher, type ModelFs } from "./model-download.ts";
-export { nodeSourceFolder } from "./node-folder.ts";
-import { loadModelFiles, modelReader } from "./node.ts";
-import type { ReadModel } from "./models.ts";
+import { ModelDownloadError, type Fetcher, type ModelFs } from "../core/model-download.ts";
+export { nodeSourceFolder } from "./source-folder.ts";
+import { loadModelFiles, modelReader } from "./host.ts";
+import type { ReadModel } from "../core/models.ts";
 
 /** ModelFs on Node's file system (paths as given). */
 export const nodeModelFs: ModelFs = {

@@ -4,7 +4,7 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 
-import type { SourceFolder } from "./model-download.ts";
+import type { SourceFolder } from "../core/model-download.ts";
 
 export function nodeSourceFolder(dir: string): SourceFolder {
   return {

@@ -1,12 +1,13 @@
-// The pool's workers in Node (the CLI, the headless bridge, the bench): worker_threads running
-// this module (or the bundle it is in: the bundles' entries start nothing in a worker), each
-// instantiating the embedder wasm module it is sent (compiled once per process).
+// The embedding pool's workers (plugin/core/embedding/pool.ts) in Node (the CLI, the headless
+// bridge, the bench): worker_threads running this module (or the bundle it is in: the bundles'
+// entries start nothing in a worker), each instantiating the embedder wasm module it is sent
+// (compiled once per process).
 
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 
-import { initSync, StrataEmbedder } from "../../../build/wasm/strata_embedder.js";
+import { initSync, StrataEmbedder } from "../../build/wasm/strata_embedder.js";
 import {
   connectEmbedWorker,
   serveEmbedWorker,
@@ -14,9 +15,9 @@ import {
   type FromWorker,
   type ModelSource,
   type ToWorker,
-} from "./pool-worker.ts";
-import type { SpawnEmbedWorker } from "./pool.ts";
-import { embedderModule } from "../node.ts";
+} from "../core/embedding/pool-worker.ts";
+import type { SpawnEmbedWorker } from "../core/embedding/pool.ts";
+import { embedderModule } from "./host.ts";
 
 const MARK = "strata-embed-worker";
 

@@ -1,5 +1,6 @@
-// Node.js side of the shared client: loading the wasm core from disk, the index folder on
-// the file system (atomic writes) and the vault walker. Used by the CLI and the MCP bridge.
+// The Node host of the shared client, what the CLI, the MCP bridge and the bench run on: the wasm
+// core loaded from disk and the models found there, the index folder on the file system (atomic
+// writes), the vault walker and the writer lock.
 
 import {
   closeSync,
@@ -20,12 +21,12 @@ import { fileURLToPath } from "node:url";
 
 import { initSync, StrataCore } from "../../build/wasm/strata_core.js";
 import { initSync as initEmbedderSync, StrataEmbedder } from "../../build/wasm/strata_embedder.js";
-import type { FileStat, Skip } from "./api.ts";
-import { CODE_WASM_NAME, setCodeLoader } from "./code-hook.ts";
-import { installEmbedderHook, type StrataCoreStatic } from "./wasm-classes.ts";
-import type { IndexStore } from "./index-store.ts";
-import type { VaultListing, VaultSource } from "./note-reads.ts";
-import { MODEL_FILE, ModelCatalog, TOKENIZER_FILE, type ReadModel } from "./models.ts";
+import type { FileStat, Skip } from "../core/api.ts";
+import { CODE_WASM_NAME, setCodeLoader } from "../core/code-hook.ts";
+import { installEmbedderHook, type StrataCoreStatic } from "../core/wasm-classes.ts";
+import type { IndexStore } from "../core/index-store.ts";
+import type { VaultListing, VaultSource } from "../core/note-reads.ts";
+import { MODEL_FILE, ModelCatalog, TOKENIZER_FILE, type ReadModel } from "../core/models.ts";
 
 const WASM_NAME = "strata_core_bg.wasm";
 export const EMBEDDER_WASM_NAME = "strata_embedder_bg.wasm";
@@ -33,7 +34,7 @@ export const EMBEDDER_WASM_NAME = "strata_embedder_bg.wasm";
 /**
  * Finds the core's .wasm: $STRATA_WASM, else `build/wasm/strata_core_bg.wasm` or a sibling
  * `strata_core_bg.wasm` in this module's folder or any folder above it (this file sits in
- * plugin/core/ when run from source and in dist/ when bundled). The embedder's and the code
+ * plugin/node/ when run from source and in dist/ when bundled). The embedder's and the code
  * chunker's .wasm (`name` = EMBEDDER_WASM_NAME, CODE_WASM_NAME) are looked for the same way,
  * and beside $STRATA_WASM.
  */
@@ -56,7 +57,7 @@ export function findWasm(name: string = WASM_NAME): string {
   throw new Error(`${name} was not found: run scripts/build-wasm.sh (or set STRATA_WASM)`);
 }
 
-export { MODEL_FILE, TOKENIZER_FILE } from "./models.ts";
+export { MODEL_FILE, TOKENIZER_FILE } from "../core/models.ts";
 
 let catalog: ModelCatalog | null = null;
 
@@ -139,7 +140,7 @@ let embedderCompiled: WebAssembly.Module | null = null;
 
 /**
  * The embedder's wasm, compiled once per process: this thread's embedder and every pool worker
- * (embedding/pool-worker-node.ts posts it to them) instantiate this one module, so its machine code is
+ * (embed-workers.ts posts it to them) instantiate this one module, so its machine code is
  * shared rather than compiled again per worker (−40 MB of process memory a worker with
  * all-MiniLM-L6-v2, docs/benchmarks.md#memory).
  */
