@@ -21,7 +21,7 @@ import type { CoreConfig, NoteInfo, NoteTexts, SectionInfo, StrataCoreApi } from
 import { loadCore, loadModelFiles, modelCatalog, modelReader, NodeVault, wasmMemory } from "../node/host.ts";
 import { CliError, repoRoot } from "../cli/common.ts";
 import { EmbedPool } from "../core/embedding/pool.ts";
-import { nodeEmbedSpawner } from "../node/embed-workers.ts";
+import { nodeEmbedSpawner } from "../node/pool-workers.ts";
 import { percentile, round } from "../cli/metrics.ts";
 import { ortPipeline, timeOrtSteps, type OrtModule, type TokenizerClass } from "./ort-pipeline.ts";
 

@@ -19,7 +19,7 @@ import { reconcile } from "../core/reconcile.ts";
 import { codeLoadFailure, prepareCode, retryCodeBlocks } from "../core/code-hook.ts";
 import { embedAll } from "../core/embedding/loop.ts";
 import { chooseWorkers, EmbedPool } from "../core/embedding/pool.ts";
-import { nodeEmbedSpawner } from "../node/embed-workers.ts";
+import { nodeEmbedSpawner } from "../node/pool-workers.ts";
 import { forgetLoadedModels } from "../core/wasm-classes.ts";
 import { availableParallelism, totalmem } from "node:os";
 import { AUTO_MODEL, loadChosenModel } from "../core/models.ts";

@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { errorMessage } from "../core/errors.ts";
-import { isEmbedWorkerThread } from "../node/embed-workers.ts";
+import { isEmbedWorkerThread } from "../node/pool-workers.ts";
 import { BridgeUsageError, MCP_HELP, parseBridgeArgs } from "./args-cli.ts";
 import { serveStdio } from "./stdio-server.ts";
 
@@ -25,7 +25,7 @@ async function main(): Promise<number> {
   return 0;
 }
 
-// In an embedder worker (the bundle runs itself in worker_threads: plugin/node/embed-workers.ts) the worker serves.
+// In an embedder worker (the bundle runs itself in worker_threads: plugin/node/pool-workers.ts) the worker serves.
 if (!isEmbedWorkerThread())
   main().then(
     (code) => {

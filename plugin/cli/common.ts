@@ -14,7 +14,7 @@ import type { VaultSource } from "../core/note-reads.ts";
 import { reconcile, type ReconcileProgress, type ReconcileSummary } from "../core/reconcile.ts";
 import { embedAll, type EmbedSummary } from "../core/embedding/loop.ts";
 import { chooseWorkers, EmbedPool, MAX_WORKERS } from "../core/embedding/pool.ts";
-import { isEmbedWorkerThread, nodeEmbedSpawner } from "../node/embed-workers.ts";
+import { isEmbedWorkerThread, nodeEmbedSpawner } from "../node/pool-workers.ts";
 import { forgetLoadedModels } from "../core/wasm-classes.ts";
 import { AUTO_MODEL, loadChosenModel, type ModelLoad } from "../core/models.ts";
 import { readBridgeInfo } from "../bridge/forward.ts";

@@ -140,7 +140,7 @@ let embedderCompiled: WebAssembly.Module | null = null;
 
 /**
  * The embedder's wasm, compiled once per process: this thread's embedder and every pool worker
- * (embed-workers.ts posts it to them) instantiate this one module, so its machine code is
+ * (pool-workers.ts posts it to them) instantiate this one module, so its machine code is
  * shared rather than compiled again per worker (−40 MB of process memory a worker with
  * all-MiniLM-L6-v2, docs/benchmarks.md#memory).
  */

@@ -14,7 +14,7 @@ import { after, describe, test } from "node:test";
 import type { StrataCoreApi } from "../../plugin/core/api.ts";
 import { embedAll } from "../../plugin/core/embedding/loop.ts";
 import { chooseWorkers, EmbedPool, type SpawnEmbedWorker } from "../../plugin/core/embedding/pool.ts";
-import { nodeEmbedSpawner } from "../../plugin/node/embed-workers.ts";
+import { nodeEmbedSpawner } from "../../plugin/node/pool-workers.ts";
 import type { EmbedWorker, ModelSource } from "../../plugin/core/embedding/pool-worker.ts";
 import { openIndex, persist } from "../../plugin/core/index-store.ts";
 import { FsIndexStore, loadModelFiles, NodeVault } from "../../plugin/node/host.ts";

@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { serveWorker } from "../../plugin/obsidian/worker-server.ts";
 import type { WorkerState } from "../../plugin/obsidian/worker-protocol.ts";
 import { EMBEDDER_WASM_NAME, findModelDir, findWasm, modelPresent } from "../../plugin/node/host.ts";
-import { nodeEmbedSpawner } from "../../plugin/node/embed-workers.ts";
+import { nodeEmbedSpawner } from "../../plugin/node/pool-workers.ts";
 import { ROOT } from "./helpers.ts";
 
 register("../obsidian-fake/loader.mjs", import.meta.url);
