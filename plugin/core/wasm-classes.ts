@@ -2,6 +2,7 @@
 // strata_embedder.js), and the hook through which the core makes embedders.
 
 import type { StrataEmbedder } from "../../build/wasm/strata_embedder.js";
+import { globalScope } from "./global-scope.ts";
 import type { ModelSource } from "./embedding/pool-worker.ts";
 
 export type { StrataCoreApi, StrataCoreStatic } from "./api.ts";
@@ -20,7 +21,7 @@ export type StrataEmbedderStatic = typeof StrataEmbedder;
  * on first use (a model load), so starting up never pays for it.
  */
 export function installEmbedderHook(embedder: () => StrataEmbedderStatic): void {
-  (globalThis as Record<string, unknown>).__strataCreateEmbedder = (model: Uint8Array, tokenizer: Uint8Array, config: unknown) => {
+  globalScope.__strataCreateEmbedder = (model: Uint8Array, tokenizer: Uint8Array, config: unknown) => {
     const Embedder = embedder();
     const made = new Embedder(model, tokenizer, config);
     const id = (config as { model_id?: unknown } | null)?.model_id;

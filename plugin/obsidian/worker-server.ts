@@ -14,6 +14,7 @@
 import init, { StrataCore } from "../../build/wasm/strata_core.js";
 import type { CoreConfig, EmbedProgress, ModelInfo, FileStat, StrataCoreApi } from "../core/api.ts";
 import { errorMessage } from "../core/errors.ts";
+import { globalScope } from "../core/global-scope.ts";
 import { prepareCode, retryCodeBlocks, setCodeLoader } from "../core/code-hook.ts";
 import { changeBatch } from "./change-batch.ts";
 import { workerCodeLoader } from "./code-loader.ts";
@@ -282,7 +283,7 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
 
   private async persistNow(): Promise<number> {
     if (!this.core) return 0;
-    if (this.persistTimer) clearTimeout(this.persistTimer);
+    if (this.persistTimer) globalScope.clearTimeout(this.persistTimer);
     this.persistTimer = null;
     const bytes = await persist(this.core, this.store);
     this.dirty = false;
@@ -294,8 +295,8 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
   }
 
   private schedulePersist(): void {
-    if (this.persistTimer) clearTimeout(this.persistTimer);
-    this.persistTimer = setTimeout(() => {
+    if (this.persistTimer) globalScope.clearTimeout(this.persistTimer);
+    this.persistTimer = globalScope.setTimeout(() => {
       this.persistTimer = null;
       this.persist().catch((err) => this.host.emit("error", { message: errorMessage(err), where: "persist" }));
     }, PERSIST_AFTER_MS);
@@ -313,7 +314,7 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
   }
 
   private async wipe(config: CoreConfig): Promise<void> {
-    if (this.persistTimer) clearTimeout(this.persistTimer);
+    if (this.persistTimer) globalScope.clearTimeout(this.persistTimer);
     this.persistTimer = null;
     for (const name of await this.store.list()) await this.store.delete(name);
     this.core?.free();
@@ -360,7 +361,7 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
   }
 
   async close(): Promise<void> {
-    if (this.persistTimer) clearTimeout(this.persistTimer);
+    if (this.persistTimer) globalScope.clearTimeout(this.persistTimer);
     this.persistTimer = null;
     this.embedEnabled = false;
     await this.exclusive(async () => {
@@ -372,7 +373,7 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
     this.st.phase = "closed";
     this.wakeIdle();
     // After this call's answer is posted.
-    setTimeout(() => this.host.close(), 0);
+    globalScope.setTimeout(() => this.host.close(), 0);
   }
 
   // ---- reads -----------------------------------------------------------------------------
@@ -571,14 +572,14 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
       new Promise<void>((resolve) => this.readWaiters.push(resolve)),
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, READS_FIRST_MAX_MS))),
+      new Promise<void>((resolve) => (timer = globalScope.setTimeout(resolve, READS_FIRST_MAX_MS))),
     ]);
-    clearTimeout(timer);
+    globalScope.clearTimeout(timer);
   }
 }
 
 function macrotask(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
+  return new Promise((resolve) => globalScope.setTimeout(resolve, 0));
 }
 
 /** Serves WorkerApi on `port` (a worker's global scope, or a MessagePort in tests). */
