@@ -19,7 +19,7 @@ export function wasmDirPlugin() {
     name: "strata-wasm-dir",
     setup(b) {
       if (path.resolve(WASM_DIR) === path.resolve("build/wasm")) return;
-      b.onResolve({ filter: /build\/wasm\/strata_(core|embedder|code)\.js$/ }, (args) => ({
+      b.onResolve({ filter: /build\/wasm\/strata_(core|embedder|chunker)\.js$/ }, (args) => ({
         path: path.resolve(WASM_DIR, path.basename(args.path)),
       }));
     },
