@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the built plugin into a vault: npm run install-plugin -- <vault>
-# Copies main.js, manifest.json, styles.css (and mcp-bridge.js with the two .wasm files when
+# Copies main.js, manifest.json, styles.css (and mcp-bridge.js with the three .wasm files when
 # built, and the embedding model when scripts/fetch-model.sh fetched it) into <vault>/<configDir>/plugins/strata-search/.
 # Build first with `node esbuild.config.mjs` (or `npm run build`). Then enable "Strata" under
 # Settings → Community plugins (and reload Obsidian if it was running).

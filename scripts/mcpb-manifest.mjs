@@ -1,6 +1,6 @@
 // The manifest of strata.mcpb (MCP Bundle, manifest_version 0.3: what Claude Desktop installs
 // with a double-click and runs with its own Node). The server is the bridge's CommonJS bundle
-// with the two .wasm modules beside it; user_config asks for the vault and the write tools.
+// with the three .wasm modules beside it; user_config asks for the vault and the write tools.
 
 /** The tools the bridge serves (plugin/bridge/tools.ts), as the bundle lists them. */
 const TOOLS = [

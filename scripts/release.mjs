@@ -3,7 +3,7 @@
 //   main.js, manifest.json, styles.css   the Obsidian plugin (the community installer takes these three)
 //   strata.mcpb                          the MCP bridge as a Claude Desktop extension (MCP Bundle)
 //   <id>--<file>.NNN                     the embedding models' files in parts of at most 16 MB
-//   bridge--<file>.NNN                   the MCP bridge and its two .wasm, for Claude Code (the plugin
+//   bridge--<file>.NNN                   the MCP bridge and its three .wasm, for Claude Code (the plugin
 //                                        installs them into its folder from the settings tab)
 //   embedder-relaxed-simd--strata_embedder_bg.wasm.gz.NNN
 //                                        the embedder built with relaxed SIMD (with --relaxed): the plugin
@@ -169,7 +169,7 @@ copyFileSync(path.join(stage, "main.js"), path.join(out, "main.js"));
 copyFileSync("manifest.json", path.join(out, "manifest.json"));
 copyFileSync("styles.css", path.join(out, "styles.css"));
 
-// 7. strata.mcpb: the bridge, the two .wasm and the bundle's manifest, checked and packed by the
+// 7. strata.mcpb: the bridge, the three .wasm and the bundle's manifest, checked and packed by the
 // official CLI.
 copyFileSync("LICENSE", path.join(bundle, "LICENSE"));
 const { mcpbManifest } = await import("./mcpb-manifest.mjs");
