@@ -1,41 +1,155 @@
 #!/usr/bin/env bash
-# Runs every test: set-up, the wasm build (once, shared by all Node tests), the Rust tests,
-# the TypeScript type check, the Node tests (core API, bad input, CLI end to end, the Obsidian
-# plugin over a fake obsidian module, the MCP bridge), and the plugin's UI test in headless Chromium.
+# Runs every check and every test:
+#   1. set-up (scripts/setup.sh) and the wasm, built once and shared by every Node test
+#      (scripts/build-wasm.sh: skipped when ./run.sh built it from the same sources; it lints the
+#      wasm32 configurations as it compiles them, through clippy-driver);
+#   2. format and lint: the module and docs checks, rustfmt, prettier, the wasm build's lint, tsc
+#      (and the wasm modules' declarations), eslint (with this repository's config and the
+#      Obsidian review bot's), and clippy for the one configuration that no build compiles: the
+#      native embedder;
+#   3. the tests: the Rust tests, compiled through clippy-driver with warnings as errors (so every
+#      native target is linted as it is built: the core with the code chunker, its tests and
+#      examples, the bench, the chunker), the Node tests (core API, bad input, CLI end to end, the
+#      plugin over a fake obsidian module, the MCP bridge) and the UI test in headless Chromium.
+# Every check starts before any test. Steps that do not depend on each other run at the same time
+# (2 cores: a Rust compile beside single-threaded Node work), each with its output in
+# build/test-logs/, shown when it ends; the first failure stops everything. The time of each step
+# is printed at the end (docs/benchmarks.md, "Build and test times").
 set -euo pipefail
+# Each background step in its own process group, so a failure stops all of a step's processes.
+set -m
 cd "$(dirname "$0")"
 
-bash scripts/setup.sh
-bash scripts/build-wasm.sh
-# The Rust core's layout: no import cycle between its modules, no oversized file.
-python3 scripts/check-modules.py --quiet
-# Rust format and lint (rustfmt.toml; clippy with warnings as errors), native and wasm32, with
-# the feature sets the builds use: the core without and with the embedder, the embedder and
-# the bench crate. The generated TypeScript types are checked by cargo test (crate/src/typescript.rs).
-cargo fmt --all --check
-cargo clippy -p strata-core -p strata-bench --no-default-features --all-targets -- -D warnings
-cargo clippy -p strata-core -p strata-embedder --all-targets -- -D warnings
-cargo clippy -p strata-core --target wasm32-unknown-unknown --no-default-features --features bindings --all-targets -- -D warnings
-cargo clippy -p strata-embedder -p strata-bench --target wasm32-unknown-unknown --all-targets -- -D warnings
-# The code chunker (tree-sitter): natively, and for wasm32 with the grammars' C flags
-# (scripts/wasm-cflags.sh; clippy compiles their C as the wasm build does).
-cargo clippy -p strata-chunker --all-targets -- -D warnings
-CFLAGS_wasm32_unknown_unknown="$(bash scripts/wasm-cflags.sh)" \
-  cargo clippy -p strata-chunker --target wasm32-unknown-unknown --features bindings --all-targets -- -D warnings
-# The Rust tests without the native embedder: tract is built once, for wasm, and the Node
-# tests check that embedder against the reference vectors (compiling tract natively as well
-# took ~6 of the ~25 minutes of a cold run on 2 cores). `cargo test --workspace` runs the
-# native embedder's own tests too.
-cargo test -p strata-core --no-default-features --features code
-# The chunker's tests: fixtures per language, JSON/YAML, garbage, huge and nested input.
-cargo test -p strata-chunker
-node esbuild.config.mjs
-node_modules/.bin/tsc --noEmit
-# TypeScript lint: typescript-eslint and the Obsidian review's rules (eslint.config.mjs); 0 errors.
-node_modules/.bin/eslint plugin tests "*.mjs"
-# TypeScript formatting (.prettierrc.json; `npm run format` rewrites).
-node_modules/.bin/prettier --check --log-level warn "plugin/**/*.ts" "tests/**/*.{ts,mjs,html}" "*.{mjs,mts,json}"
-# docs/ranking.md's table of constants matches crate/src/ranking.rs.
-python3 docs/ranking-table.py --check
-node --import tsx --test --test-concurrency=2 tests/node/*.test.ts
-node --import tsx tests/ui/run.ts
+logs=build/test-logs
+mkdir -p "$logs"
+rm -f "$logs"/*.log
+t0=$(date +%s)
+times=()
+
+# run NAME CMD...: a step in the foreground, timed.
+run() {
+  local name=$1 s
+  shift
+  s=$(date +%s)
+  "$@"
+  times+=("$name $(($(date +%s) - s)) s")
+}
+
+# spawn NAME CMD...: starts a step in the background, its output in $logs/NAME.log.
+declare -A pid_of started
+declare -A name_of
+spawn() {
+  local name=$1
+  shift
+  started[$name]=$(date +%s)
+  ("$@") >"$logs/$name.log" 2>&1 </dev/null &
+  pid_of[$name]=$!
+  name_of[$!]=$name
+}
+
+stop_all() {
+  local p
+  for p in "${pid_of[@]}"; do kill -- -"$p" 2>/dev/null || true; done
+}
+trap stop_all EXIT
+
+# join NAME...: waits for these steps. Any step that ends meanwhile (these or others) shows its
+# output then; the first that fails stops them all and the script.
+declare -A finished
+join() {
+  local name done_pid status
+  while :; do
+    local left=0
+    for name in "$@"; do [ -n "${finished[$name]:-}" ] || left=1; done
+    [ "$left" = 1 ] || return 0
+    status=0
+    done_pid=
+    wait -n -p done_pid || status=$?
+    if [ -z "$done_pid" ]; then
+      echo "test.sh: waiting for $*, but no step is running" >&2
+      exit 1
+    fi
+    name=${name_of[$done_pid]:-}
+    [ -n "$name" ] || continue
+    finished[$name]=1
+    unset "pid_of[$name]"
+    if [ "$status" = 0 ]; then
+      times+=("$name $(($(date +%s) - started[$name])) s")
+      printf '\n=== %s: passed\n' "$name"
+      cat "$logs/$name.log"
+    else
+      printf '\n=== %s: FAILED (exit %s)\n' "$name" "$status"
+      cat "$logs/$name.log"
+      stop_all
+      exit 1
+    fi
+  done
+}
+
+# 1. Set-up and the wasm. Chromium for the UI test installs meanwhile.
+run setup bash scripts/setup.sh
+spawn ui-setup bash scripts/setup.sh --ui
+run wasm bash scripts/build-wasm.sh
+run bundles node esbuild.config.mjs
+
+# 2. Format and lint.
+lint() {
+  set -e
+  # The layout: no import cycle between the Rust core's modules (nor between the files of a folder
+  # module) and no oversized source file; no TypeScript import cycle, type-only imports counted
+  # (.dependency-cruiser.json; eslint's max-lines below holds TypeScript files to 600 lines).
+  python3 scripts/check-modules.py --quiet
+  node_modules/.bin/depcruise --config .dependency-cruiser.json --output-type err plugin tests
+  # The docs held to the code: the format version, the module map, the constants they state, the
+  # commands, scripts and Rust paths they cite (scripts/check-docs.py); docs/ranking.md's table of
+  # constants matches crate/src/ranking.rs.
+  python3 scripts/check-docs.py --quiet
+  python3 docs/ranking-table.py --check
+  # Rust and TypeScript formatting (rustfmt.toml, .prettierrc.json; `npm run format` rewrites).
+  cargo fmt --all --check
+  node_modules/.bin/prettier --check --log-level warn "plugin/**/*.ts" "tests/**/*.{ts,mjs,html}" "*.{mjs,mts,json}"
+  # The wasm32 lint, which came with the wasm build (scripts/build-wasm.sh).
+  if [ -s build/wasm/clippy.txt ]; then
+    echo "clippy, in the wasm build:"
+    cat build/wasm/clippy.txt
+    grep -B2 -A12 '^warning' build/wasm/cargo.log | head -200
+    exit 1
+  fi
+  # Types: the TypeScript, and the wasm modules' declarations on their own (tsconfig.wasm.json:
+  # every type crate/src/wasm.rs names must resolve).
+  node_modules/.bin/tsc --noEmit
+  node_modules/.bin/tsc --noEmit -p tsconfig.wasm.json
+  # TypeScript lint: typescript-eslint and the Obsidian review's rules (eslint.config.mjs); 0 errors.
+  node_modules/.bin/eslint plugin tests "*.mjs"
+  # The Obsidian review bot's own config, without this repository's overrides, on the code the
+  # plugin loads: 0 errors, and no warning beyond those eslint.review.config.mjs explains.
+  node_modules/.bin/eslint -c eslint.review.config.mjs --max-warnings 3 plugin/obsidian plugin/core
+}
+spawn lint lint
+# The Rust side: clippy for the one configuration no build here compiles, the native embedder (the
+# core's default features: tract and tokenizers, and the native embedder's own tests); then the
+# Rust tests, compiled through clippy-driver with warnings as errors.
+rust() {
+  set -e
+  cargo clippy -p strata-core -p strata-embedder --all-targets -- -D warnings
+  RUSTC_WORKSPACE_WRAPPER=$(command -v clippy-driver)
+  export RUSTC_WORKSPACE_WRAPPER
+  export CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__
+  # Without the native embedder: tract is built once, for wasm, and the Node tests check that
+  # embedder against the reference vectors (`cargo test --workspace` runs its own tests too).
+  cargo test -p strata-core -p strata-bench --no-default-features --features strata-core/code
+  # The chunker's tests: fixtures per language, JSON/YAML, garbage, huge and nested input.
+  cargo test -p strata-chunker
+}
+spawn rust rust
+join lint
+
+# 3. The Node tests (the Rust side goes on beside them), then the UI test.
+spawn node-tests node --import tsx --test --test-concurrency=2 tests/node/*.test.ts
+join node-tests rust ui-setup
+run ui-test node --import tsx tests/ui/run.ts
+trap - EXIT
+printf '\ntest.sh: %s s in all; %s\n' "$(($(date +%s) - t0))" "$(
+  IFS=';'
+  echo "${times[*]}"
+)"

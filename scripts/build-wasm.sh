@@ -6,8 +6,10 @@
 # They are separate cargo invocations on purpose: one would unify features and put tract or the
 # grammars in the core. The grammars are C: clang and llvm-ar build them for wasm32, with the
 # flags of scripts/wasm-cflags.sh (set for that build only).
-# Skips the work when build/wasm was built from the same crate/, Cargo.toml, Cargo.lock, .cargo/
-# and rustc (a content hash, so a `git checkout` or stash that restores the files rebuilds nothing).
+# Skips the work when build/wasm was built from the same crate/, Cargo.toml, Cargo.lock, .cargo/,
+# build scripts and rustc (a content hash, so a `git checkout` or stash that restores the files
+# rebuilds nothing). The workspace's crates are compiled through clippy-driver: the wasm32 lint
+# comes with the build, its findings in build/wasm/clippy.txt (see lint_on below).
 # No wasm-opt: Debian's wasm-opt 108 breaks wasm-bindgen output when run after it.
 # STRATA_PROFILE=dist builds the `dist` profile (fat LTO: what a tagged release ships; over
 # 25 minutes on 2 cores) into build/wasm-dist/ instead; tests and development use `release`.
@@ -18,6 +20,52 @@
 # Its JS glue must be byte for byte the simd128 build's: main.js carries only that one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# wasm-bindgen, once the CLI scripts/setup.sh installs in the background is there (it holds
+# build/.wasm-bindgen.lock while it compiles), at exactly the version of wasm-bindgen in Cargo.lock.
+bindgen() {
+  if [ -z "${bindgen_ok:-}" ]; then
+    mkdir -p build
+    exec 8>build/.wasm-bindgen.lock
+    if ! flock -n 8; then
+      echo "build-wasm: waiting for wasm-bindgen-cli to finish installing (build/wasm-bindgen-install.log)" >&2
+      flock 8
+    fi
+    exec 8>&-
+    local want have
+    want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+    have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+    if [ "$have" != "$want" ]; then
+      echo "build-wasm: wasm-bindgen $want is needed (found: ${have:-none}); run scripts/setup.sh" >&2
+      [ -f build/wasm-bindgen-install.log ] && tail -n 20 build/wasm-bindgen-install.log >&2
+      exit 1
+    fi
+    bindgen_ok=1
+  fi
+  wasm-bindgen --target web --out-dir "$out" "$1"
+}
+
+# Lint while building: clippy-driver compiles the workspace's own crates (rustc with clippy's
+# lints: the same code comes out), so the wasm32 configurations are linted without a second
+# compile. Warnings do not stop the build (a newer toolchain's new lints must not break ./run.sh);
+# lint_record lists the crates that had any in $out/clippy.txt, and test.sh fails on a non-empty
+# one (scripts/clippy-wasm-check.sh). Without clippy, the build runs plain rustc and says so there.
+lint_on() {
+  if clippy-driver -V >/dev/null 2>&1; then
+    RUSTC_WORKSPACE_WRAPPER=$(command -v clippy-driver)
+    export RUSTC_WORKSPACE_WRAPPER
+    lint=clippy
+  else
+    lint=none
+  fi
+}
+lint_record() {
+  if [ "$lint" = none ]; then
+    echo "not linted: clippy-driver is missing (rustup component add clippy)" >"$2"
+  else
+    grep -E '^warning: `[^`]+` \([^)]*\) generated [0-9]+ warnings?' "$1" >"$2" || true
+  fi
+}
 
 profile=${STRATA_PROFILE:-release}
 case "$profile" in
@@ -39,7 +87,7 @@ if [ "${1:-}" = relaxed ]; then
   echo "build-wasm: cargo build strata-embedder (wasm32, $profile, simd128 + relaxed-simd)" >&2
   CARGO_TARGET_DIR=$dir RUSTFLAGS='-C target-feature=+simd128,+relaxed-simd --cfg getrandom_backend="wasm_js"' \
     cargo build -p strata-embedder --target wasm32-unknown-unknown --profile "$profile"
-  wasm-bindgen --target web --out-dir "$out" "$dir/wasm32-unknown-unknown/$profile/strata_embedder.wasm"
+  bindgen "$dir/wasm32-unknown-unknown/$profile/strata_embedder.wasm"
   echo "$inputs" > "$stamp"
   echo "build-wasm: relaxed-SIMD embedder $(du -k "$out/strata_embedder_bg.wasm" | cut -f1) KiB -> $out" >&2
   exit 0
@@ -49,24 +97,32 @@ mkdir -p "$out"
 exec 9>"$out/.lock"
 flock 9
 stamp=$out/.built
-inputs=$( (rustc -V; find crate Cargo.toml Cargo.lock .cargo -type f -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1)
-if [ -f "$stamp" ] && [ -f "$out/strata_core.js" ] && [ -f "$out/strata_embedder.js" ] \
+inputs=$( (rustc -V; find crate Cargo.toml Cargo.lock .cargo scripts/build-wasm.sh scripts/wasm-cflags.sh -type f -print0 \
+  | sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1)
+if [ -f "$stamp" ] && [ -f "$out/clippy.txt" ] && [ -f "$out/strata_core.js" ] && [ -f "$out/strata_embedder.js" ] \
   && [ -f "$out/strata_chunker.js" ] && [ "${STRATA_FORCE_BUILD:-0}" != 1 ] \
   && [ "$(cat "$stamp")" = "$inputs" ]; then
   exit 0
 fi
 
 target=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/$profile
+log=$out/cargo.log
+: >"$log"
+lint_on
 echo "build-wasm: cargo build strata-core (wasm32, $profile, no embedder)" >&2
-cargo build -p strata-core --target wasm32-unknown-unknown --profile "$profile" --no-default-features --features bindings
-wasm-bindgen --target web --out-dir "$out" "$target/strata_core.wasm"
-echo "build-wasm: cargo build strata-embedder (wasm32, $profile)" >&2
-cargo build -p strata-embedder --target wasm32-unknown-unknown --profile "$profile"
-wasm-bindgen --target web --out-dir "$out" "$target/strata_embedder.wasm"
+cargo build -p strata-core --target wasm32-unknown-unknown --profile "$profile" --no-default-features --features bindings 2>&1 | tee -a "$log" >&2
+bindgen "$target/strata_core.wasm"
+# The bench crate's wasm32 bindings are compiled (and so linted) with the embedder: its `synthetic`
+# feature only adds the core's vectors::synthetic module, which the embedder's wasm never links.
+# (npm run bench builds the bench's own wasm: scripts/build-bench-wasm.sh.)
+echo "build-wasm: cargo build strata-embedder (wasm32, $profile), and strata-bench for its lint" >&2
+cargo build -p strata-embedder -p strata-bench --target wasm32-unknown-unknown --profile "$profile" 2>&1 | tee -a "$log" >&2
+bindgen "$target/strata_embedder.wasm"
 echo "build-wasm: cargo build strata-chunker (wasm32, $profile, tree-sitter and the grammars)" >&2
 cflags=$(bash scripts/wasm-cflags.sh)
 CFLAGS_wasm32_unknown_unknown="$cflags" \
-  cargo build -p strata-chunker --target wasm32-unknown-unknown --profile "$profile" --features bindings
-wasm-bindgen --target web --out-dir "$out" "$target/strata_chunker.wasm"
+  cargo build -p strata-chunker --target wasm32-unknown-unknown --profile "$profile" --features bindings 2>&1 | tee -a "$log" >&2
+bindgen "$target/strata_chunker.wasm"
+lint_record "$log" "$out/clippy.txt"
 echo "$inputs" > "$stamp"
 echo "build-wasm: core $(du -k "$out/strata_core_bg.wasm" | cut -f1) KiB, embedder $(du -k "$out/strata_embedder_bg.wasm" | cut -f1) KiB, code $(du -k "$out/strata_chunker_bg.wasm" | cut -f1) KiB -> $out" >&2
