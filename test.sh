@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
 # Runs every check and every test:
 #   1. set-up (scripts/setup.sh) and the wasm, built once and shared by every Node test
-#      (scripts/build-wasm.sh: skipped when ./run.sh built it from the same sources; it lints the
-#      wasm32 configurations as it compiles them, through clippy-driver);
-#   2. format and lint: the module and docs checks, rustfmt, prettier, the wasm build's lint, tsc
-#      (and the wasm modules' declarations), eslint (with this repository's config and the
-#      Obsidian review bot's), and clippy for the one configuration that no build compiles: the
-#      native embedder;
+#      (scripts/build-wasm.sh: skipped when ./run.sh built it from the same sources);
+#   2. format and lint: the module and docs checks, rustfmt, prettier, tsc (and the wasm modules'
+#      declarations), eslint (with this repository's config and the Obsidian review bot's), and
+#      clippy for the configurations the Rust tests do not compile (the native embedder, wasm32);
 #   3. the tests: the Rust tests, compiled through clippy-driver with warnings as errors (so every
 #      native target is linted as it is built: the core with the code chunker, its tests and
 #      examples, the bench, the chunker), the Node tests (core API, bad input, CLI end to end, the
@@ -108,13 +106,6 @@ lint() {
   # Rust and TypeScript formatting (rustfmt.toml, .prettierrc.json; `npm run format` rewrites).
   cargo fmt --all --check
   node_modules/.bin/prettier --check --log-level warn "plugin/**/*.ts" "tests/**/*.{ts,mjs,html}" "*.{mjs,mts,json}"
-  # The wasm32 lint, which came with the wasm build (scripts/build-wasm.sh).
-  if [ -s build/wasm/clippy.txt ]; then
-    echo "clippy, in the wasm build:"
-    cat build/wasm/clippy.txt
-    grep -B2 -A12 '^warning' build/wasm/cargo.log | head -200
-    exit 1
-  fi
   # Types: the TypeScript, and the wasm modules' declarations on their own (tsconfig.wasm.json:
   # every type crate/src/wasm.rs names must resolve).
   node_modules/.bin/tsc --noEmit
@@ -126,12 +117,20 @@ lint() {
   node_modules/.bin/eslint -c eslint.review.config.mjs --max-warnings 3 plugin/obsidian plugin/core
 }
 spawn lint lint
-# The Rust side: clippy for the one configuration no build here compiles, the native embedder (the
-# core's default features: tract and tokenizers, and the native embedder's own tests); then the
-# Rust tests, compiled through clippy-driver with warnings as errors.
+# The Rust side: clippy for the configurations the Rust tests do not compile: the native embedder
+# (the core's default features: tract and tokenizers, and the native embedder's own tests) and the
+# wasm32 builds (the core with its bindings, the embedder and the bench crate, the chunker with the
+# grammars' C flags of scripts/wasm-cflags.sh); then the Rust tests, compiled through clippy-driver
+# with warnings as errors, which lints their own configurations as it builds them. (The wasm is
+# never built through clippy-driver: it compiles with MIR optimisations off, and the embedder ran
+# at half speed that way.)
 rust() {
   set -e
   cargo clippy -p strata-core -p strata-embedder --all-targets -- -D warnings
+  cargo clippy -p strata-core --target wasm32-unknown-unknown --no-default-features --features bindings --all-targets -- -D warnings
+  cargo clippy -p strata-embedder -p strata-bench --target wasm32-unknown-unknown --all-targets -- -D warnings
+  CFLAGS_wasm32_unknown_unknown="$(bash scripts/wasm-cflags.sh)" \
+    cargo clippy -p strata-chunker --target wasm32-unknown-unknown --features bindings --all-targets -- -D warnings
   RUSTC_WORKSPACE_WRAPPER=$(command -v clippy-driver)
   export RUSTC_WORKSPACE_WRAPPER
   export CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__

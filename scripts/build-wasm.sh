@@ -8,8 +8,8 @@
 # flags of scripts/wasm-cflags.sh (set for that build only).
 # Skips the work when build/wasm was built from the same crate/, Cargo.toml, Cargo.lock, .cargo/,
 # build scripts and rustc (a content hash, so a `git checkout` or stash that restores the files
-# rebuilds nothing). The workspace's crates are compiled through clippy-driver: the wasm32 lint
-# comes with the build, its findings in build/wasm/clippy.txt (see lint_on below).
+# rebuilds nothing). Plain rustc, never clippy-driver: clippy compiles with MIR optimisations off,
+# and the embedder's tract code, instantiated in the core's crate, ran at half speed that way.
 # No wasm-opt: Debian's wasm-opt 108 breaks wasm-bindgen output when run after it.
 # STRATA_PROFILE=dist builds the `dist` profile (fat LTO: what a tagged release ships; over
 # 25 minutes on 2 cores) into build/wasm-dist/ instead; tests and development use `release`.
@@ -45,27 +45,6 @@ bindgen() {
   wasm-bindgen --target web --out-dir "$out" "$1"
 }
 
-# Lint while building: clippy-driver compiles the workspace's own crates (rustc with clippy's
-# lints: the same code comes out), so the wasm32 configurations are linted without a second
-# compile. Warnings do not stop the build (a newer toolchain's new lints must not break ./run.sh);
-# lint_record lists the crates that had any in $out/clippy.txt, and test.sh fails on a non-empty
-# one (scripts/clippy-wasm-check.sh). Without clippy, the build runs plain rustc and says so there.
-lint_on() {
-  if clippy-driver -V >/dev/null 2>&1; then
-    RUSTC_WORKSPACE_WRAPPER=$(command -v clippy-driver)
-    export RUSTC_WORKSPACE_WRAPPER
-    lint=clippy
-  else
-    lint=none
-  fi
-}
-lint_record() {
-  if [ "$lint" = none ]; then
-    echo "not linted: clippy-driver is missing (rustup component add clippy)" >"$2"
-  else
-    grep -E '^warning: `[^`]+` \([^)]*\) generated [0-9]+ warnings?' "$1" >"$2" || true
-  fi
-}
 
 profile=${STRATA_PROFILE:-release}
 case "$profile" in
@@ -99,30 +78,23 @@ flock 9
 stamp=$out/.built
 inputs=$( (rustc -V; find crate Cargo.toml Cargo.lock .cargo scripts/build-wasm.sh scripts/wasm-cflags.sh -type f -print0 \
   | sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1)
-if [ -f "$stamp" ] && [ -f "$out/clippy.txt" ] && [ -f "$out/strata_core.js" ] && [ -f "$out/strata_embedder.js" ] \
+if [ -f "$stamp" ] && [ -f "$out/strata_core.js" ] && [ -f "$out/strata_embedder.js" ] \
   && [ -f "$out/strata_chunker.js" ] && [ "${STRATA_FORCE_BUILD:-0}" != 1 ] \
   && [ "$(cat "$stamp")" = "$inputs" ]; then
   exit 0
 fi
 
 target=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/$profile
-log=$out/cargo.log
-: >"$log"
-lint_on
 echo "build-wasm: cargo build strata-core (wasm32, $profile, no embedder)" >&2
-cargo build -p strata-core --target wasm32-unknown-unknown --profile "$profile" --no-default-features --features bindings 2>&1 | tee -a "$log" >&2
+cargo build -p strata-core --target wasm32-unknown-unknown --profile "$profile" --no-default-features --features bindings
 bindgen "$target/strata_core.wasm"
-# The bench crate's wasm32 bindings are compiled (and so linted) with the embedder: its `synthetic`
-# feature only adds the core's vectors::synthetic module, which the embedder's wasm never links.
-# (npm run bench builds the bench's own wasm: scripts/build-bench-wasm.sh.)
-echo "build-wasm: cargo build strata-embedder (wasm32, $profile), and strata-bench for its lint" >&2
-cargo build -p strata-embedder -p strata-bench --target wasm32-unknown-unknown --profile "$profile" 2>&1 | tee -a "$log" >&2
+echo "build-wasm: cargo build strata-embedder (wasm32, $profile)" >&2
+cargo build -p strata-embedder --target wasm32-unknown-unknown --profile "$profile"
 bindgen "$target/strata_embedder.wasm"
 echo "build-wasm: cargo build strata-chunker (wasm32, $profile, tree-sitter and the grammars)" >&2
 cflags=$(bash scripts/wasm-cflags.sh)
 CFLAGS_wasm32_unknown_unknown="$cflags" \
-  cargo build -p strata-chunker --target wasm32-unknown-unknown --profile "$profile" --features bindings 2>&1 | tee -a "$log" >&2
+  cargo build -p strata-chunker --target wasm32-unknown-unknown --profile "$profile" --features bindings
 bindgen "$target/strata_chunker.wasm"
-lint_record "$log" "$out/clippy.txt"
 echo "$inputs" > "$stamp"
 echo "build-wasm: core $(du -k "$out/strata_core_bg.wasm" | cut -f1) KiB, embedder $(du -k "$out/strata_embedder_bg.wasm" | cut -f1) KiB, code $(du -k "$out/strata_chunker_bg.wasm" | cut -f1) KiB -> $out" >&2
