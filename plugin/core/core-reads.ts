@@ -27,10 +27,6 @@ export type CoreReadAnswer<K extends CoreRead> = CoreReadTypes[K]["answer"];
  *  protocol (where the RPC makes each answer a promise). */
 export type CoreReadFns = { [K in CoreRead]: (req: CoreReadRequest<K>) => CoreReadAnswer<K> };
 
-export function isCoreRead(name: string): name is CoreRead {
-  return (CORE_READS as readonly string[]).includes(name);
-}
-
 /** Runs a read on the core. */
 export function runCoreRead<K extends CoreRead>(core: CoreReadFns, read: K, req: CoreReadRequest<K>): CoreReadAnswer<K> {
   return core[read](req);
