@@ -14,5 +14,5 @@ flock 9
 target=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release
 echo "build-bench-wasm: cargo build strata-bench (wasm32, release)" >&2
 cargo build -p strata-bench --target wasm32-unknown-unknown --release
-wasm-bindgen --target web --out-dir "$out" "$target/strata_bench.wasm"
+bash scripts/wasm-bindgen.sh "$target/strata_bench.wasm" "$out"
 echo "build-bench-wasm: $(du -k "$out/strata_bench_bg.wasm" | cut -f1) KiB -> $out/strata_bench.js" >&2

@@ -21,30 +21,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# wasm-bindgen, once the CLI scripts/setup.sh installs in the background is there (it holds
-# build/.wasm-bindgen.lock while it compiles), at exactly the version of wasm-bindgen in Cargo.lock.
+# wasm-bindgen --target web into $out (scripts/wasm-bindgen.sh: the version in Cargo.lock, once
+# set-up has built it).
 bindgen() {
-  if [ -z "${bindgen_ok:-}" ]; then
-    mkdir -p build
-    exec 8>build/.wasm-bindgen.lock
-    if ! flock -n 8; then
-      echo "build-wasm: waiting for wasm-bindgen-cli to finish installing (build/wasm-bindgen-install.log)" >&2
-      flock 8
-    fi
-    exec 8>&-
-    local want have
-    want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
-    have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
-    if [ "$have" != "$want" ]; then
-      echo "build-wasm: wasm-bindgen $want is needed (found: ${have:-none}); run scripts/setup.sh" >&2
-      [ -f build/wasm-bindgen-install.log ] && tail -n 20 build/wasm-bindgen-install.log >&2
-      exit 1
-    fi
-    bindgen_ok=1
-  fi
-  wasm-bindgen --target web --out-dir "$out" "$1"
+  bash scripts/wasm-bindgen.sh "$1" "$out"
 }
-
 
 profile=${STRATA_PROFILE:-release}
 case "$profile" in

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Installs what building and testing Strata needs. Idempotent and quiet when already done:
-#   - the wasm32-unknown-unknown Rust target and clippy (build-wasm.sh lints while it builds)
-#   - wasm-bindgen-cli at exactly the version of wasm-bindgen in Cargo.lock
+#   - the wasm32-unknown-unknown Rust target and clippy (test.sh lints with it)
+#   - wasm-bindgen (scripts/wasm-bindgen) at exactly the version of wasm-bindgen in Cargo.lock
 #   - the npm dev dependencies (npm ci, only when node_modules is stale)
 #   - the embedding models (scripts/fetch-model.sh, scripts/fetch-e5.sh)
 #   - clang and llvm-ar (Debian clang, llvm): tree-sitter's and the grammars' C for the code wasm
 #   - with --ui, only: Chromium (Debian packages chromium, chromium-driver) and a CJK font for the
 #     plugin's UI test (test.sh runs it beside the lint, and waits for it before the UI test)
-# The steps run at the same time. wasm-bindgen-cli compiles for 2–3 minutes and is needed only
+# The steps run at the same time. wasm-bindgen compiles for about a minute and is needed only
 # after the first wasm is compiled, so it is left compiling in the background under a lock that
-# build-wasm.sh waits for (build/.wasm-bindgen.lock); the others are waited for here.
+# scripts/wasm-bindgen.sh waits for (build/.wasm-bindgen.lock); the others are waited for here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -57,33 +57,28 @@ if ! clippy-driver -V >/dev/null 2>&1; then
   rustup component add clippy
 fi
 
-# 2. wasm-bindgen-cli, the exact version the crate links against (their schemas must match), in
-#    the background under build/.wasm-bindgen.lock: the lock is taken here, before the install
-#    starts, and held by the install until it ends, so build-wasm.sh (scripts/wasm-bindgen.sh)
-#    never sees a half-installed binary. Without default features: they are the test runner's
-#    TLS, which Strata does not use.
-want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
-if [ -z "$want" ]; then
-  say "Cargo.lock names no wasm-bindgen version"; exit 1
+# 2. wasm-bindgen: the command line of scripts/wasm-bindgen, wasm-bindgen-cli-support at exactly
+#    the version of wasm-bindgen in Cargo.lock (their schemas must match; `cargo install
+#    wasm-bindgen-cli` also compiles its test runner's web server and HTTP client), built into
+#    target/tools in the background under build/.wasm-bindgen.lock: the lock is taken here, before
+#    the build starts, and held by the build until it ends, so scripts/wasm-bindgen.sh (which
+#    build-wasm.sh runs) never sees a half-built binary.
+. scripts/wasm-bindgen-version.sh
+if [ -n "$wasm_bindgen_mismatch" ]; then
+  say "$wasm_bindgen_mismatch"; exit 1
 fi
-have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
-if [ "$have" != "$want" ]; then
+tools=${CARGO_TARGET_DIR:-target}/tools
+tool=$tools/release/strata-wasm-bindgen
+if [ ! -x "$tool" ] || [ -n "$(find scripts/wasm-bindgen -type f -newer "$tool" -print -quit)" ]; then
   exec 8>build/.wasm-bindgen.lock
   if flock -n 8; then
-    say "installing wasm-bindgen-cli $want in the background (was: ${have:-none}); log: build/wasm-bindgen-install.log"
+    say "building wasm-bindgen $wasm_bindgen_version (scripts/wasm-bindgen) in the background; log: build/wasm-bindgen-install.log"
     (
-      log=build/wasm-bindgen-install.log
-      rm -f build/wasm-bindgen-install.failed
-      if ! cargo install wasm-bindgen-cli --version "$want" --no-default-features --locked >"$log" 2>&1; then
-        # The crate's own lock file can name a dependency version the registry no longer serves
-        # (yanked): resolve its dependencies afresh instead.
-        echo "setup: the --locked install failed; retrying without --locked" >>"$log"
-        cargo install wasm-bindgen-cli --version "$want" --no-default-features >>"$log" 2>&1 \
-          || touch build/wasm-bindgen-install.failed
-      fi
+      cargo build --release --locked --manifest-path scripts/wasm-bindgen/Cargo.toml --target-dir "$tools" \
+        >build/wasm-bindgen-install.log 2>&1 && touch "$tool"
     ) </dev/null >/dev/null 2>&1 &
   fi
-  # (Otherwise another set-up holds the lock and is installing it: build-wasm.sh waits for it.)
+  # (Otherwise another set-up holds the lock and is building it: wasm-bindgen.sh waits for it.)
   exec 8>&-
 fi
 
