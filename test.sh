@@ -105,6 +105,7 @@ lint() {
   python3 docs/ranking-table.py --check
   # Rust and TypeScript formatting (rustfmt.toml, .prettierrc.json; `npm run format` rewrites).
   cargo fmt --all --check
+  cargo fmt --check --manifest-path scripts/wasm-bindgen/Cargo.toml
   node_modules/.bin/prettier --check --log-level warn "plugin/**/*.ts" "tests/**/*.{ts,mjs,html}" "*.{mjs,mts,json}"
   # Types: the TypeScript, and the wasm modules' declarations on their own (tsconfig.wasm.json:
   # every type crate/src/wasm.rs names must resolve).
@@ -119,18 +120,22 @@ lint() {
 spawn lint lint
 # The Rust side: clippy for the configurations the Rust tests do not compile: the native embedder
 # (the core's default features: tract and tokenizers, and the native embedder's own tests) and the
-# wasm32 builds (the core with its bindings, the embedder and the bench crate, the chunker with the
-# grammars' C flags of scripts/wasm-cflags.sh); then the Rust tests, compiled through clippy-driver
-# with warnings as errors, which lints their own configurations as it builds them. (The wasm is
-# never built through clippy-driver: it compiles with MIR optimisations off, and the embedder ran
-# at half speed that way.)
+# wasm32 builds (the core with its bindings; the embedder and the bench crate with the core's
+# embedder tests, which run natively only; the chunker with the grammars' C flags of
+# scripts/wasm-cflags.sh); then the Rust tests, compiled through clippy-driver with warnings as
+# errors, which lints their own configurations as it builds them. The wasm32 ones are checked in
+# the profile of the wasm build (release), so they reuse what it built: its proc macros and its
+# build scripts' output (the grammars' C). (The wasm is never built through clippy-driver: it
+# compiles with MIR optimisations off, and the embedder ran at half speed that way.)
 rust() {
   set -e
   cargo clippy -p strata-core -p strata-embedder --all-targets -- -D warnings
-  cargo clippy -p strata-core --target wasm32-unknown-unknown --no-default-features --features bindings --all-targets -- -D warnings
-  cargo clippy -p strata-embedder -p strata-bench --target wasm32-unknown-unknown --all-targets -- -D warnings
+  local wasm=(--profile release --target wasm32-unknown-unknown)
+  cargo clippy "${wasm[@]}" -p strata-core --no-default-features --features bindings --all-targets -- -D warnings
+  cargo clippy "${wasm[@]}" -p strata-core -p strata-embedder -p strata-bench --no-default-features --features strata-core/embedder \
+    --all-targets -- -D warnings
   CFLAGS_wasm32_unknown_unknown="$(bash scripts/wasm-cflags.sh)" \
-    cargo clippy -p strata-chunker --target wasm32-unknown-unknown --features bindings --all-targets -- -D warnings
+    cargo clippy "${wasm[@]}" -p strata-chunker --features bindings --all-targets -- -D warnings
   RUSTC_WORKSPACE_WRAPPER=$(command -v clippy-driver)
   export RUSTC_WORKSPACE_WRAPPER
   export CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__

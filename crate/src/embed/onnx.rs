@@ -512,7 +512,9 @@ impl Embedder {
     }
 }
 
-#[cfg(all(test, not(target_arch = "wasm32")))]
+// Run natively (`cargo test --workspace`); clippy also checks them for wasm32, with the
+// embedder's wasm32 lint in test.sh, so no native build of tract is needed to lint them.
+#[cfg(all(test, any(not(target_arch = "wasm32"), clippy)))]
 #[path = "onnx_tests.rs"]
 mod tests;
 
