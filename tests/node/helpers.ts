@@ -1,7 +1,7 @@
 // Test helpers: temp copies of the fixture vault and an index over them, on the real wasm core.
 
 import { createHash } from "node:crypto";
-import { cp, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -81,10 +81,19 @@ export async function cleanupTemps(): Promise<void> {
   for (const d of temps.splice(0)) await rm(d, { recursive: true, force: true });
 }
 
-/** A fresh copy of the fixture vault in a temp folder. */
-export async function copyFixture(): Promise<string> {
+/** A fresh copy of the fixture vault in a temp folder: every note, or only `notes` (paths of
+ *  FIXTURE_NOTES) for a test whose embedding runs need a few chunks, not the whole vault. */
+export async function copyFixture(notes?: readonly string[]): Promise<string> {
   const dir = path.join(await tempDir(), "vault");
-  await cp(FIXTURE, dir, { recursive: true });
+  if (!notes) {
+    await cp(FIXTURE, dir, { recursive: true });
+    return dir;
+  }
+  for (const note of notes) {
+    if (!FIXTURE_NOTES.includes(note)) throw new Error(`${note} is not a note of the fixture vault`);
+    await mkdir(path.dirname(path.join(dir, note)), { recursive: true });
+    await cp(path.join(FIXTURE, note), path.join(dir, note));
+  }
   return dir;
 }
 
