@@ -47,6 +47,29 @@ pub struct OpenReport {
     pub orphans: Vec<String>,
     /// Where the open spent its time (ms), for the bench and the status view.
     pub timings: OpenTimings,
+    /// Vectors added from the shared segments (`layout`), whichever device embedded them.
+    pub shared_vectors: usize,
+    /// Files that cannot be used yet and are left alone, each with the reason (a vector
+    /// segment still arriving, or damaged).
+    pub ignored: Vec<String>,
+    /// A newer version of Strata (this format version) indexed the vault on this device too:
+    /// its folder is left alone; update Strata.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub newer_format: Option<u32>,
+}
+
+/// What [`crate::engine::Engine::add_vectors`] did.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct AddVectorsReport {
+    /// Vectors added (texts no vector of this device's had yet).
+    pub added: usize,
+    /// Segments that cannot be used yet, each with the reason (left alone).
+    pub ignored: Vec<String>,
+    /// Vectors of the active model now.
+    pub vectors: usize,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -43,6 +43,10 @@ pub struct CoreConfig {
     /// baseline that `strata eval` compares with).
     #[cfg_attr(test, ts(as = "Option<_>", optional))]
     pub code_syntax: bool,
+    /// This device's id (`layout`): it names the device's own folder of the index, where only
+    /// it writes. Random, kept per device outside synced settings; not part of the fingerprint.
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
+    pub device_id: String,
 }
 
 /// Folders whose code files are skipped by default: dependencies, build output, environments.
@@ -63,6 +67,7 @@ impl Default for CoreConfig {
             code_exclude_folders: DEFAULT_CODE_EXCLUDE.iter().map(|e| e.to_string()).collect(),
             max_code_bytes: 1024 * 1024,
             code_syntax: true,
+            device_id: crate::layout::DEFAULT_DEVICE.into(),
         }
     }
 }

@@ -35,6 +35,7 @@ pub mod tasks;
 // The boundary's types, the note catalog and the persisted format.
 pub mod api;
 pub mod catalog;
+pub mod layout;
 pub mod store;
 // Lexical and vector retrieval, fusion.
 pub mod embed;

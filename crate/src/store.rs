@@ -1,6 +1,6 @@
-//! The persisted index folder.
+//! A device's index folder (`devices/<device>.v<format>/`, see [`crate::layout`]).
 //!
-//! Layout (relative to `<vault>/<configDir>/plugins/strata-search/index/`):
+//! Layout (relative to the device folder):
 //! - `lex/<segment files>`: tantivy's immutable segment and `.del` files;
 //! - `cat/<generation>-<random>.bin`: catalog base and delta files (immutable);
 //! - `manifest-a.json`, `manifest-b.json`: two manifest slots, written alternately.
@@ -9,8 +9,9 @@
 //! every file with its size and xxh3 checksum and ends with its own checksum; opening
 //! takes the newest slot whose manifest and files all verify, so a crash at any write
 //! leaves the previous state (older slot) or the new one. Files are deleted only once
-//! neither slot references them. A foreign format version or other index settings are
-//! detected and reported, and the caller rebuilds.
+//! neither slot references them. Other index settings are detected and reported, and the
+//! caller rebuilds. The vectors are not here: they are shared by every device
+//! (`layout`); a manifest names the models whose vectors the device uses.
 
 use std::collections::{HashMap, HashSet};
 
@@ -35,9 +36,10 @@ pub const FORMAT_NAME: &str = "strata-index";
 /// code fields. 13: each note's creation time in the catalog, when the host knows it
 /// (`file.ctime`). 14: Ukrainian words stemmed by prefix (`language::Stem::PREFIX`). 15: the
 /// lexical exact-form field (quoted phrases' words as written); a Ukrainian note's ASCII words
-/// stemmed in English, not cut to a prefix. (A rebuild for a new version
-/// keeps the embedded vectors: see `salvage_vectors`.)
-pub const FORMAT_VERSION: u32 = 15;
+/// stemmed in English, not cut to a prefix. 16: one folder per device, the vectors shared by
+/// all devices as content-addressed segments (`layout`); the format 15 index's vectors are
+/// adopted (see `salvage_vectors`).
+pub const FORMAT_VERSION: u32 = 16;
 pub const SLOTS: [&str; 2] = ["manifest-a.json", "manifest-b.json"];
 pub const LEX_DIR: &str = "lex/";
 /// The fixed tail of tantivy's file footer: its length and magic number (two u32).
@@ -79,20 +81,24 @@ pub struct Manifest {
     pub format: String,
     pub version: u32,
     pub generation: u64,
+    /// The device that wrote it (format 16 on).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub device: String,
     /// Settings that change index content (see `CoreConfig::fingerprint`).
     pub settings: String,
     /// tantivy's meta.json for the lexical segments.
     pub lexical_meta: String,
     /// Catalog files in load order (a base, then deltas).
     pub catalog: Vec<String>,
-    /// The embedding model the vectors come from (none before a model was loaded).
+    /// The embedding model the device's vectors come from (none before it chose one).
     #[serde(default)]
     pub model: Option<ModelSpec>,
-    /// Vector segment files in load order (a base, then deltas).
-    #[serde(default)]
+    /// Format 15 and earlier: the vector segment files in load order (a base, then deltas).
+    /// Empty from format 16 on: the vectors are shared (`layout`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub vectors: Vec<String>,
     /// During a model switch: the model the old vectors come from (they answer queries
-    /// until `model` has embedded everything), and their segment files.
+    /// until `model` has embedded everything); before format 16, their segment files too.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previous_model: Option<ModelSpec>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -193,11 +199,10 @@ pub struct Salvaged<'a> {
     pub blobs: Vec<&'a [u8]>,
 }
 
-/// The vector segments of the newest manifest whose vector files verify, whatever its
-/// format version or the state of its other files: vectors are keyed by the text they
-/// embed, so an index that must be rebuilt (a format upgrade, a corrupt lexical file)
-/// need not embed again.
-/// The salvaged files stay on disk until the new index's first flush has written them again.
+/// The vector segments of the newest single-device manifest (format 15 and earlier, at the top
+/// of the index folder) whose vector files verify, whatever its format version or the state of
+/// its other files: vectors are keyed by the text they embed, so a device moving to the shared
+/// layout need not embed again. The files stay: a device still on that version uses them.
 pub fn salvage_vectors(files: &HashMap<String, Vec<u8>>) -> Option<Salvaged<'_>> {
     let mut manifests: Vec<Manifest> =
         SLOTS.iter().filter_map(|name| files.get(*name)).filter_map(|bytes| Manifest::decode(bytes).ok()).collect();
@@ -274,13 +279,12 @@ impl Persisted {
 
 /// What a manifest says besides its files (which [`NextGeneration`] collects).
 pub struct ManifestContent {
+    pub device: String,
     pub settings: String,
     pub lexical_meta: String,
     pub catalog: Vec<String>,
     pub model: Option<ModelSpec>,
-    pub vectors: Vec<String>,
     pub previous_model: Option<ModelSpec>,
-    pub previous_vectors: Vec<String>,
 }
 
 /// The next generation of the index folder, as a flush assembles it: every file it needs,
@@ -333,13 +337,14 @@ impl<'a> NextGeneration<'a> {
             format: FORMAT_NAME.into(),
             version: FORMAT_VERSION,
             generation,
+            device: content.device,
             settings: content.settings,
             lexical_meta: content.lexical_meta,
             catalog: content.catalog.clone(),
             model: content.model,
-            vectors: content.vectors,
+            vectors: Vec::new(),
             previous_model: content.previous_model,
-            previous_vectors: content.previous_vectors,
+            previous_vectors: Vec::new(),
             files,
         };
         let slot = if persisted.is_new() { 0 } else { 1 - persisted.slot };
@@ -371,6 +376,7 @@ mod tests {
             format: FORMAT_NAME.into(),
             version: FORMAT_VERSION,
             generation,
+            device: String::new(),
             settings: "s".into(),
             lexical_meta: "{}".into(),
             catalog: vec![],

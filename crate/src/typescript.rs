@@ -44,6 +44,8 @@ fn generated() -> String {
         IndexFile,
         OpenReport,
         OpenTimings,
+        crate::layout::OpenPlan,
+        AddVectorsReport,
         FileStat,
         Skip,
         Plan,

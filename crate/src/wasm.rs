@@ -29,7 +29,9 @@ fn config_from(v: JsValue) -> Result<CoreConfig, JsError> {
     if v.is_undefined() || v.is_null() {
         Ok(CoreConfig::default())
     } else {
-        from_js(v, "config")
+        let config: CoreConfig = from_js(v, "config")?;
+        crate::layout::check_device_id(&config.device_id).map_err(err)?;
+        Ok(config)
     }
 }
 
@@ -65,6 +67,18 @@ impl StrataCore {
         Ok(StrataCore { engine: Engine::open(config, files) })
     }
 
+    /// Which files of the index folder (`names`, a listing) this device reads to open, and which
+    /// it deletes first: its own folders of older format versions (`layout::plan_open`). Files of
+    /// other devices, conflict copies and partial files are in neither.
+    #[wasm_bindgen(js_name = planOpen, unchecked_return_type = "api.OpenPlan")]
+    pub fn plan_open(
+        #[wasm_bindgen(unchecked_param_type = "api.CoreConfig | null | undefined")] config: JsValue,
+        names: Vec<String>,
+    ) -> Result<JsValue, JsError> {
+        let config = config_from(config)?;
+        to_js(&crate::layout::plan_open(&config.device_id, &names))
+    }
+
     /// The embedding models the core knows by id, the default first (`embed::models`).
     #[wasm_bindgen(unchecked_return_type = "api.ModelInfo[]")]
     pub fn models() -> Result<JsValue, JsError> {
@@ -83,6 +97,25 @@ impl StrataCore {
     #[wasm_bindgen(js_name = openReport, unchecked_return_type = "api.OpenReport")]
     pub fn open_report(&self) -> Result<JsValue, JsError> {
         to_js(self.engine.open_report())
+    }
+
+    /// Of `names` (a listing of the index folder), the shared vector segments of the models in use
+    /// not added yet: what sync brought in, or a newly loaded model's. Read them and pass them to
+    /// `addVectors`.
+    #[wasm_bindgen(js_name = wantedVectorFiles)]
+    pub fn wanted_vector_files(&self, names: Vec<String>) -> Vec<String> {
+        self.engine.wanted_vector_files(&names)
+    }
+
+    /// Adds shared vector segments (see `wantedVectorFiles`); one that does not verify yet (still
+    /// arriving) is left out and named in `ignored`.
+    #[wasm_bindgen(js_name = addVectors, unchecked_return_type = "api.AddVectorsReport")]
+    pub fn add_vectors(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "api.IndexFile[]")] files: JsValue,
+    ) -> Result<JsValue, JsError> {
+        let files: Vec<IndexFile> = from_js(files, "files")?;
+        to_js(&self.engine.add_vectors(files))
     }
 
     /// Whether the indexing policy takes this vault path (extension, hidden and excluded folders).

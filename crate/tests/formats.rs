@@ -13,6 +13,7 @@ use common::fixture_embedder::{FixtureEmbedder, FIXTURE_MODEL};
 use strata_core::api::{
     FileStat, IndexFile, NoteInput, NoteTexts, QueryRequest, SearchMode, SearchRequest, UpdateBatch,
 };
+use strata_core::layout;
 use strata_core::store::FORMAT_VERSION;
 use strata_core::{CoreConfig, Engine};
 
@@ -127,27 +128,28 @@ fn ctime_count(e: &Engine, expr: &str) -> usize {
 }
 
 #[test]
-fn the_previous_format_is_rebuilt_keeping_its_vectors() {
+fn the_single_device_format_is_adopted_keeping_its_vectors() {
+    // Format 15 was the last with one index for the vault at the top of the folder; from 16 on
+    // each device has its own folder and the vectors are shared (`layout`).
     let previous = FORMAT_VERSION - 1;
     let files = fixture(previous);
     assert!(!files.is_empty(), "tests/fixtures/formats/v{previous} is missing");
+    let names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
+    let plan = layout::plan_open(layout::DEFAULT_DEVICE, &names);
+    assert_eq!(plan.read.len(), names.iter().filter(|n| n.starts_with("vec/") || n.starts_with("manifest-")).count());
     let mut e = Engine::open(CoreConfig::default(), files);
     let r = e.open_report().clone();
-    assert!(r.fresh && r.rebuilt, "{r:?}");
-    let reason = r.reason.clone().unwrap_or_default();
-    assert!(
-        reason.contains(&format!("index format version {previous} (this Strata reads {FORMAT_VERSION})")),
-        "the reason names both versions: {reason}"
-    );
+    assert!(r.fresh && !r.rebuilt && r.orphans.is_empty(), "{r:?}");
     let kept = e.status().vectors;
     assert!(kept > 0, "{:?}", e.status());
-    assert!(reason.contains(&format!("({kept} embedded chunks were kept: they are not embedded again)")), "{reason}");
+    let reason = r.reason.clone().unwrap_or_default();
+    assert!(
+        reason.contains(&format!("{kept} embedded chunks of the index of an earlier version were kept")),
+        "{reason}"
+    );
     assert_eq!(e.status().model.as_deref(), Some(FIXTURE_MODEL));
-    // Until the first flush the old files stay: none of the kept vectors' files is an orphan.
-    assert!(r.orphans.iter().all(|o| !o.starts_with("vec/") && !o.starts_with("manifest-")), "{:?}", r.orphans);
 
-    // The caller indexes the vault again; with the model loaded, nothing is embedded again:
-    // format 15 added the lexical exact-form field and left every embedded text as it was.
+    // The caller indexes the vault again; with the model loaded, nothing is embedded again.
     let notes = vault();
     e.update(UpdateBatch { upserts: notes.clone(), ..Default::default() }).unwrap();
     assert_eq!(ctime_count(&e, "file.ctime < 2021-01-01"), notes.len(), "the creation times the host gave");
@@ -155,22 +157,25 @@ fn the_previous_format_is_rebuilt_keeping_its_vectors() {
     assert_eq!((p.done, p.total), (kept, kept), "every vector was kept: {p:?}");
     assert_eq!(embed_all(&mut e, &notes), 0);
 
-    // The rebuilt index persists in the current format and opens as it is.
+    // The new index persists in the current format, in the device's folder, the vectors as a
+    // shared segment; the old files stay for a device still on format 15.
     let out = e.flush().unwrap();
+    assert!(out.deletes.is_empty(), "{:?}", out.deletes);
     let mut folder: HashMap<String, Vec<u8>> = fixture(previous).into_iter().map(|f| (f.name, f.bytes)).collect();
+    let old: Vec<String> = folder.keys().cloned().collect();
     for w in out.writes {
+        assert!(!folder.contains_key(&w.name), "{} is not rewritten", w.name);
         folder.insert(w.name, w.bytes);
-    }
-    for d in &out.deletes {
-        folder.remove(d);
     }
     let reopened = Engine::open(
         CoreConfig::default(),
         folder.into_iter().map(|(name, bytes)| IndexFile { name, bytes }).collect(),
     );
     let r = reopened.open_report();
-    assert!(!r.rebuilt && !r.fresh && r.orphans.is_empty(), "{r:?}");
+    assert!(!r.rebuilt && !r.fresh && r.orphans.is_empty() && r.reason.is_none(), "{r:?}");
     assert_eq!(reopened.status().format_version, FORMAT_VERSION);
     assert_eq!(reopened.status().vectors, e.status().vectors);
+    assert_eq!(r.shared_vectors, kept);
     assert_eq!(ctime_count(&reopened, "file.ctime exists"), notes.len());
+    assert!(!old.is_empty());
 }

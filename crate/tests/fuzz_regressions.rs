@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use strata_core::api::{IndexFile, NoteInput, SearchMode, SearchRequest, UpdateBatch};
+use strata_core::layout;
 use strata_core::store::{file_ref, Manifest, FORMAT_VERSION, SLOTS};
 use strata_core::{CoreConfig, Engine};
 
@@ -33,22 +34,25 @@ fn lexical_file_shorter_than_its_footer_is_corrupt_not_a_panic() {
     let mut files = BTreeMap::new();
     read_dir_files(&dir, &dir, &mut files);
     files.remove("README.md");
-    let name = files.keys().find(|n| n.starts_with("lex/") && n.ends_with(".fast")).unwrap().clone();
+    let own = layout::device_dir(layout::DEFAULT_DEVICE);
+    let name = files.keys().find(|n| n.starts_with(&format!("{own}lex/")) && n.ends_with(".fast")).unwrap().clone();
+    let rel = name.strip_prefix(&own).unwrap().to_string();
     let short = vec![0x02, 0x5a, 0x07, 0xc8, 0x04];
     files.insert(name.clone(), short.clone());
     for slot in SLOTS {
-        let Some(bytes) = files.get(slot) else { continue };
+        let slot = format!("{own}{slot}");
+        let Some(bytes) = files.get(&slot) else { continue };
         let mut m = Manifest::decode(bytes).unwrap();
-        for f in m.files.iter_mut().filter(|f| f.name == name) {
-            *f = file_ref(&name, &short);
+        for f in m.files.iter_mut().filter(|f| f.name == rel) {
+            *f = file_ref(&rel, &short);
         }
-        files.insert(slot.to_string(), m.encode());
+        files.insert(slot, m.encode());
     }
     let files = files.into_iter().map(|(name, bytes)| IndexFile { name, bytes }).collect();
     let mut e = Engine::open(CoreConfig::default(), files);
     let rep = e.open_report();
     assert!(rep.rebuilt, "{rep:?}");
-    assert!(rep.reason.as_deref().unwrap_or_default().contains(&name), "{:?}", rep.reason);
+    assert!(rep.reason.as_deref().unwrap_or_default().contains(&rel), "{:?}", rep.reason);
     let r = e.search(&SearchRequest { query: "the".into(), mode: Some(SearchMode::Lexical), ..Default::default() });
     assert!(r.unwrap().hits.is_empty());
 }
@@ -89,7 +93,8 @@ fn catalog_with_a_section_parent_loop_is_corrupt_not_a_hang() {
     let mut files = BTreeMap::new();
     read_dir_files(&dir, &dir, &mut files);
     files.remove("README.md");
-    let name = files.keys().find(|n| n.starts_with("cat/")).unwrap().clone();
+    let own = layout::device_dir(layout::DEFAULT_DEVICE);
+    let name = files.keys().find(|n| n.starts_with(&format!("{own}cat/"))).unwrap().clone();
     // The fuzz input's flips: pairs (a, b) flip bit b & 7 of the byte at (a * 257 + b) % len.
     let flips: &[u8] = b"\xff\xff\xfe\xfdpath\x00fAy\x09\x08X\xffr\x00f";
     let bytes = files.get_mut(&name).unwrap();
@@ -99,13 +104,15 @@ fn catalog_with_a_section_parent_loop_is_corrupt_not_a_hang() {
         bytes[at] ^= 1 << (b & 7);
     }
     let damaged = bytes.clone();
+    let rel = name.strip_prefix(&own).unwrap().to_string();
     for slot in SLOTS {
-        let Some(bytes) = files.get(slot) else { continue };
+        let slot = format!("{own}{slot}");
+        let Some(bytes) = files.get(&slot) else { continue };
         let mut m = Manifest::decode(bytes).unwrap();
-        for f in m.files.iter_mut().filter(|f| f.name == name) {
-            *f = file_ref(&name, &damaged);
+        for f in m.files.iter_mut().filter(|f| f.name == rel) {
+            *f = file_ref(&rel, &damaged);
         }
-        files.insert(slot.to_string(), m.encode());
+        files.insert(slot, m.encode());
     }
     let files: Vec<IndexFile> = files.into_iter().map(|(name, bytes)| IndexFile { name, bytes }).collect();
     let (tx, rx) = std::sync::mpsc::channel();

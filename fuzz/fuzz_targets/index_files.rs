@@ -20,6 +20,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use strata_core::api::{IndexFile, SearchMode, SearchRequest};
+use strata_core::layout;
 use strata_core::store::{file_ref, Manifest, FORMAT_VERSION, SLOTS};
 use strata_core::{CoreConfig, Engine};
 
@@ -76,28 +77,32 @@ fuzz_target!(|data: &[u8]| {
     let mut files = fixture().clone();
     let names: Vec<String> = files.keys().cloned().collect();
     let choice = *pick as usize % (names.len() + 1);
+    // The default device's own folder (`layout`): its manifests name its files relative to it.
+    let own = layout::device_dir(layout::DEFAULT_DEVICE);
+    let slots: Vec<String> = SLOTS.iter().map(|s| format!("{own}{s}")).collect();
     if choice == names.len() {
         // The tantivy meta inside the manifest.
-        let Some(bytes) = files.get(SLOTS[0]) else { return };
+        let Some(bytes) = files.get(&slots[0]) else { return };
         let mut m = Manifest::decode(bytes).unwrap();
         let mut meta = m.lexical_meta.clone().into_bytes();
         damage(&mut meta, *how, rest);
         m.lexical_meta = String::from_utf8_lossy(&meta).into_owned();
-        files.insert(SLOTS[0].to_string(), m.encode());
+        files.insert(slots[0].clone(), m.encode());
     } else {
         let name = &names[choice];
         let bytes = files.get_mut(name).unwrap();
         damage(bytes, *how, rest);
-        let lexical = name.starts_with("lex/") && std::env::var_os("STRATA_FUZZ_RESIGN_LEX").is_none();
-        if how & 0x80 == 0 && !lexical && !SLOTS.contains(&name.as_str()) {
+        let rel = name.strip_prefix(&own).unwrap_or(name).to_string();
+        let lexical = rel.starts_with("lex/") && std::env::var_os("STRATA_FUZZ_RESIGN_LEX").is_none();
+        if how & 0x80 == 0 && !lexical && !slots.contains(name) {
             let changed = bytes.clone();
-            for slot in SLOTS {
+            for slot in &slots {
                 let Some(mb) = files.get(slot) else { continue };
                 let Ok(mut m) = Manifest::decode(mb) else { continue };
-                for f in m.files.iter_mut().filter(|f| &f.name == name) {
-                    *f = file_ref(name, &changed);
+                for f in m.files.iter_mut().filter(|f| f.name == rel) {
+                    *f = file_ref(&rel, &changed);
                 }
-                files.insert(slot.to_string(), m.encode());
+                files.insert(slot.clone(), m.encode());
             }
         }
     }

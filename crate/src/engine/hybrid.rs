@@ -53,8 +53,11 @@ impl Engine {
         self.key_map(); // built once per catalog change, borrowed (not cloned) per query
         let map = self.key_map.as_ref().expect("built");
         let Some(vectors) = self.semantic.vectors() else { return Ok(Vec::new()) };
+        // Only vectors of texts in this vault's notes: the shared vectors also hold texts edited
+        // away (and texts of notes still syncing in), which must not fill the pool.
+        let referenced = |k: &Key| map.contains_key(k);
         let raw: Vec<(Key, f32)> = vectors
-            .search(&qv, limit * VECTOR_POOL_PER_NOTE + VECTOR_POOL_EXTRA, None)
+            .search(&qv, limit * VECTOR_POOL_PER_NOTE + VECTOR_POOL_EXTRA, Some(&referenced))
             .map_err(|e| CoreError::Internal(format!("vector search: {e}")))?;
         // A leaf's section as a hit: lifted for overview searches, filtered.
         let shown = |note: &'_ NoteEntry, order: u32| -> Option<u32> {

@@ -12,11 +12,12 @@ use crate::clock::{now_ms, now_wall_ms};
 use crate::error::Result;
 use crate::hash::KnownHash;
 use crate::language::{self, Stem};
+use crate::layout;
 use crate::lexical::SectionDoc;
 use crate::markdown::{self, LineIndex};
 use crate::paths;
 use crate::sections::{Section, SplitConfig, HEADING_SEPARATOR};
-use crate::store::{self, CAT_DIR, LEX_DIR, VEC_DIR};
+use crate::store::{self, CAT_DIR, LEX_DIR};
 
 /// What `index_text` records about a note's file besides its text.
 pub(super) struct FileFacts {
@@ -490,8 +491,7 @@ impl Engine {
             self.lex.files().iter().map(|p| format!("{LEX_DIR}{}", p.to_string_lossy())).collect();
         let lex_changed = !self.persisted.holds_exactly(LEX_DIR, &lex_names);
         let first = self.persisted.is_new();
-        self.semantic.collect_garbage(&self.catalog);
-        let vec_segment = self.semantic.take_segment()?;
+        let vec_segment = self.semantic.take_segment();
         if !lex_changed
             && !self.catalog.is_dirty()
             && !first
@@ -519,27 +519,38 @@ impl Engine {
             gen.keep(c);
         }
 
-        let (mut vector_files, previous_vectors) = self.semantic.segment_names();
-        if let Some((bytes, is_base)) = vec_segment {
-            if is_base {
-                vector_files.clear();
-            }
-            vector_files.push(gen.write_new(VEC_DIR, bytes));
-        }
-        for v in vector_files.iter().chain(&previous_vectors) {
-            gen.keep(v);
-        }
-        self.semantic.set_active_segments(vector_files.clone());
-
-        let (out, next) = gen.finish(store::ManifestContent {
+        let (mut out, next) = gen.finish(store::ManifestContent {
+            device: self.config.device_id.clone(),
             settings: self.config.fingerprint(),
             lexical_meta: self.lex.meta_json()?,
             catalog: catalog_files,
             model: self.semantic.spec().cloned(),
-            vectors: vector_files,
             previous_model: self.semantic.previous_spec().cloned(),
-            previous_vectors,
         });
+        self.semantic.layout_written();
+        // The device's files go into its folder; the shared vectors (and, the first time, the
+        // spec of their model) before its manifest, which stays the last write.
+        let dir = layout::device_dir(&self.config.device_id);
+        for f in out.writes.iter_mut() {
+            f.name = format!("{dir}{}", f.name);
+        }
+        for d in out.deletes.iter_mut() {
+            *d = format!("{dir}{d}");
+        }
+        let manifest = out.writes.pop();
+        if let Some((name, bytes)) = vec_segment {
+            if let Some(spec) = self.semantic.spec() {
+                let space = spec.space();
+                if self.space_files.insert(space) {
+                    let b = layout::space_file_bytes(spec);
+                    out.bytes_written += b.len() as u64;
+                    out.writes.push(IndexFile { name: layout::space_file(space), bytes: b });
+                }
+            }
+            out.bytes_written += bytes.len() as u64;
+            out.writes.push(IndexFile { name, bytes });
+        }
+        out.writes.extend(manifest);
         self.persisted = next;
         self.recent_deletes.clear();
         Ok(out)

@@ -20,6 +20,7 @@ use crate::catalog::{Catalog, NoteEntry};
 use crate::clock::now_ms;
 use crate::config::CoreConfig;
 use crate::error::Result;
+use crate::layout;
 use crate::lexical::Lexical;
 use crate::paths;
 use crate::semantic::Semantic;
@@ -71,6 +72,8 @@ pub struct Engine {
     plan_seen: Option<HashSet<String>>,
     /// Frontmatter properties decoded for the structured queries, until the next update.
     props: props::PropCache,
+    /// The vector spaces whose spec file (`layout::space_file`) is in the folder.
+    space_files: HashSet<u64>,
 }
 
 /// Vector key → the notes and leaf sections (None: the note's lead) whose text has that key.
@@ -113,21 +116,45 @@ impl Engine {
             key_map: None,
             plan_seen: None,
             props: Default::default(),
+            space_files: HashSet::new(),
         })
     }
 
-    /// Opens the index from the files of the index folder. Never fails: a missing index
-    /// gives an empty engine (`fresh`), a corrupt, partial or foreign one an empty engine
-    /// with `rebuilt` and the reason; the caller then indexes the vault.
+    /// Opens this device's index from the files of the index folder that
+    /// [`layout::plan_open`] names (the host may pass more: what is not this device's or shared
+    /// is left alone). Never fails: a missing index gives an empty engine (`fresh`), a corrupt,
+    /// partial or foreign one an empty engine with `rebuilt` and the reason; the caller then
+    /// indexes the vault. The shared vectors of the device's model are added either way.
     pub fn open(config: CoreConfig, files: Vec<IndexFile>) -> Engine {
-        let mut files: HashMap<String, Vec<u8>> = files.into_iter().map(|f| (f.name, f.bytes)).collect();
-        let names: HashSet<String> = files.keys().cloned().collect();
-        match Engine::try_open(config.clone(), &mut files) {
+        let device = config.device_id.clone();
+        let dir = layout::device_dir(&device);
+        let mut own: HashMap<String, Vec<u8>> = HashMap::new();
+        let mut shared: Vec<(String, Vec<u8>)> = Vec::new();
+        let mut legacy: HashMap<String, Vec<u8>> = HashMap::new();
+        let mut newer_format = None;
+        for f in files {
+            match layout::parse(&f.name) {
+                layout::Entry::Device { device: d, version, rel } if d == device => {
+                    if version == store::FORMAT_VERSION && layout::is_own_name(rel) {
+                        own.insert(rel.to_string(), f.bytes);
+                    } else if version > store::FORMAT_VERSION {
+                        newer_format = newer_format.max(Some(version));
+                    }
+                }
+                layout::Entry::Segment { .. } | layout::Entry::Space { .. } => shared.push((f.name, f.bytes)),
+                layout::Entry::Legacy => {
+                    legacy.insert(f.name, f.bytes);
+                }
+                _ => {}
+            }
+        }
+        let names: HashSet<String> = own.keys().cloned().collect();
+        let mut e = match Engine::try_open(config.clone(), &mut own) {
             Ok(Some(engine)) => engine,
             Ok(None) => {
                 let mut e = Engine::create(config).expect("empty index");
+                // Files without a manifest: a first flush that did not finish.
                 e.report.orphans = sorted(names);
-                e.persisted.on_disk = e.report.orphans.iter().cloned().collect();
                 e
             }
             Err(err) => {
@@ -135,27 +162,101 @@ impl Engine {
                 e.report.fresh = true;
                 e.report.rebuilt = true;
                 e.report.reason = Some(format!("the index could not be used and will be rebuilt: {}", err.message()));
-                let mut keep: HashSet<String> = HashSet::new();
-                if let Some(salvaged) = store::salvage_vectors(&files) {
-                    if let Ok(sem) = Semantic::salvage(salvaged.spec, &salvaged.blobs) {
-                        let n = sem.vector_count();
-                        e.semantic = sem;
-                        // With the manifests that name them: until the first flush, a
-                        // reopen salvages them again.
-                        keep.extend(salvaged.names);
-                        keep.extend(SLOTS.iter().map(|s| s.to_string()));
-                        if let Some(r) = e.report.reason.as_mut() {
-                            r.push_str(&format!(" ({n} embedded chunks were kept: they are not embedded again)"));
+                e.report.orphans = sorted(names);
+                e
+            }
+        };
+        // Until the first flush, the files found are on disk (a flush deletes what it no
+        // longer needs of them).
+        if e.persisted.is_new() {
+            e.persisted.on_disk = e.report.orphans.iter().cloned().collect();
+        }
+        if e.persisted.is_new() && e.semantic.spec().is_none() {
+            e.adopt_legacy_vectors(&legacy);
+        }
+        if e.semantic.spec().is_none() {
+            e.choose_shared_space(&shared);
+        }
+        let refs: Vec<(String, &[u8])> = shared.iter().map(|(n, b)| (n.clone(), b.as_slice())).collect();
+        let t = now_ms();
+        let (added, ignored) = e.semantic.add_shared(&refs);
+        e.report.timings.vectors_ms += now_ms() - t;
+        e.report.timings.total_ms += now_ms() - t;
+        e.report.shared_vectors = added;
+        e.report.ignored = ignored;
+        e.report.newer_format = newer_format;
+        e.space_files = shared
+            .iter()
+            .filter_map(|(n, _)| match layout::parse(n) {
+                layout::Entry::Space { space } => Some(space),
+                _ => None,
+            })
+            .collect();
+        e.report.orphans = e.report.orphans.iter().map(|o| format!("{dir}{o}")).collect();
+        e
+    }
+
+    /// Adopts the vectors of the single-device index of format 15 and earlier, if there is one.
+    fn adopt_legacy_vectors(&mut self, legacy: &HashMap<String, Vec<u8>>) {
+        let Some(salvaged) = store::salvage_vectors(legacy) else { return };
+        let Ok(sem) = Semantic::salvage(salvaged.spec, &salvaged.blobs) else { return };
+        let n = sem.vector_count();
+        self.semantic = sem;
+        let note =
+            format!("{n} embedded chunks of the index of an earlier version were kept: they are not embedded again");
+        self.report.reason = Some(match self.report.reason.take() {
+            Some(r) => format!("{r} ({note})"),
+            None => note,
+        });
+    }
+
+    /// A device that has not chosen a model yet uses the shared vectors of the space with the
+    /// most of them, whose spec file verifies (similar notes need no model; a model loaded
+    /// later that makes other vectors starts a switch).
+    fn choose_shared_space(&mut self, shared: &[(String, Vec<u8>)]) {
+        let mut bytes: HashMap<u64, usize> = HashMap::new();
+        let mut specs: HashMap<u64, store::ModelSpec> = HashMap::new();
+        for (name, b) in shared {
+            match layout::parse(name) {
+                layout::Entry::Segment { space, .. } => *bytes.entry(space).or_default() += b.len(),
+                layout::Entry::Space { space } => {
+                    if let Ok(spec) = serde_json::from_slice::<store::ModelSpec>(b) {
+                        if spec.space() == space {
+                            specs.insert(space, spec);
                         }
                     }
                 }
-                // Everything in the folder is stale; the new generation starts over. Kept
-                // vector files go with the first flush, once it has written them again.
-                e.persisted.on_disk = names.iter().cloned().collect();
-                e.report.orphans = sorted(names.into_iter().filter(|n| !keep.contains(n)));
-                e
+                _ => {}
             }
         }
+        let best = specs.into_iter().max_by_key(|(space, _)| (bytes.get(space).copied().unwrap_or(0), *space));
+        if let Some((_, spec)) = best {
+            if let Ok(sem) = Semantic::restore(Some(spec), None) {
+                self.semantic = sem;
+            }
+        }
+    }
+
+    /// Of `names` (a listing of the index folder), the shared vector segments of the models in
+    /// use that were not added yet: what sync brought in since the open, or, after a model
+    /// change, the new model's. The host reads them and passes them to [`Engine::add_vectors`].
+    pub fn wanted_vector_files(&self, names: &[String]) -> Vec<String> {
+        names.iter().filter(|n| self.semantic.wants(n)).cloned().collect()
+    }
+
+    /// Adds shared vector segments (see [`Engine::wanted_vector_files`]).
+    pub fn add_vectors(&mut self, files: Vec<IndexFile>) -> AddVectorsReport {
+        for f in &files {
+            if let layout::Entry::Space { space } = layout::parse(&f.name) {
+                self.space_files.insert(space);
+            }
+        }
+        let refs: Vec<(String, &[u8])> = files.iter().map(|f| (f.name.clone(), f.bytes.as_slice())).collect();
+        let (added, ignored) = self.semantic.add_shared(&refs);
+        if added > 0 {
+            self.key_map = None;
+        }
+        AddVectorsReport { added, ignored, vectors: self.semantic.vector_count() }
     }
 
     fn try_open(config: CoreConfig, files: &mut HashMap<String, Vec<u8>>) -> Result<Option<Engine>> {
@@ -183,12 +284,8 @@ impl Engine {
         // one block first (see `reserve_heap`).
         reserve_heap(2 * cat_files.iter().map(|f| f.len()).sum::<usize>());
         let catalog = Catalog::load(&cat_files)?;
-        let vec_files: Vec<(String, &[u8])> = m.vectors.iter().map(|v| (v.clone(), files[v].as_slice())).collect();
-        let previous = m.previous_model.clone().map(|spec| {
-            (spec, m.previous_vectors.iter().map(|v| (v.clone(), files[v].as_slice())).collect::<Vec<_>>())
-        });
         let t3 = now_ms();
-        let semantic = Semantic::restore(m.model.clone(), vec_files, previous)?;
+        let semantic = Semantic::restore(m.model.clone(), m.previous_model.clone())?;
         let t4 = now_ms();
         let mut keep: HashSet<String> = m.names();
         let previous = chosen.other.as_ref().map(|o| o.names()).unwrap_or_default();
@@ -210,6 +307,9 @@ impl Engine {
             generation: m.generation,
             notes: catalog.len(),
             orphans,
+            ..Default::default()
+        };
+        let report = OpenReport {
             timings: OpenTimings {
                 verify_ms: t1 - t0,
                 lexical_ms: t2 - t1,
@@ -217,6 +317,7 @@ impl Engine {
                 vectors_ms: t4 - t3,
                 total_ms: t4 - t0,
             },
+            ..report
         };
         Ok(Some(Engine {
             config,
@@ -230,6 +331,7 @@ impl Engine {
             key_map: None,
             plan_seen: None,
             props: Default::default(),
+            space_files: HashSet::new(),
         }))
     }
 

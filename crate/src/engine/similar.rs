@@ -24,7 +24,12 @@ impl Engine {
             (Some(p), None) => (paths::normalize(p)?, None),
             (None, None) => return Err(CoreError::BadRequest("similar needs a path or a section id".into())),
         };
-        let note = self.catalog.get(&path).ok_or_else(|| CoreError::BadRequest(format!("not in the index: {path}")))?;
+        if self.catalog.get(&path).is_none() {
+            return Err(CoreError::BadRequest(format!("not in the index: {path}")));
+        }
+        self.key_map(); // built once per catalog change, borrowed (not cloned) per query
+        let map = self.key_map.as_ref().expect("built");
+        let note = self.catalog.get(&path).expect("checked");
         let vectors =
             self.semantic.vectors().ok_or_else(|| CoreError::Unavailable(crate::semantic::HOW_TO_ENABLE.into()))?;
         // The source: the leaves of the note (or of the section), averaged.
@@ -55,11 +60,11 @@ impl Engine {
         }
         let norm = sum.iter().map(|x| x * x).sum::<f32>().sqrt().max(f32::EPSILON);
         sum.iter_mut().for_each(|x| *x /= norm);
+        // Only vectors of texts in this vault's notes (see `vector_hits`).
+        let referenced = |k: &Key| map.contains_key(k);
         let raw = vectors
-            .search(&sum, k * SIMILAR_POOL_PER_NOTE + SIMILAR_POOL_EXTRA, None)
+            .search(&sum, k * SIMILAR_POOL_PER_NOTE + SIMILAR_POOL_EXTRA, Some(&referenced))
             .map_err(|e| CoreError::Internal(format!("vector search: {e}")))?;
-        self.key_map(); // built once per catalog change, borrowed (not cloned) per query
-        let map = self.key_map.as_ref().expect("built");
         let mut by_note: Vec<NearNote> = Vec::new();
         for (key, score) in raw {
             for (p, order) in map.get(&key).into_iter().flatten() {

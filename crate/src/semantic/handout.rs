@@ -134,6 +134,7 @@ impl Semantic {
                 continue;
             }
             active.vectors.insert(key, v).map_err(|e| CoreError::Internal(format!("vector index: {e}")))?;
+            active.unsaved.push(key);
             stored += 1;
         }
         self.embedded += stored;

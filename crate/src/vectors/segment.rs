@@ -152,6 +152,61 @@ impl FlatIndex {
         Ok(idx)
     }
 
+    /// Adds the vectors of one shared segment (a base without tombstones, as
+    /// [`encode_keys`](Self::encode_keys) writes them) to the index, whatever else it holds:
+    /// the union of segments from several writers. Keys already present keep their vector.
+    /// Returns how many were added, and the keys that were present already.
+    pub fn add_segment(&mut self, bytes: &[u8]) -> Result<(usize, Vec<Key>), String> {
+        let seg = Segment::parse(bytes)?;
+        if seg.dim != self.dim {
+            return Err(format!("vector segment: dimension {} but the index has {}", seg.dim, self.dim));
+        }
+        if seg.space != self.space {
+            return Err("vector segment: written for another embedding space".into());
+        }
+        if seg.tombstones != 0 {
+            return Err("vector segment: a shared segment has no tombstones".into());
+        }
+        let mut h = vec![f16::ZERO; self.dim];
+        let mut f = vec![0f32; self.dim];
+        let t = f16_table();
+        let mut added = 0;
+        let mut present = Vec::new();
+        self.reserve(seg.count);
+        for v in 0..seg.count {
+            let key = seg.key(v);
+            if self.slot_of.contains_key(&key) {
+                present.push(key);
+                continue;
+            }
+            seg.vector(v, &mut h);
+            for (o, x) in f.iter_mut().zip(&h) {
+                *o = t[x.to_bits() as usize];
+            }
+            self.push_slot(key, &h, &f);
+            added += 1;
+        }
+        Ok((added, present))
+    }
+
+    /// A shared segment holding the live vectors of `keys` (absent or dead keys are left
+    /// out): a base segment, sequence 0, no tombstones. `None` when none is live.
+    pub fn encode_keys(&self, keys: &[Key]) -> Option<Vec<u8>> {
+        let mut slots: Vec<usize> =
+            keys.iter().filter_map(|k| self.slot_of.get(k).map(|&s| s as usize)).filter(|&s| self.alive[s]).collect();
+        slots.sort_unstable();
+        slots.dedup();
+        (!slots.is_empty()).then(|| self.encode(0, true, &slots, &[]))
+    }
+
+    /// Forgets the delta bookkeeping (appended slots, tombstones): for an index persisted
+    /// as shared segments ([`encode_keys`](Self::encode_keys)), which never writes deltas.
+    pub fn forget_pending(&mut self) {
+        self.persisted_slots = self.slots();
+        self.pending_tombstones.clear();
+        self.needs_base = false;
+    }
+
     fn encode(&self, seq: u64, base: bool, slots: &[usize], tombstones: &[Key]) -> Vec<u8> {
         let d = self.dim;
         let len = HEADER_LEN + slots.len() * 32 + tombstones.len() * 32 + slots.len() * d * 2 + 4;

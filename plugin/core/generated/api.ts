@@ -53,7 +53,12 @@ maxCodeBytes?: number,
  * Chunk code by its syntax (tree-sitter); `false`: each code file is one section (the
  * baseline that `strata eval` compares with).
  */
-codeSyntax?: boolean, };
+codeSyntax?: boolean, 
+/**
+ * This device's id (`layout`): it names the device's own folder of the index, where only
+ * it writes. Random, kept per device outside synced settings; not part of the fingerprint.
+ */
+deviceId?: string, };
 
 export type IndexFile = { name: string, bytes: Uint8Array, };
 
@@ -65,13 +70,62 @@ reason?: string, generation: number, notes: number, orphans: Array<string>,
 /**
  * Where the open spent its time (ms), for the bench and the status view.
  */
-timings: OpenTimings, };
+timings: OpenTimings, 
+/**
+ * Vectors added from the shared segments (`layout`), whichever device embedded them.
+ */
+sharedVectors: number, 
+/**
+ * Files that cannot be used yet and are left alone, each with the reason (a vector
+ * segment still arriving, or damaged).
+ */
+ignored: Array<string>, 
+/**
+ * A newer version of Strata (this format version) indexed the vault on this device too:
+ * its folder is left alone; update Strata.
+ */
+newerFormat?: number, };
 
 export type OpenTimings = { 
 /**
  * Manifest choice and the checksum of every file.
  */
 verifyMs: number, lexicalMs: number, catalogMs: number, vectorsMs: number, totalMs: number, };
+
+/**
+ * The files a device reads at open, and those it deletes, from a listing of the folder.
+ */
+export type OpenPlan = { 
+/**
+ * Its own folder's files, the shared vectors, and (when it has no index of its own yet)
+ * the single-device layout's manifests and vector files, to adopt their vectors.
+ */
+read: Array<string>, 
+/**
+ * Its own folders of older format versions: it wrote them, and cannot read them.
+ */
+obsolete: Array<string>, 
+/**
+ * A newer format version of Strata indexed the vault on this device: the highest.
+ */
+newerFormat?: number, };
+
+/**
+ * What [`crate::engine::Engine::add_vectors`] did.
+ */
+export type AddVectorsReport = { 
+/**
+ * Vectors added (texts no vector of this device's had yet).
+ */
+added: number, 
+/**
+ * Segments that cannot be used yet, each with the reason (left alone).
+ */
+ignored: Array<string>, 
+/**
+ * Vectors of the active model now.
+ */
+vectors: number, };
 
 export type FileStat = { path: string, size: number, mtime: number, 
 /**

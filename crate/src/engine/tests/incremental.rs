@@ -314,8 +314,10 @@ fn check(ops: &[(Op, bool)]) {
         }
     }
     assert_eq!(catalog_keys(&e), catalog_keys(&fresh), "the catalog's vector keys");
-    assert_eq!(live_keys(&e), catalog_keys(&e), "the vectors held are the catalog's");
-    assert_eq!(live_keys(&e), live_keys(&fresh), "vector keys");
+    // Every text of the catalog has its vector; vectors of texts edited away stay (they are
+    // shared with other devices) and never answer a query (the hits above are a rebuild's).
+    assert!(catalog_keys(&e).is_subset(&live_keys(&e)), "the catalog's texts are embedded");
+    assert!(catalog_keys(&fresh).is_subset(&live_keys(&fresh)));
 }
 
 /// The first failure found: a rename onto its own path with new bytes was ignored.

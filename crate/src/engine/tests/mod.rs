@@ -7,6 +7,7 @@ use super::*;
 use crate::lexical::search::LexQuery;
 
 mod code;
+mod devices;
 mod handout;
 /// Property tests of incremental indexing (proptest), native only.
 #[cfg(not(target_arch = "wasm32"))]
@@ -79,20 +80,70 @@ impl Folder {
     pub(super) fn files(&self) -> Vec<IndexFile> {
         self.0.iter().map(|(n, b)| IndexFile { name: n.clone(), bytes: b.clone() }).collect()
     }
-    /// Rewrites both manifests as if an older Strata (format `version`) had written them.
+    /// The name of a file of the default device's own folder.
+    pub(super) fn own(rel: &str) -> String {
+        format!("{}{rel}", layout::device_dir(layout::DEFAULT_DEVICE))
+    }
+    /// The default device's own files, by their name inside its folder.
+    pub(super) fn own_files(&self) -> BTreeMap<String, Vec<u8>> {
+        let dir = layout::device_dir(layout::DEFAULT_DEVICE);
+        self.0.iter().filter_map(|(n, b)| Some((n.strip_prefix(&dir)?.to_string(), b.clone()))).collect()
+    }
+    /// Moves the default device's folder to `version`'s folder, its manifests rewritten as if
+    /// that version of Strata had written them.
     pub(super) fn set_format_version(&mut self, version: u32) {
-        for slot in store::SLOTS {
-            if let Some(bytes) = self.0.get(slot) {
-                let mut m = store::Manifest::decode(bytes).unwrap();
+        let own = self.own_files();
+        let dir = layout::device_dir(layout::DEFAULT_DEVICE);
+        self.0.retain(|n, _| !n.starts_with(&dir));
+        for (rel, mut bytes) in own {
+            if store::SLOTS.contains(&rel.as_str()) {
+                let mut m = store::Manifest::decode(&bytes).unwrap();
                 m.version = version;
-                self.0.insert(slot.to_string(), m.encode());
+                bytes = m.encode();
             }
+            self.0.insert(format!("{}{}.v{version}/{rel}", layout::DEVICES_DIR, layout::DEFAULT_DEVICE), bytes);
+        }
+    }
+    /// Rewrites the folder in the single-device layout of format 15: the default device's files
+    /// at the top, the shared vectors of its model as one base segment in `vec/`, named by the
+    /// manifests.
+    pub(super) fn to_single_device_layout(&mut self) {
+        let own = self.own_files();
+        let shared: Vec<(String, Vec<u8>)> = self
+            .0
+            .iter()
+            .filter(|(n, _)| n.starts_with(layout::VECTORS_DIR))
+            .map(|(n, b)| (n.clone(), b.clone()))
+            .collect();
+        self.0.clear();
+        for (rel, bytes) in own {
+            if !store::SLOTS.contains(&rel.as_str()) {
+                self.0.insert(rel, bytes);
+                continue;
+            }
+            let mut m = store::Manifest::decode(&bytes).unwrap();
+            m.version = 15;
+            m.device.clear();
+            if let Some(spec) = m.model.clone() {
+                let mut index = crate::vectors::FlatIndex::new(spec.dimension, spec.space()).unwrap();
+                for (name, b) in &shared {
+                    if matches!(layout::parse(name), layout::Entry::Segment { space, .. } if space == spec.space()) {
+                        index.add_segment(b).unwrap();
+                    }
+                }
+                let vec_bytes = index.to_bytes();
+                let name = format!("{}00000001-0a0b0c0d.bin", store::VEC_DIR);
+                m.files.push(store::file_ref(&name, &vec_bytes));
+                m.vectors = vec![name.clone()];
+                self.0.insert(name, vec_bytes);
+            }
+            self.0.insert(rel, m.encode());
         }
     }
     /// Truncates every lexical file (a damaged index).
     pub(super) fn damage_lexical(&mut self) {
         for (name, bytes) in self.0.iter_mut() {
-            if name.starts_with(store::LEX_DIR) {
+            if name.contains(store::LEX_DIR) {
                 bytes.truncate(bytes.len() / 2);
             }
         }
@@ -454,9 +505,12 @@ fn usage_is_recorded_persisted_and_follows_a_rename() {
     let out = e.flush().unwrap();
     // A catalog delta and the manifest; no index file.
     let writes: Vec<(&str, usize)> = out.writes.iter().map(|w| (w.name.as_str(), w.bytes.len())).collect();
-    let cat: usize = writes.iter().filter(|(n, _)| n.starts_with("cat/")).map(|(_, len)| len).sum();
+    let cat: usize = writes.iter().filter(|(n, _)| n.starts_with(&Folder::own("cat/"))).map(|(_, len)| len).sum();
     assert!(cat < 1024, "usage writes a small delta, not the catalog: {writes:?}");
-    assert!(writes.iter().all(|(n, _)| n.starts_with("cat/") || n.starts_with("manifest-")), "{writes:?}");
+    assert!(
+        writes.iter().all(|(n, _)| n.starts_with(&Folder::own("cat/")) || n.starts_with(&Folder::own("manifest-"))),
+        "{writes:?}"
+    );
     folder.apply(&out);
     let mut e = Engine::open(cfg(), folder.files());
     assert!(!e.open_report().rebuilt);
@@ -543,7 +597,7 @@ fn a_split_note_indexes_each_line_once_frontmatter_and_intros_included() {
 }
 
 #[test]
-fn a_rebuilt_index_keeps_its_vectors_without_a_model() {
+fn the_single_device_index_s_vectors_are_adopted_without_a_model() {
     use crate::semantic::{model_spec, Semantic};
     let mut e = Engine::create(cfg()).unwrap();
     upsert(&mut e, sample());
@@ -562,28 +616,41 @@ fn a_rebuilt_index_keeps_its_vectors_without_a_model() {
     e.semantic = Semantic::with_vectors(spec, &vectors);
     let mut folder = Folder::default();
     folder.apply(&e.flush().unwrap());
-    assert!(folder.0.keys().any(|n| n.starts_with(store::VEC_DIR)));
-    // An older format version, with damaged lexical files.
-    folder.set_format_version(1);
+    assert!(folder.0.keys().any(|n| n.starts_with(layout::VECTORS_DIR)));
+    // The index of format 15 (one device, its vectors in `vec/`), with damaged lexical files.
+    folder.to_single_device_layout();
     folder.damage_lexical();
+    assert!(folder.0.keys().any(|n| n.starts_with(store::VEC_DIR)));
+    let legacy: Vec<String> = folder.0.keys().cloned().collect();
+    let names: Vec<String> = legacy.clone();
+    let plan = layout::plan_open(layout::DEFAULT_DEVICE, &names);
+    assert!(plan.read.iter().any(|n| n.starts_with(store::VEC_DIR)), "the old vectors are read: {plan:?}");
     let mut e2 = Engine::open(cfg(), folder.files());
     let report = e2.open_report().clone();
-    assert!(report.rebuilt);
+    assert!(report.fresh && !report.rebuilt, "{report:?}");
     assert!(
-        report.reason.as_deref().unwrap().contains(&format!("{} embedded chunks were kept", keys.len())),
+        report.reason.as_deref().unwrap().contains(&format!("{} embedded chunks", keys.len())),
         "{:?}",
         report.reason
     );
     assert_eq!(e2.status().vectors, keys.len());
-    assert!(report.orphans.iter().all(|o| !o.starts_with(store::VEC_DIR) && !store::SLOTS.contains(&o.as_str())));
-    // Re-indexing finds every key; the first flush writes the vectors into the new folder.
+    assert!(report.orphans.is_empty(), "nothing of the old layout is deleted: {:?}", report.orphans);
+    // Indexing finds every key; the first flush writes the vectors as a shared segment, and
+    // leaves the old layout alone (a device still on format 15 uses it).
     upsert(&mut e2, sample());
     assert_eq!(e2.embed_progress().done, keys.len(), "nothing left to embed");
-    for o in &report.orphans {
-        folder.0.remove(o);
+    let out = e2.flush().unwrap();
+    assert!(
+        out.deletes.iter().all(|d| d.starts_with(&layout::device_dir(layout::DEFAULT_DEVICE))),
+        "{:?}",
+        out.deletes
+    );
+    folder.apply(&out);
+    for name in &legacy {
+        assert!(folder.0.contains_key(name), "{name} is still there");
     }
-    folder.apply(&e2.flush().unwrap());
     let e3 = Engine::open(cfg(), folder.files());
-    assert!(!e3.open_report().rebuilt, "{:?}", e3.open_report().reason);
+    assert!(!e3.open_report().rebuilt && !e3.open_report().fresh, "{:?}", e3.open_report().reason);
     assert_eq!(e3.status().vectors, keys.len());
+    assert_eq!(e3.open_report().shared_vectors, keys.len());
 }

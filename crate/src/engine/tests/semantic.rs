@@ -181,26 +181,26 @@ fn without_a_model_hybrid_is_lexical_with_a_notice_and_semantic_is_unavailable()
 }
 
 #[test]
-fn a_rebuilt_index_keeps_its_vectors() {
+fn the_single_device_index_s_vectors_are_kept() {
     let Some((m, t)) = model() else { return };
     let Some(mut e) = ready() else { return };
     let mut folder = Folder::default();
     folder.apply(&e.flush().unwrap());
-    // An index of an older format version, whose lexical files are damaged too.
-    folder.set_format_version(1);
+    // The index of format 15 (one device, its vectors in `vec/`), its lexical files damaged too.
+    folder.to_single_device_layout();
     folder.damage_lexical();
     let mut e2 = Engine::open(CoreConfig::default(), folder.files());
     let report = e2.open_report().clone();
-    assert!(report.rebuilt && report.fresh);
-    assert!(report.reason.as_deref().unwrap().contains("10 embedded chunks were kept"), "{:?}", report.reason);
+    assert!(report.fresh);
+    assert!(report.reason.as_deref().unwrap().contains("10 embedded chunks"), "{:?}", report.reason);
     assert_eq!(e2.status().notes, 0, "the notes are indexed again");
     e2.update(UpdateBatch { upserts: vault(), ..Default::default() }).unwrap();
     e2.load_model(&m, &t, None).unwrap();
     let p = step(&mut e2);
     assert_eq!((p.embedded, p.done, p.total), (0, 10, 10), "nothing is embedded again");
-    // The kept vectors are written into the new index folder.
+    // The kept vectors are written as a shared segment.
     let out = e2.flush().unwrap();
-    assert!(out.writes.iter().any(|w| w.name.starts_with(store::VEC_DIR)));
+    assert!(out.writes.iter().any(|w| w.name.starts_with(layout::VECTORS_DIR)));
     let mut fresh = Folder::default();
     fresh.apply(&out);
     let e3 = Engine::open(CoreConfig::default(), fresh.files());
@@ -213,15 +213,12 @@ fn kept_vectors_survive_a_reopen_before_the_first_flush() {
     let Some(mut e) = ready() else { return };
     let mut folder = Folder::default();
     folder.apply(&e.flush().unwrap());
-    folder.set_format_version(1);
+    folder.to_single_device_layout();
     let e2 = Engine::open(CoreConfig::default(), folder.files());
     // The caller deletes the orphans it is told about, then exits without a flush.
-    for o in &e2.open_report().orphans {
-        assert!(!o.starts_with(store::VEC_DIR) && !store::SLOTS.contains(&o.as_str()), "{o}");
-        folder.0.remove(o);
-    }
+    assert!(e2.open_report().orphans.is_empty(), "{:?}", e2.open_report().orphans);
     let e3 = Engine::open(CoreConfig::default(), folder.files());
-    assert!(e3.open_report().rebuilt);
+    assert!(e3.open_report().fresh);
     assert_eq!(e3.status().vectors, 10);
 }
 

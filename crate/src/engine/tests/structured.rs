@@ -241,7 +241,7 @@ fn an_edited_note_updates_its_tasks_incrementally_and_they_persist() {
     assert!(found(&e, TasksRequest { text: Some("plants".into()), ..req() }).is_empty());
     // The flush writes a small catalog delta; a reopened index has the edited tasks.
     let out = e.flush().unwrap();
-    let cat: Vec<&IndexFile> = out.writes.iter().filter(|w| w.name.starts_with(store::CAT_DIR)).collect();
+    let cat: Vec<&IndexFile> = out.writes.iter().filter(|w| w.name.starts_with(&Folder::own(store::CAT_DIR))).collect();
     assert_eq!(cat.len(), 1);
     assert!(cat[0].bytes.len() < 2000, "a delta of one note: {} bytes", cat[0].bytes.len());
     folder.apply(&out);

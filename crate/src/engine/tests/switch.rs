@@ -77,7 +77,7 @@ fn semantic(e: &mut Engine, q: &str) -> SearchResponse {
 }
 
 fn vec_files(folder: &Folder) -> Vec<String> {
-    folder.0.keys().filter(|n| n.starts_with(store::VEC_DIR)).cloned().collect()
+    folder.0.keys().filter(|n| n.starts_with(layout::VECTORS_DIR)).cloned().collect()
 }
 
 /// An engine whose vectors all come from model A, flushed into `folder`.
@@ -146,13 +146,16 @@ fn old_vectors_serve_until_the_new_model_has_embedded_everything() {
         ..Default::default()
     })
     .unwrap();
-    folder.apply(&e.flush().unwrap()); // the other manifest slot no longer names them either
+    folder.apply(&e.flush().unwrap());
     for f in &a_files {
-        assert!(!folder.0.contains_key(f), "old vector file removed: {f}");
+        assert!(folder.0.contains_key(f), "shared vectors are never deleted (another device may use A): {f}");
     }
+    let b_vectors = e.status().vectors;
+    assert_eq!(b_vectors, 6);
     let e = Engine::open(CoreConfig::default(), folder.files());
     assert!(e.status().switching.is_none());
     assert_eq!(e.status().model.as_deref(), Some(B.0));
+    assert_eq!(e.status().vectors, b_vectors, "B's vectors only: A's are not loaded");
 }
 
 #[test]
