@@ -49,6 +49,9 @@ pub struct CoreConfig {
     pub device_id: String,
 }
 
+/// The device id a host that names none gets (`CoreConfig::device_id`, `layout`).
+pub const DEFAULT_DEVICE: &str = "local";
+
 /// Folders whose code files are skipped by default: dependencies, build output, environments.
 pub const DEFAULT_CODE_EXCLUDE: &[&str] =
     &["node_modules", "target", "dist", "build", ".venv", "vendor", "__pycache__"];
@@ -67,7 +70,7 @@ impl Default for CoreConfig {
             code_exclude_folders: DEFAULT_CODE_EXCLUDE.iter().map(|e| e.to_string()).collect(),
             max_code_bytes: 1024 * 1024,
             code_syntax: true,
-            device_id: crate::layout::DEFAULT_DEVICE.into(),
+            device_id: DEFAULT_DEVICE.into(),
         }
     }
 }

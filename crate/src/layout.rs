@@ -28,8 +28,7 @@ pub const DEVICES_DIR: &str = "devices/";
 pub const VECTORS_DIR: &str = "vectors/";
 const SEGMENT_EXT: &str = ".svec";
 pub const SPACE_FILE: &str = "space.json";
-/// The device id a host that names none gets.
-pub const DEFAULT_DEVICE: &str = "local";
+pub use crate::config::DEFAULT_DEVICE;
 
 /// Checks a device id: 1–64 ASCII letters, digits, `-` or `_` (it names a folder).
 pub fn check_device_id(id: &str) -> Result<()> {
@@ -174,6 +173,8 @@ pub struct OpenPlan {
     pub read: Vec<String>,
     /// Its own folders of older format versions: it wrote them, and cannot read them.
     pub obsolete: Vec<String>,
+    /// The files Strata wrote in its own folder of this version (what deleting its index removes).
+    pub own: Vec<String>,
     /// A newer format version of Strata indexed the vault on this device: the highest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
@@ -192,6 +193,7 @@ pub fn plan_open(device: &str, names: &[String]) -> OpenPlan {
                     if is_own_name(rel) {
                         has_own_manifest |= SLOTS.contains(&rel);
                         plan.read.push(name.clone());
+                        plan.own.push(name.clone());
                     }
                 } else if version < FORMAT_VERSION {
                     plan.obsolete.push(name.clone());
@@ -209,6 +211,7 @@ pub fn plan_open(device: &str, names: &[String]) -> OpenPlan {
     }
     plan.read.sort();
     plan.obsolete.sort();
+    plan.own.sort();
     plan
 }
 
