@@ -13,7 +13,8 @@ import type { CoreConfig, NoteInfo, Outline, ReadRequest, ReadResult, SearchRequ
 import { requestPath, runCoreRead, type CoreRead, type CoreReadAnswer, type CoreReadRequest } from "../core/core-reads.ts";
 import type { BackendStatus, ToolSettings, VaultBackend } from "../core/vault-backend.ts";
 import { errorMessage } from "../core/errors.ts";
-import { defaultIndexDir, openIndex, persist } from "../core/index-store.ts";
+import { addSharedVectors, defaultIndexDir, openIndex, persist } from "../core/index-store.ts";
+import { machineDeviceId } from "../node/device-id.ts";
 import { readNote, searchWithSnippets } from "../core/note-reads.ts";
 import { reconcile } from "../core/reconcile.ts";
 import { codeLoadFailure, prepareCode, retryCodeBlocks } from "../core/code-hook.ts";
@@ -180,7 +181,8 @@ export class HeadlessBackend implements VaultBackend {
     if ("heldBy" in got) throw new Error(`${describeHolder(got.heldBy)} is writing it; try again when it is done`);
     let b: HeadlessBackend;
     try {
-      const { core, report } = await openIndex(loadCore(), store, { configDir, ...(await readCodeConfig(vaultDir, configDir)) });
+      const config = { configDir, deviceId: machineDeviceId(), ...(await readCodeConfig(vaultDir, configDir)) };
+      const { core, report } = await openIndex(loadCore(), store, config);
       const settings = { ...DEFAULT_SETTINGS, ...(await readPluginSettings(vaultDir, configDir)), ...opts.settings };
       b = new HeadlessBackend(vaultDir, configDir, core, store, vault, opts, false, settings);
       b.lock = got.lock;
@@ -198,6 +200,7 @@ export class HeadlessBackend implements VaultBackend {
         // The plugin's models folder first (where its Download puts them), then beside the bridge.
         const reader = opts.modelsDir === undefined ? vaultFirstModelReader(vaultDir, configDir) : modelReader(opts.modelsDir);
         const load = await loadChosenModel(b.core, setting, reader, modelCatalog());
+        await addSharedVectors(b.core, store);
         b.modelLoaded = load.loaded !== null;
         if (load.notice) b.notices.push(load.notice);
       } catch (err) {

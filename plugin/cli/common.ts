@@ -9,7 +9,8 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 
 import type { CoreConfig, EmbedProgress, OpenReport, StrataCoreApi } from "../core/api.ts";
 import { errorMessage } from "../core/errors.ts";
-import { defaultIndexDir, type IndexStore, openIndex } from "../core/index-store.ts";
+import { addSharedVectors, defaultIndexDir, type IndexStore, openIndex } from "../core/index-store.ts";
+import { machineDeviceId } from "../node/device-id.ts";
 import type { VaultSource } from "../core/note-reads.ts";
 import { reconcile, type ReconcileProgress, type ReconcileSummary } from "../core/reconcile.ts";
 import { embedAll, type EmbedSummary } from "../core/embedding/loop.ts";
@@ -154,7 +155,7 @@ export async function vaultContext(
   return {
     vaultDir,
     indexDir,
-    config: { configDir, ...code },
+    config: { configDir, ...code, deviceId: machineDeviceId() },
     vault: new NodeVault(vaultDir, { configDir }),
     store: new FsIndexStore(indexDir),
     readOnly: writer,
@@ -250,13 +251,18 @@ export function parseModelSetting(value: string | undefined): string {
 export async function loadModel(
   core: StrataCoreApi,
   setting: string,
-  opts: { required?: boolean; quiet?: boolean } = {},
+  opts: { required?: boolean; quiet?: boolean; store?: IndexStore | null } = {},
 ): Promise<ModelLoad> {
   let load: ModelLoad;
   try {
     load = await loadChosenModel(core, setting, modelReader(), modelCatalog());
   } catch (err) {
     throw new CliError(`the embedding model could not be loaded: ${errorMessage(err)}`, 1);
+  }
+  if (opts.store) {
+    // A model whose vectors were not read at the open (another device's model): read them.
+    await addSharedVectors(core, opts.store);
+    load.progress = core.embedProgress();
   }
   if (!load.semantic && opts.required) throw new CliError(`[unavailable] semantic search needs an embedding model; ${load.notice}`, 2);
   if (load.notice && !opts.quiet) process.stderr.write(`strata: ${load.notice}\n`);
@@ -341,7 +347,7 @@ export async function readySemantic(
   opts: { setting?: string; noEmbed?: boolean; quiet?: boolean; embedLimit?: number } = {},
 ): Promise<{ model: ModelLoad | null; run: EmbedRun | null; unembedded: number }> {
   if (mode === "lexical") return { model: null, run: null, unembedded: 0 };
-  const model = await loadModel(core, opts.setting ?? AUTO_MODEL, { required: mode === "semantic", quiet: true });
+  const model = await loadModel(core, opts.setting ?? AUTO_MODEL, { required: mode === "semantic", quiet: true, store });
   // Without semantic answers the core's notice (hybrid) or the error above says why; a
   // fallback or a partial switch is worth a line.
   if (model.semantic && model.notice && !opts.quiet) process.stderr.write(`strata: ${model.notice}\n`);

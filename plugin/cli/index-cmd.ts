@@ -51,7 +51,7 @@ export async function indexCommand(args: string[]): Promise<number> {
   let run: EmbedRun | null = null;
   let threads = 1;
   if (!values["no-embed"]) {
-    model = await loadModel(core, setting, { quiet: false });
+    model = await loadModel(core, setting, { quiet: false, store: ctx.store });
     threads = parseThreads(values.threads, model.loaded);
     if (model.loaded) run = await embedWithProgress(core, ctx.vault, ctx.store, quiet, threads);
   }

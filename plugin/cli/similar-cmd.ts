@@ -68,7 +68,7 @@ export async function similarCommand(args: string[]): Promise<number> {
   // Similar notes need vectors, not the model: load it only when chunks lack a vector.
   const before = core.embedProgress();
   if (before.total === 0 || before.done < before.total) {
-    const model = await loadModel(core, setting, { quiet: true });
+    const model = await loadModel(core, setting, { quiet: true, store: ctx.readOnly ? null : ctx.store });
     // (Progress counts the loaded model's chunks: `before` may predate the model.)
     const pending = model.loaded ? core.embedProgress() : null;
     if (pending && pending.total - pending.done > embedLimit) {

@@ -20,6 +20,7 @@ import type { Hit as CoreHit, SearchRequest as CoreSearchRequest, SearchResponse
 
 export type {
   AccessInfo,
+  AddVectorsReport,
   CodeInfo,
   CoreConfig,
   DepthOrder,
@@ -44,6 +45,7 @@ export type {
   NoteInfo,
   NoteInput,
   NoteTexts,
+  OpenPlan,
   OpenReport,
   OpenTimings,
   Outline,

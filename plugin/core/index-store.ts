@@ -1,7 +1,7 @@
 // The index folder: where its files live (an IndexStore each host supplies), opening the core
 // over them and persisting what the core flushes, the manifest last.
 
-import type { CoreConfig, IndexFile, OpenReport, StrataCoreApi } from "./api.ts";
+import type { AddVectorsReport, CoreConfig, IndexFile, OpenReport, StrataCoreApi } from "./api.ts";
 import { asBytes } from "./bytes.ts";
 import type { StrataCoreStatic } from "./wasm-classes.ts";
 
@@ -25,15 +25,17 @@ export function defaultIndexDir(configDir: string): string {
 export interface OpenedIndex {
   core: StrataCoreApi;
   report: OpenReport;
-  /** Orphan files that were deleted from the store. */
+  /** Orphan files that were deleted from the store (this device's only). */
   removedOrphans: string[];
 }
 
 /**
- * Reads every file of the index folder and opens the core over them. Never throws on a bad
- * index (the core starts fresh and says why in `report`); deletes the orphans it reports
- * unless `removeOrphans` is false (a reader beside another writer, whose new files in progress
- * are orphans to it).
+ * Opens this device's index (`config.deviceId`; crate/src/layout.rs): reads its own folder
+ * and the shared vectors (not the other devices' folders), deletes its own folders of older
+ * format versions, and opens the core over them. Never throws on a bad index (the core starts
+ * fresh and says why in `report`); deletes the orphans it reports (this device's own crash
+ * leftovers) unless `removeOrphans` is false (a reader beside another writer, whose new files
+ * in progress are orphans to it). A newer Strata's folder is left alone: `report.newerFormat`.
  */
 export async function openIndex(
   Core: StrataCoreStatic,
@@ -41,16 +43,70 @@ export async function openIndex(
   config: CoreConfig,
   opts: { removeOrphans?: boolean } = {},
 ): Promise<OpenedIndex> {
-  const names = await store.list();
-  const files: IndexFile[] = await Promise.all(names.map(async (name) => ({ name, bytes: await store.read(name) })));
+  const plan = Core.planOpen(config, await store.list());
+  const files = await readAll(store, plan.read);
   const core = Core.open(config, files);
   const report = core.openReport();
+  if (plan.newerFormat !== undefined) report.newerFormat = plan.newerFormat;
   const removedOrphans: string[] = [];
-  for (const name of opts.removeOrphans === false ? [] : (report.orphans ?? [])) {
-    await store.delete(name);
-    removedOrphans.push(name);
+  if (opts.removeOrphans !== false) {
+    for (const name of [...plan.obsolete, ...report.orphans]) {
+      await store.delete(name);
+      removedOrphans.push(name);
+    }
   }
   return { core, report, removedOrphans };
+}
+
+/**
+ * The store with the files an open may read being read already (for a host that lists and
+ * reads while the core's wasm compiles): every file but other devices' folders, a superset
+ * of what `planOpen` names. `settled` resolves when every read has ended.
+ */
+export async function prefetching(
+  store: IndexStore,
+  deviceId: string | undefined,
+): Promise<{ store: IndexStore; settled: Promise<unknown> }> {
+  const names = await store.list();
+  const own = `devices/${deviceId ?? ""}.`;
+  const reads = new Map(names.filter((n) => !n.startsWith("devices/") || n.startsWith(own)).map((n) => [n, store.read(n)]));
+  for (const p of reads.values()) p.catch(() => undefined); // failures surface in openIndex
+  const list = () => Promise.resolve(names);
+  return { store: { ...store, list, read: (n) => reads.get(n) ?? store.read(n) }, settled: Promise.allSettled(reads.values()) };
+}
+
+/** Reads `names` from the store; a file gone meanwhile (sync) is left out. */
+async function readAll(store: IndexStore, names: string[]): Promise<IndexFile[]> {
+  const files = await Promise.all(
+    names.map(async (name) => {
+      try {
+        return { name, bytes: await store.read(name) };
+      } catch {
+        return null;
+      }
+    }),
+  );
+  return files.filter((f): f is IndexFile => f !== null);
+}
+
+/**
+ * Adds the shared vectors that arrived since the open (another device embedded them), or that
+ * a newly loaded model uses: the segments the core asks for, read from the store. Returns what
+ * the core added.
+ */
+export async function addSharedVectors(core: StrataCoreApi, store: IndexStore): Promise<AddVectorsReport> {
+  const wanted = core.wantedVectorFiles(await store.list());
+  if (wanted.length === 0) return { added: 0, ignored: [], vectors: core.status().vectors };
+  return core.addVectors(await readAll(store, wanted));
+}
+
+/**
+ * Deletes this device's index (its own folders, every version): the other devices' folders and
+ * the shared vectors stay. A rebuild then embeds nothing another device embedded.
+ */
+export async function deleteOwnIndex(Core: StrataCoreStatic, store: IndexStore, config: CoreConfig): Promise<void> {
+  const plan = Core.planOpen(config, await store.list());
+  for (const name of [...plan.own, ...plan.obsolete]) await store.delete(name);
 }
 
 /**

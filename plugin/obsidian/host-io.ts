@@ -14,8 +14,9 @@ import type { HostApi } from "./worker-protocol.ts";
 /**
  * Names that sync tools give to conflicting copies: Dropbox/Nextcloud "x (conflicted copy …)",
  * Syncthing "x.sync-conflict-…", Obsidian Sync/Google Drive/iCloud/OneDrive "x (1).bin",
- * "x 2.json". The core never writes a name with a space or "conflict". Other unreferenced
- * files (a crash's leftovers, copies named otherwise) are the core's orphans, also removed.
+ * "x 2.json". The core never writes a name with a space or "conflict". Such copies are never
+ * read and never deleted (they may hold another device's work); the core ignores any other
+ * name it did not write too (crate/src/layout.rs).
  */
 export function isConflictCopy(name: string): boolean {
   const base = name.slice(name.lastIndexOf("/") + 1);
@@ -45,8 +46,8 @@ type ModelBuffers = { model: ArrayBuffer; tokenizer: ArrayBuffer };
 const WRITE_PART = 1 << 20;
 
 export class HostIO implements Handlers<HostApi> {
-  /** Conflicted copies found (and deleted) in the index folder. */
-  conflictsRemoved: string[] = [];
+  /** Conflicted copies found in the index folder: left alone, never read. */
+  conflictsIgnored: string[] = [];
   private readonly adapter: DataAdapter;
 
   constructor(private readonly opts: HostOptions) {
@@ -66,9 +67,8 @@ export class HostIO implements Handlers<HostApi> {
       for (const f of listed.files) {
         const name = f.slice(root.length + 1);
         if (isConflictCopy(name)) {
-          // A sync tool's copy of one of our files: never read, removed.
-          await this.adapter.remove(f).catch(() => undefined);
-          this.conflictsRemoved.push(name);
+          // A sync tool's copy of one of the index's files: never read, left alone.
+          if (!this.conflictsIgnored.includes(name)) this.conflictsIgnored.push(name);
         } else out.push(name);
       }
       for (const d of listed.folders) await walk(d);

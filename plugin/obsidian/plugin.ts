@@ -33,7 +33,8 @@ import { Endpoint, type PortLike } from "./rpc.ts";
 import { SearchModal, SimilarModal } from "./search-modal.ts";
 import { StrataSettingTab } from "./settings-tab.ts";
 import { TasksModal } from "./tasks-modal.ts";
-import { coreConfig, embedWorkerChoice, listedExtensions, newToken, sanitizeSettings, type StrataSettings } from "./settings.ts";
+import { deviceConfig } from "./device-id.ts";
+import { embedWorkerChoice, listedExtensions, newToken, sanitizeSettings, type StrataSettings } from "./settings.ts";
 import { fmt, StatusBar } from "./status.ts";
 import { StrataView, VECTORS_CHANGED, VIEW_TYPE } from "./sidebar.ts";
 
@@ -245,7 +246,7 @@ export default class StrataPlugin extends Plugin implements SearchHost, Settings
     try {
       // Sent at once: the worker reads the index files while its wasm compiles.
       const t1 = performance.now();
-      const opening = worker.call("open", { config: coreConfig(this.settings, this.app.vault.configDir) });
+      const opening = worker.call("open", { config: deviceConfig(this.settings, this.app) });
       opening.catch(() => undefined);
       const init = await this.initCall;
       const t2 = performance.now();
@@ -468,7 +469,7 @@ export default class StrataPlugin extends Plugin implements SearchHost, Settings
     this.host.forgetFolders();
     new Notice("Strata: rebuilding the index…");
     try {
-      this.lastReconcile = await worker.call("rebuild", { config: coreConfig(this.settings, this.app.vault.configDir) });
+      this.lastReconcile = await worker.call("rebuild", { config: deviceConfig(this.settings, this.app) });
       this.statusBar?.setReconcile(null);
       await this.refreshIdleText();
       new Notice(`Strata: index rebuilt (${fmt(this.lastReconcile.added)} notes).`);
@@ -485,7 +486,7 @@ export default class StrataPlugin extends Plugin implements SearchHost, Settings
     await this.ready;
     if (!this.worker) return;
     this.host.forgetFolders();
-    await this.worker.call("clear", { config: coreConfig(this.settings, this.app.vault.configDir) });
+    await this.worker.call("clear", { config: deviceConfig(this.settings, this.app) });
     await this.refreshIdleText();
     new Notice("Strata: index cleared. The rebuild index command indexes the vault again.");
   }
@@ -495,7 +496,7 @@ export default class StrataPlugin extends Plugin implements SearchHost, Settings
     await this.ready;
     const worker = this.worker;
     if (!worker) return;
-    const open = await worker.call("open", { config: coreConfig(this.settings, this.app.vault.configDir) });
+    const open = await worker.call("open", { config: deviceConfig(this.settings, this.app) });
     this.openResult = open;
     await this.reconcileNow();
     if (this.modelState === "loaded") await this.loadModel();

@@ -133,9 +133,11 @@ export function folderList(items: string[]): string[] {
   return items.map((f) => f.trim().replace(/^\/+|\/+$/g, "")).filter(Boolean);
 }
 
-export function coreConfig(s: StrataSettings, configDir: string): CoreConfig {
+/** The core's configuration: the vault-wide settings, and this device's id (device-id.ts). */
+export function coreConfig(s: StrataSettings, configDir: string, deviceId: string): CoreConfig {
   return {
     configDir,
+    deviceId,
     extensions: s.extensions,
     excludeFolders: s.excludeFolders,
     chunkBudget: s.chunkBudget,

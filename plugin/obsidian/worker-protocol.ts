@@ -3,6 +3,7 @@
 // the UI thread (the index folder and the notes, through app.vault's adapter).
 
 import type {
+  AddVectorsReport,
   CoreConfig,
   EmbedProgress,
   FileStat,
@@ -88,10 +89,13 @@ type WorkerMethods = {
   apply(arg: ChangeSet): ApplyResult;
   /** Writes the index now (staged deltas). Returns bytes written. */
   persist(arg: Record<string, never>): number;
-  /** Deletes every index file and indexes the vault again. */
+  /** Deletes this device's index files and indexes the vault again (the shared vectors stay). */
   rebuild(arg: { config: CoreConfig }): ReconcileSummary;
-  /** Deletes every index file and leaves an empty index (until the next reconcile). */
+  /** Deletes this device's index files and leaves an index with the shared vectors only (until
+   *  the next reconcile). */
   clear(arg: { config: CoreConfig }): void;
+  /** Adds the vectors other devices wrote into the index folder since the last look. */
+  syncVectors(arg: Record<string, never>): AddVectorsReport;
   /** Loads the embedding model `setting` chooses for the indexed vault, from `modelsDir`/<id>/
    *  (read through the host), and during a switch the model switched from too. */
   loadModel(arg: { setting: string; modelsDir: string }): ModelLoad;
@@ -140,4 +144,16 @@ export interface WorkerEvents {
   embed: EmbedProgress;
   /** An error the user may need to know about (persist failed, embedding stopped). */
   error: { message: string; where: string };
+}
+
+/** Loads the wasm bytes where the worker has them itself (tests read build/wasm; main.js posts its base64 with init). */
+export type WasmLoader = () => Promise<ArrayBuffer | Uint8Array> | ArrayBuffer | Uint8Array;
+
+/** The core's, the embedder's and the code chunker's wasm. The embedder (4× the core) is loaded
+ *  with a model only, the code chunker when code files are to be indexed; without a loader for
+ *  them, the server asks the UI thread (HostApi.embedderWasm, HostApi.codeWasm). */
+export interface WasmLoaders {
+  core: WasmLoader;
+  embedder?: WasmLoader;
+  code?: WasmLoader;
 }

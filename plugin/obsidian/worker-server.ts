@@ -12,14 +12,14 @@
 // from the plugin folder through the UI thread (HostApi.modelFiles), like the index.
 
 import init, { StrataCore } from "../../build/wasm/strata_core.js";
-import type { CoreConfig, EmbedProgress, ModelInfo, FileStat, StrataCoreApi } from "../core/api.ts";
+import type { AddVectorsReport, CoreConfig, EmbedProgress, ModelInfo, FileStat, StrataCoreApi } from "../core/api.ts";
 import { errorMessage } from "../core/errors.ts";
 import { globalScope } from "../core/global-scope.ts";
 import { prepareCode, retryCodeBlocks, setCodeLoader } from "../core/code-hook.ts";
 import { changeBatch } from "./change-batch.ts";
 import { workerCodeLoader } from "./code-loader.ts";
 import { asBytes } from "../core/bytes.ts";
-import { openIndex, persist, type IndexStore } from "../core/index-store.ts";
+import { addSharedVectors, deleteOwnIndex, openIndex, persist, prefetching, type IndexStore } from "../core/index-store.ts";
 import { readNote, searchWithSnippets, type VaultSource } from "../core/note-reads.ts";
 import { reconcile, type ReconcileProgress, type ReconcileSummary } from "../core/reconcile.ts";
 import { Embedding, loadEmbedderBuild, type EmbedSpawnerFactory } from "./worker-embedding.ts";
@@ -29,7 +29,7 @@ import { CancelledError, Endpoint, type CallContext, type Handlers, type PortLik
 import { coreReadTable, runCoreRead, type CoreRead, type CoreReadAnswer, type CoreReadRequest } from "../core/core-reads.ts";
 import { pluginModelHowTo } from "./settings.ts";
 import { decodeBase64, decodeInlineWasm } from "./wasm-inline.ts";
-import type { ApplyResult, ChangeSet, WorkerState, HostApi, OpenResult, WorkerApi } from "./worker-protocol.ts";
+import type { ApplyResult, ChangeSet, WorkerState, HostApi, OpenResult, WasmLoaders, WorkerApi } from "./worker-protocol.ts";
 
 /** Background embedding steps aim at this (ms): a search queued behind a step waits at most
  *  about that long (see stepChunks). */
@@ -42,19 +42,9 @@ const LIST_CHUNK = 1024;
  *  in flight, at most this long per part (a read stuck on the UI thread must not stall indexing). */
 const READS_FIRST_MAX_MS = 2000;
 
-/** Loads the wasm bytes where the worker has them itself (tests read build/wasm; main.js posts its base64 with init). */
-export type WasmLoader = () => Promise<ArrayBuffer | Uint8Array> | ArrayBuffer | Uint8Array;
-
-/** The core's, the embedder's and the code chunker's wasm. The embedder (4× the core) is loaded
- *  with a model only, the code chunker when code files are to be indexed; without a loader for
- *  them, the server asks the UI thread (HostApi.embedderWasm, HostApi.codeWasm). */
-export interface WasmLoaders {
-  core: WasmLoader;
-  embedder?: WasmLoader;
-  code?: WasmLoader;
-}
-
 const PERSIST_AFTER_MS = 2000;
+/** How often an open index looks for vectors other devices wrote into the folder. */
+const VECTOR_WATCH_MS = 60_000;
 
 export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
   private readonly host: Endpoint<HostApi, WorkerApi>;
@@ -185,11 +175,9 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
       let store: IndexStore = this.store;
       let readMs: number | undefined;
       try {
-        const names = await this.store.list();
-        const prefetch = new Map(names.map((n) => [n, this.store.read(n)]));
-        for (const p of prefetch.values()) p.catch(() => undefined); // failures surface in openIndex
-        void Promise.allSettled(prefetch.values()).then(() => (readMs = performance.now() - t0));
-        store = { ...this.store, list: async () => names, read: (n) => prefetch.get(n) ?? this.store.read(n) };
+        const p = await prefetching(this.store, this.config.deviceId);
+        store = p.store;
+        void p.settled.then(() => (readMs = performance.now() - t0));
       } catch {
         // openIndex meets the same error below and starts fresh
       }
@@ -212,6 +200,7 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
       }
       this.st.phase = "idle";
       this.markOpened();
+      if (this.vectorWatch === null) this.watchVectors();
       res.tookMs = performance.now() - t0;
       res.readMs = readMs;
       return res;
@@ -313,15 +302,31 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
     return this.exclusive(() => this.wipe(arg.config));
   }
 
+  /** Deletes this device's index, never another device's files nor the shared vectors, and
+   *  opens what is left: an empty index with the vectors any device embedded. */
   private async wipe(config: CoreConfig): Promise<void> {
     if (this.persistTimer) globalScope.clearTimeout(this.persistTimer);
     this.persistTimer = null;
-    for (const name of await this.store.list()) await this.store.delete(name);
+    await deleteOwnIndex(StrataCore, this.store, config);
     this.core?.free();
+    this.core = null;
     this.config = config;
-    this.core = StrataCore.create(config);
+    this.core = (await openIndex(StrataCore, this.store, config)).core;
     this.markOpened();
     this.dirty = false;
+  }
+
+  syncVectors(): Promise<AddVectorsReport> {
+    return this.exclusive(() => addSharedVectors(this.need(), this.store));
+  }
+
+  /** While the index is open: every minute, the vectors other devices wrote since (layout.rs). */
+  private vectorWatch: ReturnType<typeof setTimeout> | null = null;
+  private watchVectors(): void {
+    this.vectorWatch = globalScope.setTimeout(() => {
+      const next = () => (this.core ? this.watchVectors() : (this.vectorWatch = null));
+      this.syncVectors().then(next, next);
+    }, VECTOR_WATCH_MS);
   }
 
   loadModel(arg: { setting: string; modelsDir: string }): Promise<ModelLoad> {
@@ -338,6 +343,9 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
       const load = await loadChosenModel(core, arg.setting, readModel, catalog, {
         howTo: (id) => pluginModelHowTo(arg.modelsDir, id, catalog),
       });
+      // A model whose vectors were not read at the open (another device's model): read them.
+      await addSharedVectors(core, this.store);
+      load.progress = core.embedProgress();
       this.st.embedding = load.progress;
       return load;
     });
@@ -362,7 +370,8 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
 
   async close(): Promise<void> {
     if (this.persistTimer) globalScope.clearTimeout(this.persistTimer);
-    this.persistTimer = null;
+    if (this.vectorWatch) globalScope.clearTimeout(this.vectorWatch);
+    this.persistTimer = this.vectorWatch = null;
     this.embedEnabled = false;
     await this.exclusive(async () => {
       if (this.core && this.dirty) await this.persistNow();

@@ -1,7 +1,7 @@
 // The shared client and the core API, against the real wasm build and the fixture vault.
 
 import assert from "node:assert/strict";
-import { appendFile, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 
@@ -12,7 +12,18 @@ import { openIndex } from "../../plugin/core/index-store.ts";
 import { readNote, searchWithSnippets } from "../../plugin/core/note-reads.ts";
 import { reconcile } from "../../plugin/core/reconcile.ts";
 import { FsIndexStore, NodeVault } from "../../plugin/node/host.ts";
-import { cleanupTemps, CONFIG, copyFixture, Core, FIXTURE_NOTES, indexDirOf, indexVault, RecordingStore, topPaths } from "./helpers.ts";
+import {
+  cleanupTemps,
+  CONFIG,
+  copyFixture,
+  Core,
+  FIXTURE_NOTES,
+  indexDirOf,
+  indexVault,
+  ownIndexDirOf,
+  RecordingStore,
+  topPaths,
+} from "./helpers.ts";
 
 after(cleanupTemps);
 
@@ -412,15 +423,25 @@ describe("persistence", () => {
     for (const name of reopened.removedOrphans) await assert.rejects(stat(path.join(dir, name)));
   });
 
-  test("stray files in the index folder are reported as orphans and removed", async () => {
+  test("this device's leftover files are removed; files it did not write are left alone", async () => {
     const vault = await copyFixture();
     const dir = indexDirOf(vault);
     await indexVault(vault);
-    await writeFile(path.join(dir, "stray (conflict copy).bin"), "junk");
+    const own = path.relative(dir, ownIndexDirOf(vault)).split(path.sep).join("/");
+    // A catalog file of a flush that crashed before its manifest: this device's, removed.
+    const leftover = `${own}/cat/00000099-0a0b0c0d.bin`;
+    await writeFile(path.join(dir, leftover), "junk");
+    // A sync service's conflict copies, another device's folder, a partial download: kept.
+    const strangers = [`${own}/manifest-a (conflicted copy).json`, "stray (conflict copy).bin", "devices/phone.v16/manifest-a.json"];
+    for (const f of strangers) {
+      await mkdir(path.dirname(path.join(dir, f)), { recursive: true });
+      await writeFile(path.join(dir, f), "junk");
+    }
     const { report, removedOrphans, core } = await openIndex(Core, new FsIndexStore(dir), CONFIG);
     assert.equal(report.rebuilt, false);
-    assert.ok(removedOrphans.includes("stray (conflict copy).bin"));
-    await assert.rejects(stat(path.join(dir, "stray (conflict copy).bin")));
+    assert.deepEqual(removedOrphans, [leftover]);
+    await assert.rejects(stat(path.join(dir, leftover)));
+    for (const f of strangers) assert.equal(await readFile(path.join(dir, f), "utf8"), "junk", f);
     assert.equal(topPaths(core, "levain")[0], "Cooking/Sourdough starter.md");
   });
 });

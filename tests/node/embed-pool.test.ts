@@ -7,7 +7,6 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 
@@ -192,12 +191,13 @@ describe("the pool of embedder workers", NEEDS_MODEL, () => {
         env,
         stdio: "ignore",
       });
-      // Kill once a manifest names vectors (a persist with vectors is complete) while embedding goes on.
+      // Kill once a vector segment is written (a persist with vectors) while embedding goes on.
       const dir = indexDirOf(vault);
       const poll = setInterval(() => {
-        void Promise.all(["manifest-a.json", "manifest-b.json"].map((m) => readFile(path.join(dir, m), "utf8").catch(() => ""))).then(
-          (ms) => ms.some((m) => m.includes('"vec/')) && child.kill("SIGKILL"),
-        );
+        void new FsIndexStore(dir)
+          .list()
+          .then((names) => names.some((n) => n.startsWith("vectors/") && n.endsWith(".svec")) && child.kill("SIGKILL"))
+          .catch(() => undefined);
       }, 20);
       child.on("exit", () => clearInterval(poll));
       child.on("exit", (code) => resolve(code));

@@ -1,6 +1,7 @@
 // Test helpers: temp copies of the fixture vault and an index over them, on the real wasm core.
 
 import { createHash } from "node:crypto";
+import { readdirSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -13,7 +14,11 @@ import { findModelDir, FsIndexStore, loadCore, loadModelFiles, modelPresent, Nod
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const FIXTURE = path.join(ROOT, "tests", "fixtures", "vault");
-export const CONFIG: CoreConfig = { configDir: ".obsidian" };
+/** The device the tests run as (crate/src/layout.rs): the core's config names it, and the CLI
+ *  and bridge processes the tests start inherit it (plugin/node/device-id.ts). */
+export const TEST_DEVICE = "test-device";
+process.env.STRATA_DEVICE_ID ??= TEST_DEVICE;
+export const CONFIG: CoreConfig = { configDir: ".obsidian", deviceId: process.env.STRATA_DEVICE_ID };
 export const Core = loadCore();
 
 /** The embedding model (scripts/fetch-model.sh), or null: the tests that need it skip then. */
@@ -99,6 +104,20 @@ export async function copyFixture(notes?: readonly string[]): Promise<string> {
 
 export function indexDirOf(vault: string): string {
   return path.join(vault, defaultIndexDir(".obsidian"));
+}
+
+/** The test device's own folder in the vault's index (devices/<id>.v<format>/), where its
+ *  manifests, lexical index and catalog are; the vectors are in `vectors/`, shared. */
+export function ownIndexDirOf(vault: string, device = CONFIG.deviceId ?? "local"): string {
+  return path.join(indexDirOf(vault), "devices", `${device}.v${Core.create(null).status().formatVersion}`);
+}
+
+/** The one device folder in the vault's index (the plugin's: its id is random, per device). */
+export function onlyDeviceDirOf(vault: string): string {
+  const devices = path.join(indexDirOf(vault), "devices");
+  const found = readdirSync(devices);
+  if (found.length !== 1) throw new Error(`one device folder expected in ${devices}: ${found.join(", ")}`);
+  return path.join(devices, found[0]);
 }
 
 /** Opens (or creates) the vault's index, brings it up to date and persists it. */

@@ -54,7 +54,7 @@ describe("plugin: code files", () => {
     assert.deepEqual(sanitizeSettings(JSON.parse(JSON.stringify(s))), s, "a round trip through data.json");
     assert.equal(sanitizeSettings({ maxCodeKB: 1e9 }).maxCodeKB, 65536);
     assert.equal(sanitizeSettings({ codeEnabled: "yes" }).codeEnabled, true);
-    const c = coreConfig({ ...d, maxCodeKB: 2 }, ".obsidian");
+    const c = coreConfig({ ...d, maxCodeKB: 2 }, ".obsidian", "this-device");
     assert.deepEqual(
       [c.codeEnabled, c.codeExtensions, c.codeExcludeFolders, c.maxCodeBytes],
       [true, d.codeExtensions, d.codeExcludeFolders, 2048],

@@ -2,7 +2,6 @@
 // the fixture vault, the real worker engine and wasm core behind the real message protocol.
 
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
@@ -10,7 +9,7 @@ import { after, describe, test } from "node:test";
 import type { EmbedProgress } from "../../plugin/core/api.ts";
 import { StatusBar } from "../../plugin/obsidian/status.ts";
 import { relaxedSimdSupported } from "../../plugin/core/embedding/builds.ts";
-import { cleanupTemps, copyFixture, FIXTURE_NOTES, hashTree, NEEDS_BOTH, NEEDS_MODEL } from "./helpers.ts";
+import { cleanupTemps, copyFixture, FIXTURE_NOTES, hashTree, NEEDS_BOTH, NEEDS_MODEL, onlyDeviceDirOf } from "./helpers.ts";
 import {
   workerState,
   eventually,
@@ -49,7 +48,7 @@ describe("plugin", () => {
       const hit = (await plugin.search({ query: "hydration flour", k: 1, mode: "lexical" })).hits[0];
       assert.ok(hit.snippet && hit.snippet.highlights.length > 0, "a highlighted snippet");
       // The index lives in the plugin folder, written through the adapter.
-      const files = await readdir(path.join(vault, INDEX));
+      const files = await readdir(onlyDeviceDirOf(vault));
       assert.ok(
         files.some((f) => f.startsWith("manifest-")),
         `manifest in ${files}`,
@@ -234,11 +233,12 @@ describe("plugin", () => {
     const withModel = await installModel(vault);
     const first = await loadPlugin(vault);
     if (withModel) await first.plugin.worker!.call("embedIdle", {});
-    const status1 = await first.plugin.indexStatus();
     // A change made just before unloading is persisted by the shutdown.
     const file = first.app.vault.getFileByPath("Inbox/Reading list.md")!;
     await first.app.vault.modify(file, (await first.app.vault.read(file)) + "\nLast entry: the velvet cartographer.\n");
     await first.plugin.queue!.flush();
+    if (withModel) await first.plugin.worker!.call("embedIdle", {});
+    const status1 = await first.plugin.indexStatus();
     await unloadPlugin(first.plugin);
 
     const second = await loadPlugin(vault);
@@ -304,7 +304,7 @@ describe("plugin", () => {
     const vault = await copyFixture();
     const first = await loadPlugin(vault, { settings: { semantic: false } });
     await unloadPlugin(first.plugin);
-    const dir = path.join(vault, INDEX);
+    const dir = onlyDeviceDirOf(vault);
     for (const m of (await readdir(dir)).filter((f) => f.startsWith("manifest-"))) {
       const p = path.join(dir, m);
       const text = await readFile(p, "utf8");
@@ -334,11 +334,11 @@ describe("plugin", () => {
     }
   });
 
-  test("sync-conflict copies in the index folder are removed and never read", async () => {
+  test("sync-conflict copies in the index folder are left alone and never read", async () => {
     const vault = await copyFixture();
     const first = await loadPlugin(vault, { settings: { semantic: false } });
     await unloadPlugin(first.plugin);
-    const dir = path.join(vault, INDEX);
+    const dir = onlyDeviceDirOf(vault);
     const manifest = (await readdir(dir)).find((f) => f.startsWith("manifest-"))!;
     const copies = [
       manifest.replace(".json", " (conflicted copy 2024-05-01).json"),
@@ -349,8 +349,9 @@ describe("plugin", () => {
     const second = await loadPlugin(vault);
     try {
       assert.equal(second.plugin.openResult?.rebuilt, false);
-      assert.deepEqual(second.plugin.host.conflictsRemoved.sort(), copies.sort());
-      for (const c of copies) assert.ok(!existsSync(path.join(dir, c)), c);
+      const own = path.relative(path.join(vault, INDEX), dir).split(path.sep).join("/");
+      assert.deepEqual(second.plugin.host.conflictsIgnored.sort(), copies.map((c) => `${own}/${c}`).sort());
+      for (const c of copies) assert.equal(await readFile(path.join(dir, c), "utf8"), "{ not a manifest", c);
       assert.ok(!second.adapter.log.some((e) => e.op === "readBinary" && /conflict| 2\.json/.test(e.path)));
       assert.equal(second.plugin.lastReconcile?.added, 0);
     } finally {

@@ -429,6 +429,9 @@ export interface Command {
   checkCallback?: (checking: boolean) => boolean | void;
 }
 
+/** The app's local storage, by vault folder and key (App.loadLocalStorage). */
+const LOCAL_STORAGE = new Map<string, unknown>();
+
 export class App {
   readonly workspace: Workspace;
   readonly metadataCache = new MetadataCache();
@@ -438,6 +441,16 @@ export class App {
   readonly statusBar: HTMLElement = newEl("div", "status-bar");
   constructor(readonly vault: Vault) {
     this.workspace = new Workspace(this);
+  }
+  /** Obsidian ≥ 1.8.7's per-vault, per-device storage: kept across app instances of the same
+   *  vault folder (a reload of the plugin, a restart of the app), never synced. */
+  loadLocalStorage(key: string): unknown {
+    return LOCAL_STORAGE.get(`${this.vault.adapter.getBasePath?.() ?? this.vault.adapter.getName()}\0${key}`) ?? null;
+  }
+  saveLocalStorage(key: string, data: unknown): void {
+    const k = `${this.vault.adapter.getBasePath?.() ?? this.vault.adapter.getName()}\0${key}`;
+    if (data === null) LOCAL_STORAGE.delete(k);
+    else LOCAL_STORAGE.set(k, data);
   }
   /** An app over `adapter`'s folder, its file list loaded, the layout not yet ready. */
   static async create(adapter: FakeAdapter, configDir = ".obsidian"): Promise<App> {

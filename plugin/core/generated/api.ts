@@ -106,6 +106,10 @@ read: Array<string>,
  */
 obsolete: Array<string>, 
 /**
+ * The files Strata wrote in its own folder of this version (what deleting its index removes).
+ */
+own: Array<string>, 
+/**
  * A newer format version of Strata indexed the vault on this device: the highest.
  */
 newerFormat?: number, };

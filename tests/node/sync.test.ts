@@ -1,0 +1,392 @@
+// One vault on three devices, kept in step by a simulated sync service: Strata runs on each
+// device (the core as the CLI and the bridge run it, each device with its own id), and between
+// the runs a sync process copies creates, updates and deletions in random order, delivers
+// some files partly written first, makes conflict copies the way Dropbox, Syncthing and
+// Obsidian Sync name them, and carries deletions. Only the desktop embeds. At the end: no note
+// was ever changed by Strata, every device answers as a fresh rebuild does, every text was
+// embedded once, no device deleted a file it did not write, and the index of an older Strata
+// (format 15) and a newer one's folder are left as they were.
+
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cp, mkdir, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
+import * as path from "node:path";
+import { after, describe, test } from "node:test";
+
+import type { CoreConfig, StrataCoreApi } from "../../plugin/core/api.ts";
+import { embedAll } from "../../plugin/core/embedding/loop.ts";
+import { addSharedVectors, openIndex, persist } from "../../plugin/core/index-store.ts";
+import { reconcile } from "../../plugin/core/reconcile.ts";
+import { FsIndexStore, NodeVault } from "../../plugin/node/host.ts";
+import { cleanupTemps, Core, FIXTURE, indexDirOf, loadModelInto, NEEDS_MODEL, RecordingStore, ROOT, tempDir } from "./helpers.ts";
+
+after(cleanupTemps);
+
+const QUERIES = ["sourdough hydration", "telescope", "乌龙茶", "山小屋", "reading list", "backup drive", "garden water"];
+const INDEX = ".obsidian/plugins/strata-search/index";
+
+/** A seeded random source (mulberry32): a failure replays. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Every file under `dir`, relative, "/"-separated, with its bytes' hash. */
+async function tree(dir: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const walk = async (rel: string) => {
+    for (const e of await readdir(path.join(dir, rel), { withFileTypes: true })) {
+      const name = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) await walk(name);
+      else
+        out.set(
+          name,
+          createHash("sha256")
+            .update(await readFile(path.join(dir, name)))
+            .digest("hex"),
+        );
+    }
+  };
+  await walk("");
+  return out;
+}
+
+const isNote = (f: string) => !f.startsWith(".obsidian/");
+
+/** What the simulated sync did, so the test can say it exercised each case. */
+const did = { partial: 0, conflicts: 0, deletions: 0, runsMidDelivery: 0 };
+
+interface Device {
+  id: string;
+  dir: string;
+  embeds: boolean;
+  /** Index files this device deleted, over every run. */
+  deleted: string[];
+  /** Texts it embedded, over every run. */
+  embedded: number;
+  /** What the sync process last delivered from here to each other device (name → hash). */
+  synced: Map<string, Map<string, string>>;
+  /** Files as the sync process delivered them here (name → hash): not this device's changes. */
+  received: Map<string, string>;
+}
+
+/** One run of Strata on a device: open, bring the index up to date, embed (the desktop), persist. */
+async function runStrata(d: Device): Promise<void> {
+  const notesBefore = [...(await tree(d.dir))].filter(([f]) => isNote(f));
+  const store = new RecordingStore(new FsIndexStore(path.join(d.dir, INDEX)));
+  const config: CoreConfig = { configDir: ".obsidian", deviceId: d.id };
+  const { core } = await openIndex(Core, store, config);
+  try {
+    await reconcile(core, new NodeVault(d.dir), { store });
+    if (d.embeds) {
+      loadModelInto(core);
+      await addSharedVectors(core, store);
+      d.embedded += (await embedAll(core, new NodeVault(d.dir), store)).embedded;
+    }
+    await persist(core, store);
+  } finally {
+    core.free();
+  }
+  d.deleted.push(...store.deletes);
+  const notesAfter = [...(await tree(d.dir))].filter(([f]) => isNote(f));
+  assert.deepEqual(notesAfter, notesBefore, `${d.id}: Strata changed no note`);
+}
+
+/** The conflict copy names of three sync services. */
+const CONFLICT_NAMES = [
+  (f: string) => f.replace(/(\.[^./]+)?$/, (ext) => ` (conflicted copy 2026-11-27)${ext}`), // Dropbox
+  (f: string) => f.replace(/(\.[^./]+)?$/, (ext) => `.sync-conflict-20261127-101112-ABCDEFG${ext}`), // Syncthing
+  (f: string) => f.replace(/(\.[^./]+)?$/, (ext) => ` 2${ext}`), // Obsidian Sync, iCloud
+];
+
+/**
+ * Delivers `src`'s own changes (what it created, changed or deleted, not what it received) since
+ * the last delivery to `dst`, in random order: a file is copied (sometimes first cut short, as a
+ * file still arriving is seen, and whole only at the end of the delivery), a file gone from
+ * `src` is deleted at `dst`, and a note both changed keeps `src`'s version with `dst`'s as a
+ * conflict copy. `between` runs Strata on `dst` halfway, partial files still there.
+ */
+async function deliver(src: Device, dst: Device, rand: () => number, between?: () => Promise<void>): Promise<void> {
+  const now = await tree(src.dir);
+  const own = new Map([...now].filter(([f, h]) => src.received.get(f) !== h));
+  const last = src.synced.get(dst.id) ?? new Map<string, string>();
+  const there = await tree(dst.dir);
+  const changed = [...own].filter(([f, h]) => last.get(f) !== h && there.get(f) !== h).map(([f]) => f);
+  const gone = [...last.keys()].filter((f) => !now.has(f));
+  const work = [...changed.map((f) => ({ f, del: false })), ...gone.map((f) => ({ f, del: true }))].sort(() => rand() - 0.5);
+  const partial: string[] = [];
+  const half = Math.floor(work.length / 2);
+  for (const [i, { f, del }] of work.entries()) {
+    if (i === half && between) {
+      did.runsMidDelivery++;
+      await between();
+    }
+    const to = path.join(dst.dir, f);
+    if (del) {
+      await rm(to, { force: true });
+      dst.received.delete(f);
+      did.deletions++;
+      continue;
+    }
+    const bytes = await readFile(path.join(src.dir, f));
+    const theirs = there.get(f);
+    if (isNote(f) && theirs !== undefined && theirs !== dst.received.get(f)) {
+      // Both changed the note: the receiver's version becomes a conflict copy.
+      const copy = CONFLICT_NAMES[Math.floor(rand() * CONFLICT_NAMES.length)](f);
+      await cp(to, path.join(dst.dir, copy));
+      did.conflicts++;
+    }
+    await mkdir(path.dirname(to), { recursive: true });
+    if (!isNote(f) && rand() < 0.3 && bytes.length > 8) {
+      await writeFile(to, bytes.subarray(0, Math.floor(bytes.length / 2)));
+      partial.push(f);
+      did.partial++;
+    } else {
+      await writeFile(to, bytes);
+    }
+    dst.received.set(f, own.get(f)!);
+  }
+  for (const f of partial) await writeFile(path.join(dst.dir, f), await readFile(path.join(src.dir, f)));
+  const sent = new Map(last);
+  for (const f of gone) sent.delete(f);
+  for (const f of changed) sent.set(f, own.get(f)!);
+  src.synced.set(dst.id, sent);
+}
+
+/** An edit a user makes on a device. */
+async function edit(d: Device, round: number, rand: () => number): Promise<void> {
+  const notes = [...(await tree(d.dir)).keys()].filter((f) => isNote(f) && f.endsWith(".md"));
+  const r = rand();
+  if (r < 0.5) {
+    const f = notes[Math.floor(rand() * notes.length)];
+    const text = await readFile(path.join(d.dir, f), "utf8");
+    await writeFile(path.join(d.dir, f), `${text}\n\nEdited on ${d.id} in round ${round}: lantern ${round} moss.\n`);
+  } else if (r < 0.85) {
+    await mkdir(path.join(d.dir, "Sync"), { recursive: true });
+    await writeFile(
+      path.join(d.dir, `Sync/${d.id}-${round}.md`),
+      `# From ${d.id}\n\nRound ${round} notes about quartz ${round} gardens.\n`,
+    );
+  } else {
+    const mine = notes.filter((f) => f.startsWith("Sync/"));
+    if (mine.length > 0) await rm(path.join(d.dir, mine[Math.floor(rand() * mine.length)]));
+  }
+}
+
+/**
+ * Top 10 of each query, lexical and semantic, in rank order. Hits tied on score are sorted by id
+ * (their order among themselves is arbitrary), and a tie at the cut is left out (which of them
+ * makes the 10 is arbitrary). Scores are not compared: BM25's statistics count deleted
+ * documents until tantivy merges them, so an index that has seen edits scores a little
+ * differently from a rebuild, in the same order.
+ */
+function answers(core: StrataCoreApi): string[][] {
+  return QUERIES.flatMap((q) =>
+    (["lexical", "semantic"] as const).map((mode) => {
+      const hits = core.search({ query: q, mode, k: 10 }).hits;
+      const groups: string[][] = [];
+      let last: string | null = null;
+      for (const h of hits) {
+        const score = h.score.toFixed(4);
+        if (score !== last) groups.push([]);
+        groups.at(-1)!.push(`${q} ${mode}: ${h.sectionId}`);
+        last = score;
+      }
+      if (hits.length === 10 && groups.length > 1) groups.pop();
+      return groups.flatMap((g) => g.sort());
+    }),
+  );
+}
+
+/** A device's answers now: its index as it opens, the model loaded for queries only. */
+async function deviceAnswers(d: Device): Promise<string[][]> {
+  const store = new FsIndexStore(path.join(d.dir, INDEX));
+  const { core } = await openIndex(Core, store, { configDir: ".obsidian", deviceId: d.id }, { removeOrphans: false });
+  try {
+    loadModelInto(core);
+    await addSharedVectors(core, store);
+    assert.equal(core.embedProgress().done, core.embedProgress().total, `${d.id} has a vector for every text`);
+    return answers(core);
+  } finally {
+    core.free();
+  }
+}
+
+/** The answers of an index built from nothing on a copy of the vault, everything embedded. */
+async function rebuiltAnswers(vault: string): Promise<string[][]> {
+  const copy = path.join(await tempDir(), "vault");
+  await cp(vault, copy, { recursive: true, filter: (s) => !s.includes(`${path.sep}.obsidian`) });
+  const store = new FsIndexStore(path.join(copy, INDEX));
+  const { core } = await openIndex(Core, store, { configDir: ".obsidian", deviceId: "rebuild" });
+  try {
+    await reconcile(core, new NodeVault(copy), { store });
+    loadModelInto(core);
+    await embedAll(core, new NodeVault(copy), null);
+    return answers(core);
+  } finally {
+    core.free();
+  }
+}
+
+/** The vectors in the shared segments of a model (its space's spec file names it), and the files. */
+async function segmentCounts(indexDir: string, modelId: string): Promise<{ vectors: number; files: number }> {
+  let vectors = 0;
+  let files = 0;
+  const all = await tree(indexDir);
+  const spaces = new Set<string>();
+  for (const [f] of all) {
+    if (!f.startsWith("vectors/") || !f.endsWith("/space.json")) continue;
+    const spec = JSON.parse(await readFile(path.join(indexDir, f), "utf8")) as { modelId: string };
+    if (spec.modelId === modelId) spaces.add(path.posix.dirname(f));
+  }
+  for (const [f] of all) {
+    if (!spaces.has(path.posix.dirname(f)) || !f.endsWith(".svec")) continue;
+    vectors += (await readFile(path.join(indexDir, f))).readUInt32LE(12);
+    files++;
+  }
+  return { vectors, files };
+}
+
+describe("one vault on three devices, synced", NEEDS_MODEL, () => {
+  test("a phone that opens the index before the desktop's manifests arrive deletes nothing; the desktop embeds nothing again", async () => {
+    const root = await tempDir();
+    const make = (id: string, embeds: boolean): Device => ({
+      id,
+      dir: path.join(root, id),
+      embeds,
+      deleted: [],
+      embedded: 0,
+      synced: new Map(),
+      received: new Map(),
+    });
+    const desk = make("desk", true);
+    const phone = make("phone", false);
+    await cp(FIXTURE, desk.dir, { recursive: true });
+    await runStrata(desk);
+    const embedded = desk.embedded;
+    assert.ok(embedded > 0);
+    // The phone gets every file but the desktop's manifests, and runs Strata.
+    await cp(desk.dir, phone.dir, { recursive: true, filter: (s) => !/manifest-[ab]\.json$/.test(s) });
+    await runStrata(phone);
+    assert.deepEqual(
+      phone.deleted.filter((f) => !f.startsWith("devices/phone.")),
+      [],
+      "the phone deleted nothing it did not write",
+    );
+    // Its files go back to the desktop (sync carries no deletion: there was none).
+    await cp(phone.dir, desk.dir, { recursive: true, force: false });
+    await runStrata(desk);
+    assert.equal(desk.embedded, embedded, "the desktop embeds nothing again");
+    assert.deepEqual(await deviceAnswers(phone), await deviceAnswers(desk));
+  });
+
+  test("rounds of edits on three devices: answers of a rebuild, every text embedded once, no foreign file deleted", async (t) => {
+    const rand = rng(20261127);
+    const root = await tempDir();
+    const make = (id: string, embeds: boolean): Device => ({
+      id,
+      dir: path.join(root, id),
+      embeds,
+      deleted: [],
+      embedded: 0,
+      synced: new Map(),
+      received: new Map(),
+    });
+    const devices = [make("desk", true), make("phone", false), make("tablet", false)];
+    // The vault was indexed by Strata of format 15 before (one index for all), and a newer
+    // Strata on the phone has a folder of its own: both are left as they are.
+    const legacy = path.join(ROOT, "tests", "fixtures", "formats", "v15");
+    const newer = "devices/phone.v99/manifest-a.json";
+    for (const d of devices) {
+      await cp(FIXTURE, d.dir, { recursive: true });
+      await cp(legacy, path.join(d.dir, INDEX), { recursive: true, filter: (s) => !s.endsWith("README.md") });
+      await mkdir(path.dirname(path.join(d.dir, INDEX, newer)), { recursive: true });
+      await writeFile(path.join(d.dir, INDEX, newer), "a newer Strata's manifest");
+    }
+    const untouchable = [...(await tree(path.join(devices[0].dir, INDEX))).entries()];
+
+    for (let round = 0; round < 8; round++) {
+      const d = devices[Math.floor(rand() * devices.length)];
+      await edit(d, round, rand);
+      await runStrata(d);
+      // Sync: each device's changes reach the others, in random order; Strata runs on a
+      // receiver in the middle of some deliveries.
+      for (const src of devices) {
+        for (const dst of devices) {
+          if (src === dst) continue;
+          await deliver(src, dst, rand, rand() < 0.4 ? () => runStrata(dst) : undefined);
+        }
+      }
+    }
+    // Sync settles: a full exchange, every device runs once more (the desktop first), and its
+    // files reach the others.
+    const exchange = async () => {
+      for (const src of devices) for (const dst of devices) if (src !== dst) await deliver(src, dst, rand);
+    };
+    await exchange();
+    for (const d of devices) await runStrata(d);
+    await exchange();
+
+    // The simulation met each case it is meant to.
+    assert.ok(did.partial > 0 && did.conflicts > 0 && did.deletions > 0 && did.runsMidDelivery > 0, JSON.stringify(did));
+    const notes = async (d: Device) => [...(await tree(d.dir))].filter(([f]) => isNote(f));
+    const first = await notes(devices[0]);
+    for (const d of devices.slice(1)) assert.deepEqual(await notes(d), first, `${d.id} has the same notes`);
+
+    // Every device answers as a fresh rebuild of the vault does.
+    const expected = await rebuiltAnswers(devices[0].dir);
+    for (const d of devices) assert.deepEqual(await deviceAnswers(d), expected, `${d.id}'s top 10s`);
+
+    // Every text embedded once, across all devices: only the desktop embedded, and no key is in
+    // two segments (the segments hold as many vectors as distinct texts).
+    for (const d of devices.slice(1)) assert.equal(d.embedded, 0, `${d.id} embedded nothing`);
+    const deskIndex = path.join(devices[0].dir, INDEX);
+    const counts = await segmentCounts(deskIndex, "all-MiniLM-L6-v2");
+    const store = new FsIndexStore(deskIndex);
+    const { core } = await openIndex(Core, store, { configDir: ".obsidian", deviceId: "desk" }, { removeOrphans: false });
+    const distinct = core.status().vectors;
+    core.free();
+    assert.equal(counts.vectors, distinct, `${counts.files} segments hold ${counts.vectors} vectors for ${distinct} texts`);
+    assert.ok(devices[0].embedded <= distinct, `${devices[0].embedded} embedded`);
+    t.diagnostic(
+      `sync: ${JSON.stringify(did)}; embedded ${devices.map((d) => `${d.id} ${d.embedded}`).join(", ")}; ` +
+        `${counts.files} segments, ${counts.vectors} vectors for ${distinct} texts`,
+    );
+
+    // No device deleted a file it did not write; the older and the newer Strata's files stand.
+    for (const d of devices) {
+      const foreign = d.deleted.filter((f) => !f.startsWith(`devices/${d.id}.`));
+      assert.deepEqual(foreign, [], `${d.id} deleted only its own files`);
+      const now = await tree(path.join(d.dir, INDEX));
+      for (const [f, h] of untouchable) assert.equal(now.get(f), h, `${d.id}: ${f} is as it was`);
+    }
+    assert.ok((await stat(indexDirOf(devices[1].dir))).isDirectory());
+  });
+});
+
+test("the Node hosts' device id: made once per machine, kept outside the vault, STRATA_DEVICE_ID first", async () => {
+  const state = await tempDir();
+  const env: NodeJS.ProcessEnv = { ...process.env, XDG_STATE_HOME: state };
+  delete env.STRATA_DEVICE_ID;
+  const script = `import { machineDeviceId } from ${JSON.stringify(path.join(ROOT, "plugin/node/device-id.ts"))}; console.log(machineDeviceId());`;
+  const run = (e: NodeJS.ProcessEnv) =>
+    spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { env: e, encoding: "utf8" });
+  // The first process makes the id; the next ones read it.
+  const a = run(env);
+  const b = run(env);
+  assert.equal(a.status, 0, a.stderr);
+  assert.match(a.stdout.trim(), /^[0-9a-f]{16}$/);
+  assert.equal(b.stdout, a.stdout);
+  assert.equal((await readFile(path.join(state, "strata", "device-id"), "utf8")).trim(), a.stdout.trim());
+  assert.equal(run({ ...env, STRATA_DEVICE_ID: "laptop-2" }).stdout.trim(), "laptop-2");
+  const bad = run({ ...env, STRATA_DEVICE_ID: "../x" });
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.stderr, /STRATA_DEVICE_ID/);
+});
