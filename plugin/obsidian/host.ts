@@ -11,8 +11,9 @@ import type { Endpoint } from "./rpc.ts";
 import type { StrataSettings } from "./settings.ts";
 import type { ApplyResult, ChangeSet, HostApi, WorkerApi, WorkerState } from "./worker-protocol.ts";
 
-/** The embedding model: off in the settings, its files missing, loading, loaded, or failed to load. */
-export type ModelState = "off" | "absent" | "loading" | "loaded" | "error";
+/** The embedding model: off in the settings, its files missing, loading, loaded, or failed to load;
+ *  `queries`: loaded for queries only, on a device that does not embed (other devices' vectors answer). */
+export type ModelState = "off" | "absent" | "loading" | "loaded" | "error" | "queries";
 
 /** The MCP bridge's loopback endpoint, or the presence marker while it is off (bridge-endpoint.ts). */
 export interface BridgeHandle {
@@ -96,4 +97,16 @@ export interface ToolHost {
   /** Vault changes not yet sent to the worker. */
   readonly queue: { readonly size: number } | null;
   applyChanges(cs: ChangeSet): Promise<ApplyResult | null>;
+}
+
+/** The index status notice (status.ts): the index, the embedding and the bridge, as the plugin has them. */
+export interface StatusHost {
+  readonly indexDir: string;
+  readonly modelsDir: string;
+  readonly modelState: ModelState;
+  readonly modelError: string | null;
+  readonly embedProgress: EmbedProgress | null;
+  readonly bridge: BridgeHandle | null;
+  indexStatus(): Promise<Status | null>;
+  workerState(): Promise<WorkerState | null>;
 }

@@ -33,9 +33,9 @@ import { Endpoint, type PortLike } from "./rpc.ts";
 import { SearchModal, SimilarModal } from "./search-modal.ts";
 import { StrataSettingTab } from "./settings-tab.ts";
 import { TasksModal } from "./tasks-modal.ts";
-import { deviceConfig } from "./device-id.ts";
+import { deviceConfig, vaultSettings, withDeviceSettings } from "./device-id.ts";
 import { embedWorkerChoice, listedExtensions, newToken, sanitizeSettings, type StrataSettings } from "./settings.ts";
-import { fmt, StatusBar } from "./status.ts";
+import { fmt, StatusBar, statusLines } from "./status.ts";
 import { StrataView, VECTORS_CHANGED, VIEW_TYPE } from "./sidebar.ts";
 
 /** Where the worker runs: a Web Worker in Obsidian, a MessageChannel in Node tests. */
@@ -109,7 +109,7 @@ export default class StrataPlugin extends Plugin implements SearchHost, Settings
     this.stopping = null;
     this.ready = new Promise((resolve) => (this.markReady = resolve));
     this.indexed = this.ready.then(() => undefined);
-    this.settings = sanitizeSettings(await this.loadData());
+    this.settings = sanitizeSettings(withDeviceSettings(await this.loadData(), this.app));
     this.host = new HostIO({
       app: this.app,
       indexDir: this.indexDir,
@@ -437,7 +437,23 @@ export default class StrataPlugin extends Plugin implements SearchHost, Settings
   async search(req: SearchRequest, signal?: AbortSignal): Promise<SearchResponse> {
     await this.ready;
     if (!this.worker) throw new Error("[unavailable] Strata is not running");
+    if ((req.mode ?? "hybrid") !== "lexical" && this.modelState === "off") await this.loadQueryModel();
     return this.worker.call("search", { fusion: this.settings.fusion, ...req }, { signal });
+  }
+
+  /** With *Embed notes* off, a semantic or hybrid search loads the model for queries only, once
+   *  the index holds vectors (other devices made them); embedding stays off. */
+  private queryModel: Promise<void> | null = null;
+  private loadQueryModel(): Promise<void> {
+    this.queryModel ??= (async () => {
+      const worker = this.worker!;
+      if ((await worker.call("status", {})).vectors === 0) return void (this.queryModel = null); // none yet: ask again later
+      const load = await worker.call("loadModel", { setting: this.settings.embeddingModel, modelsDir: this.modelsDir });
+      await worker.call("setEmbedding", { enabled: false });
+      [this.modelLoad, this.embedProgress, this.modelState] = [load, load.progress, load.semantic ? "queries" : "absent"];
+      if (!load.semantic && load.notice) this.notify(`Strata: your other devices' vectors are here, but ${load.notice}`);
+    })().catch((err) => void ([this.modelState, this.modelError] = ["error", errorMessage(err)]));
+    return this.queryModel;
   }
 
   async similar(path: string, k: number, signal?: AbortSignal): Promise<SimilarResponse> {
@@ -507,28 +523,8 @@ export default class StrataPlugin extends Plugin implements SearchHost, Settings
     new Notice(lines.join("\n"), 10000);
   }
 
-  async statusLines(): Promise<string[]> {
-    const st = await this.indexStatus().catch(() => null);
-    const state = await this.workerState().catch(() => null);
-    const lines = ["Strata"];
-    if (!st) return [...lines, "not running"];
-    lines.push(`${fmt(st.notes)} notes, ${fmt(st.sections)} sections, ${(st.indexBytes / 1048576).toFixed(1)} MB`);
-    const e = state?.embedding ?? this.embedProgress;
-    const sw = e?.switching;
-    if (this.modelState === "loaded" && e) {
-      lines.push(`semantic: ${fmt(e.done)}/${fmt(e.total)} embedded (${e.model ?? "?"})`);
-      if (sw) lines.push(`re-embedding for ${sw.to}; ${sw.fromLoaded ? `${sw.from} answers meanwhile` : `${sw.from} is missing`}`);
-      const b = state?.embedWorkers.build;
-      if (b) lines.push(`embedder: ${b.build === "relaxed-simd" ? "relaxed-SIMD build" : "built-in simd128 build"} (${b.why})`);
-    } else if (this.modelState === "absent") lines.push(`semantic: off — no model in ${this.modelsDir} (see settings)`);
-    else if (this.modelState === "off") lines.push("semantic: off (settings)");
-    else if (this.modelState === "error") lines.push(`semantic: model failed to load: ${this.modelError}`);
-    else lines.push(`semantic: ${this.modelState}`);
-    if (state?.phase === "reconciling" && state.reconcile)
-      lines.push(`indexing ${fmt(state.reconcile.done)}/${fmt(state.reconcile.total)}`);
-    lines.push(`index: ${this.indexDir}`);
-    if (this.bridge) lines.push(`bridge: 127.0.0.1:${this.bridge.port}`);
-    return lines;
+  statusLines(): Promise<string[]> {
+    return statusLines(this);
   }
 
   async activateView(): Promise<void> {
@@ -546,7 +542,7 @@ export default class StrataPlugin extends Plugin implements SearchHost, Settings
   }
 
   async saveSettings(): Promise<void> {
-    await this.saveData(this.settings);
+    await this.saveData(vaultSettings(this.settings, this.app));
   }
 
   // ---- bridge (desktop) ------------------------------------------------------------------

@@ -43,6 +43,9 @@ const REINDEX = new Set([
 /** The folder settings of the write tools (text, never empty). */
 const FOLDERS = ["sessionsFolder", "memoryFolder", "changelogFolder"] as const;
 
+/** What the rows of a setting kept per device (device-id.ts, DEVICE_SETTINGS) add to their description. */
+const ON_THIS_DEVICE = " This device only: not synced with the vault's settings.";
+
 export class StrataSettingTab extends PluginSettingTab {
   private reindexTimer: number | null = null;
   /** Undoes the fallback's rows (their subscriptions to the installer) before 1.13. */
@@ -286,14 +289,14 @@ export class StrataSettingTab extends PluginSettingTab {
           ...modelInstallDefinitions(p, refresh),
           {
             name: "Embed notes",
-            desc: `Compute semantic vectors in the background.${Platform.isMobile ? " Off by default on mobile (battery)." : ""}`,
+            desc: `Compute semantic vectors in the background.${Platform.isMobile ? " Off by default on mobile (battery); other devices' vectors still answer." : ""}${ON_THIS_DEVICE}`,
             aliases: ["semantic search", "vectors", "embeddings"],
             control: { type: "toggle", key: "semantic" },
           },
           {
             // Embedder workers beside the search worker (worker-embedding.ts); Auto's choice and why.
             name: "Embedding workers",
-            desc: `Threads that embed notes in the background, each with its own copy of the model; searches never wait for them.${auto}`,
+            desc: `Threads that embed notes in the background, each with its own copy of the model; searches never wait for them.${auto}${ON_THIS_DEVICE}`,
             aliases: ["threads", "workers", "cores"],
             visible: !Platform.isMobile,
             control: {
@@ -316,13 +319,13 @@ export class StrataSettingTab extends PluginSettingTab {
               ? `Listening on 127.0.0.1:${p.bridge.port}.`
               : p.bridgeError
                 ? `Not running: ${p.bridgeError}`
-                : "Lets Claude search this vault through the Strata MCP bridge while Obsidian runs (127.0.0.1 only, token protected).",
+                : `Lets Claude search this vault through the Strata MCP bridge while Obsidian runs (127.0.0.1 only, token protected).${ON_THIS_DEVICE}`,
             aliases: ["mcp", "claude", "loopback"],
             control: { type: "toggle", key: "bridgeEnabled" },
           },
           {
             name: "Port",
-            desc: "0 picks a free port (written to bridge.json in the plugin folder).",
+            desc: `0 picks a free port (written to bridge.json in the plugin folder).${ON_THIS_DEVICE}`,
             aliases: ["mcp port"],
             control: { type: "number", key: "bridgePort", min: 0, max: 65535, step: 1, validate: wholeIn(0, 65535) },
           },

@@ -4,6 +4,7 @@
 import type { EmbedProgress } from "../core/api.ts";
 import { formatEta } from "../core/eta.ts";
 import type { ReconcileProgress } from "../core/reconcile.ts";
+import type { StatusHost } from "./host.ts";
 
 export const fmt = (n: number) => n.toLocaleString("en-US");
 
@@ -80,4 +81,35 @@ export class StatusBar {
     if (this.timer) window.clearTimeout(this.timer);
     this.timer = null;
   }
+}
+
+/** The lines of the index status notice (*Show index status*, a click on the status bar). */
+export async function statusLines(p: StatusHost): Promise<string[]> {
+  const st = await p.indexStatus().catch(() => null);
+  const state = await p.workerState().catch(() => null);
+  const lines = ["Strata"];
+  if (!st) return [...lines, "not running"];
+  lines.push(`${fmt(st.notes)} notes, ${fmt(st.sections)} sections, ${(st.indexBytes / 1048576).toFixed(1)} MB`);
+  const e = state?.embedding ?? p.embedProgress;
+  const sw = e?.switching;
+  if (p.modelState === "loaded" && e) {
+    lines.push(`semantic: ${fmt(e.done)}/${fmt(e.total)} embedded (${e.model ?? "?"})`);
+    if (sw) lines.push(`re-embedding for ${sw.to}; ${sw.fromLoaded ? `${sw.from} answers meanwhile` : `${sw.from} is missing`}`);
+    const b = state?.embedWorkers.build;
+    if (b) lines.push(`embedder: ${b.build === "relaxed-simd" ? "relaxed-SIMD build" : "built-in simd128 build"} (${b.why})`);
+  } else if (p.modelState === "queries" && e) {
+    lines.push(
+      `semantic: ${fmt(e.done)}/${fmt(e.total)} embedded by your other devices (${e.model ?? "?"}); this device does not embed (settings)`,
+    );
+  } else if (p.modelState === "absent") lines.push(`semantic: off — no model in ${p.modelsDir} (see settings)`);
+  else if (p.modelState === "off")
+    lines.push(
+      `semantic: off (settings)${st.vectors > 0 ? `; ${fmt(st.vectors)} vectors from your other devices answer once a search needs them` : ""}`,
+    );
+  else if (p.modelState === "error") lines.push(`semantic: model failed to load: ${p.modelError}`);
+  else lines.push(`semantic: ${p.modelState}`);
+  if (state?.phase === "reconciling" && state.reconcile) lines.push(`indexing ${fmt(state.reconcile.done)}/${fmt(state.reconcile.total)}`);
+  lines.push(`index: ${p.indexDir}`);
+  if (p.bridge) lines.push(`bridge: 127.0.0.1:${p.bridge.port}`);
+  return lines;
 }

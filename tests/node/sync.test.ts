@@ -20,6 +20,7 @@ import { addSharedVectors, openIndex, persist } from "../../plugin/core/index-st
 import { reconcile } from "../../plugin/core/reconcile.ts";
 import { FsIndexStore, NodeVault } from "../../plugin/node/host.ts";
 import { cleanupTemps, Core, FIXTURE, indexDirOf, loadModelInto, NEEDS_MODEL, RecordingStore, ROOT, tempDir } from "./helpers.ts";
+import { installModel, loadPlugin, unloadPlugin } from "./plugin-env.ts";
 
 after(cleanupTemps);
 
@@ -389,4 +390,86 @@ test("the Node hosts' device id: made once per machine, kept outside the vault, 
   const bad = run({ ...env, STRATA_DEVICE_ID: "../x" });
   assert.notEqual(bad.status, 0);
   assert.match(bad.stderr, /STRATA_DEVICE_ID/);
+});
+
+describe("the plugin on a phone that does not embed", NEEDS_MODEL, () => {
+  test("hybrid search answers with the desktop's vectors: the model loads at the first search, for queries only", async () => {
+    const root = await tempDir();
+    const desk: Device = {
+      id: "desk",
+      dir: path.join(root, "desk"),
+      embeds: true,
+      deleted: [],
+      embedded: 0,
+      synced: new Map(),
+      received: new Map(),
+    };
+    await cp(FIXTURE, desk.dir, { recursive: true });
+    await runStrata(desk);
+    // The phone: the same vault and index folder (synced), Embed notes off, the model installed.
+    const phoneDir = path.join(root, "phone");
+    await cp(desk.dir, phoneDir, { recursive: true });
+    await installModel(phoneDir);
+    const { plugin } = await loadPlugin(phoneDir, { settings: { semantic: false } });
+    try {
+      assert.equal(plugin.modelState, "off", "nothing loaded at start");
+      const res = await plugin.search({ query: "thirsty veggies", k: 3, mode: "hybrid" });
+      assert.equal(plugin.modelState, "queries");
+      assert.equal(res.mode, "hybrid", res.notice ?? "");
+      assert.ok(
+        res.hits.some((h) => h.path === "Garden/Drip irrigation.md"),
+        JSON.stringify(res.hits.map((h) => h.path)),
+      );
+      const st = await plugin.workerState();
+      assert.equal(st?.counters.embedded, 0, "the phone embedded nothing");
+      assert.match((await plugin.statusLines()).join("\n"), /embedded by your other devices/);
+    } finally {
+      await unloadPlugin(plugin);
+    }
+    const phoneFolders = (await readdir(path.join(phoneDir, INDEX, "devices"))).filter((d) => !d.startsWith("desk."));
+    assert.equal(phoneFolders.length, 1, "the phone wrote a folder of its own");
+  });
+});
+
+test("the plugin keeps Embed notes, the workers and the bridge per device, the vault's settings in data.json", async () => {
+  const root = await tempDir();
+  const desk = path.join(root, "desk");
+  await cp(FIXTURE, desk, { recursive: true });
+  const first = await loadPlugin(desk, { settings: { semantic: false, embeddingModel: "all-MiniLM-L6-v2", bridgePort: 4321 } });
+  try {
+    // data.json of an earlier version (the device's choices in it) is this device's start.
+    assert.equal(first.plugin.settings.semantic, false);
+    first.plugin.settings.semantic = true;
+    first.plugin.settings.embedWorkers = 2;
+    await first.plugin.saveSettings();
+  } finally {
+    await unloadPlugin(first.plugin);
+  }
+  const data = JSON.parse(await readFile(path.join(desk, ".obsidian/plugins/strata-search/data.json"), "utf8")) as Record<string, unknown>;
+  assert.equal(data.embeddingModel, "all-MiniLM-L6-v2", "the vault's choice syncs");
+  for (const k of ["semantic", "embedWorkers", "bridgeEnabled", "bridgePort", "bridgeToken"])
+    assert.ok(!(k in data), `${k} is not in data.json`);
+  // The same device again: its choices are back.
+  const again = await loadPlugin(desk);
+  try {
+    assert.deepEqual(
+      [again.plugin.settings.semantic, again.plugin.settings.embedWorkers, again.plugin.settings.bridgePort],
+      [true, 2, 4321],
+    );
+  } finally {
+    await unloadPlugin(again.plugin);
+  }
+  // Another device (the vault synced elsewhere): the vault's settings, its own defaults.
+  const phone = path.join(root, "phone");
+  await cp(desk, phone, { recursive: true });
+  const other = await loadPlugin(phone);
+  try {
+    assert.equal(other.plugin.settings.embeddingModel, "all-MiniLM-L6-v2");
+    assert.deepEqual(
+      [other.plugin.settings.semantic, other.plugin.settings.embedWorkers, other.plugin.settings.bridgePort],
+      [null, "auto", 0],
+    );
+  } finally {
+    await unloadPlugin(other.plugin);
+  }
 });
