@@ -78,6 +78,11 @@ interface Device {
   received: Map<string, string>;
 }
 
+/** A device whose vault is `root`/`id`, nothing run or synced yet. */
+function device(root: string, id: string, embeds: boolean): Device {
+  return { id, dir: path.join(root, id), embeds, deleted: [], embedded: 0, synced: new Map(), received: new Map() };
+}
+
 /** One run of Strata on a device: open, bring the index up to date, embed (the desktop), persist. */
 async function runStrata(d: Device): Promise<void> {
   const notesBefore = [...(await tree(d.dir))].filter(([f]) => isNote(f));
@@ -258,15 +263,7 @@ async function segmentCounts(indexDir: string, modelId: string): Promise<{ vecto
 describe("one vault on three devices, synced", NEEDS_MODEL, () => {
   test("a phone that opens the index before the desktop's manifests arrive deletes nothing; the desktop embeds nothing again", async () => {
     const root = await tempDir();
-    const make = (id: string, embeds: boolean): Device => ({
-      id,
-      dir: path.join(root, id),
-      embeds,
-      deleted: [],
-      embedded: 0,
-      synced: new Map(),
-      received: new Map(),
-    });
+    const make = (id: string, embeds: boolean) => device(root, id, embeds);
     const desk = make("desk", true);
     const phone = make("phone", false);
     await cp(FIXTURE, desk.dir, { recursive: true });
@@ -291,15 +288,7 @@ describe("one vault on three devices, synced", NEEDS_MODEL, () => {
   test("rounds of edits on three devices: answers of a rebuild, every text embedded once, no foreign file deleted", async (t) => {
     const rand = rng(20261127);
     const root = await tempDir();
-    const make = (id: string, embeds: boolean): Device => ({
-      id,
-      dir: path.join(root, id),
-      embeds,
-      deleted: [],
-      embedded: 0,
-      synced: new Map(),
-      received: new Map(),
-    });
+    const make = (id: string, embeds: boolean) => device(root, id, embeds);
     const devices = [make("desk", true), make("phone", false), make("tablet", false)];
     // The vault was indexed by Strata of format 15 before (one index for all), and a newer
     // Strata on the phone has a folder of its own: both are left as they are.

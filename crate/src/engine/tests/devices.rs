@@ -2,22 +2,11 @@
 //! device deletes or rewrites what another wrote, whatever order sync delivers files in.
 //! (tests/node/sync.test.ts runs the same through the CLI with a sync process in between.)
 
-use super::switch::WordHash;
+use super::switch::{vault, WordHash};
 use super::*;
 
 fn cfg_of(device: &str) -> CoreConfig {
     CoreConfig { device_id: device.into(), ..CoreConfig::default() }
-}
-
-fn vault() -> Vec<NoteInput> {
-    [
-        ("Bread.md", "# Sourdough\n\nflour water starter dough oven\n"),
-        ("Kyoto.md", "# Kyoto\n\ntemples shrines train Tokyo\n"),
-        ("Backups.md", "# Backups\n\nvault folder external drive weekly\n"),
-    ]
-    .into_iter()
-    .map(|(p, t)| NoteInput { path: p.into(), bytes: t.as_bytes().to_vec(), mtime: 1000.0, ctime: None })
-    .collect()
 }
 
 /// Embeds every pending chunk with the engine's model; returns how many it embedded.

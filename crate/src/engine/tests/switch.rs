@@ -46,7 +46,7 @@ const A: (&str, u64) = ("model-a", 1);
 const B: (&str, u64) = ("model-b", 2);
 const C: (&str, u64) = ("model-c", 3);
 
-fn vault() -> Vec<NoteInput> {
+pub(super) fn vault() -> Vec<NoteInput> {
     [
         ("Bread.md", "# Sourdough\n\nflour water starter dough oven\n"),
         ("Kyoto.md", "# Kyoto\n\ntemples shrines train Tokyo\n"),
