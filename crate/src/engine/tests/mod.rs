@@ -107,7 +107,7 @@ impl Folder {
     /// Rewrites the folder in the single-device layout of format 15: the default device's files
     /// at the top, the shared vectors of its model as one base segment in `vec/`, named by the
     /// manifests.
-    pub(super) fn to_single_device_layout(&mut self) {
+    pub(super) fn rewrite_in_single_device_layout(&mut self) {
         let own = self.own_files();
         let shared: Vec<(String, Vec<u8>)> = self
             .0
@@ -618,7 +618,7 @@ fn the_single_device_index_s_vectors_are_adopted_without_a_model() {
     folder.apply(&e.flush().unwrap());
     assert!(folder.0.keys().any(|n| n.starts_with(layout::VECTORS_DIR)));
     // The index of format 15 (one device, its vectors in `vec/`), with damaged lexical files.
-    folder.to_single_device_layout();
+    folder.rewrite_in_single_device_layout();
     folder.damage_lexical();
     assert!(folder.0.keys().any(|n| n.starts_with(store::VEC_DIR)));
     let legacy: Vec<String> = folder.0.keys().cloned().collect();

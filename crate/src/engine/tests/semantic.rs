@@ -187,7 +187,7 @@ fn the_single_device_index_s_vectors_are_kept() {
     let mut folder = Folder::default();
     folder.apply(&e.flush().unwrap());
     // The index of format 15 (one device, its vectors in `vec/`), its lexical files damaged too.
-    folder.to_single_device_layout();
+    folder.rewrite_in_single_device_layout();
     folder.damage_lexical();
     let mut e2 = Engine::open(CoreConfig::default(), folder.files());
     let report = e2.open_report().clone();
@@ -213,7 +213,7 @@ fn kept_vectors_survive_a_reopen_before_the_first_flush() {
     let Some(mut e) = ready() else { return };
     let mut folder = Folder::default();
     folder.apply(&e.flush().unwrap());
-    folder.to_single_device_layout();
+    folder.rewrite_in_single_device_layout();
     let e2 = Engine::open(CoreConfig::default(), folder.files());
     // The caller deletes the orphans it is told about, then exits without a flush.
     assert!(e2.open_report().orphans.is_empty(), "{:?}", e2.open_report().orphans);
