@@ -118,10 +118,10 @@ lint() {
   node_modules/.bin/eslint -c eslint.review.config.mjs --max-warnings 3 plugin/obsidian plugin/core
 }
 spawn lint lint
-# The Rust side: clippy for the configurations the Rust tests do not compile: the native embedder
-# (the core's default features: tract and tokenizers, and the native embedder's own tests) and the
-# wasm32 builds (the core with its bindings; the embedder and the bench crate with the core's
-# embedder tests, which run natively only; the chunker with the grammars' C flags of
+# The Rust side: clippy for the configurations the Rust tests do not compile, the wasm32 builds
+# (the core with its bindings; the embedder and the bench crate, with the core's tests of the
+# native embedder, which run natively only and are compiled for wasm32 under clippy, so tract is
+# never built or checked natively; the chunker with the grammars' C flags of
 # scripts/wasm-cflags.sh); then the Rust tests, compiled through clippy-driver with warnings as
 # errors, which lints their own configurations as it builds them. The wasm32 ones are checked in
 # the profile of the wasm build (release), so they reuse what it built: its proc macros and its
@@ -129,7 +129,6 @@ spawn lint lint
 # compiles with MIR optimisations off, and the embedder ran at half speed that way.)
 rust() {
   set -e
-  cargo clippy -p strata-core -p strata-embedder --all-targets -- -D warnings
   local wasm=(--profile release --target wasm32-unknown-unknown)
   cargo clippy "${wasm[@]}" -p strata-core --no-default-features --features bindings --all-targets -- -D warnings
   cargo clippy "${wasm[@]}" -p strata-core -p strata-embedder -p strata-bench --no-default-features --features strata-core/embedder \
