@@ -541,8 +541,12 @@ export default class StrataPlugin extends Plugin implements SearchHost, Settings
     else workspace.setActiveLeaf(leaf, { focus: true });
   }
 
-  async saveSettings(): Promise<void> {
-    await this.saveData(vaultSettings(this.settings, this.app));
+  /** Saves one after another: two writes of data.json at once could interleave their bytes. */
+  private saving: Promise<void> = Promise.resolve();
+  saveSettings(): Promise<void> {
+    const data = vaultSettings(this.settings, this.app);
+    this.saving = this.saving.catch(() => undefined).then(() => this.saveData(data));
+    return this.saving;
   }
 
   // ---- bridge (desktop) ------------------------------------------------------------------

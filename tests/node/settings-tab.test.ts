@@ -214,7 +214,8 @@ describe("settings tab", () => {
         )) as Record<string, unknown>;
         assert.equal(s.fusion, "linear");
         assert.deepEqual(s.extensions, ["md", "txt"]);
-        assert.equal(s.bridgePort, 0);
+        assert.equal(plugin.settings.bridgePort, 0);
+        assert.ok(!("bridgePort" in s), "the port is this device's, not in data.json");
         tab.hide();
       } finally {
         await unloadPlugin(plugin);
