@@ -25,8 +25,11 @@ function randomId(): string {
 function load(app: App, key: string): unknown {
   const a = app as unknown as LocalStorageApp;
   if (a.loadLocalStorage) return a.loadLocalStorage(key);
-  const v = window.localStorage.getItem(key);
-  return v === null ? null : (JSON.parse(v) as unknown);
+  try {
+    return JSON.parse(window.localStorage.getItem(key) ?? "null") as unknown;
+  } catch {
+    return null; // not ours, or damaged: made again
+  }
 }
 
 function save(app: App, key: string, data: unknown): void {
