@@ -171,7 +171,7 @@ pub struct OpenPlan {
     /// Its own folder's files, the shared vectors, and (when it has no index of its own yet)
     /// the single-device layout's manifests and vector files, to adopt their vectors.
     pub read: Vec<String>,
-    /// Its own folders of older format versions: it wrote them, and cannot read them.
+    /// The files Strata wrote in its own folders of older format versions (it cannot read them).
     pub obsolete: Vec<String>,
     /// The files Strata wrote in its own folder of this version (what deleting its index removes).
     pub own: Vec<String>,
@@ -196,7 +196,10 @@ pub fn plan_open(device: &str, names: &[String]) -> OpenPlan {
                         plan.own.push(name.clone());
                     }
                 } else if version < FORMAT_VERSION {
-                    plan.obsolete.push(name.clone());
+                    // Only what Strata wrote there: a conflict copy in it is not this device's.
+                    if is_own_name(rel) {
+                        plan.obsolete.push(name.clone());
+                    }
                 } else {
                     plan.newer_format = plan.newer_format.max(Some(version));
                 }
@@ -277,6 +280,7 @@ mod tests {
             format!("{me}manifest-a (conflict).json"),
             "devices/desk.v16/manifest-a.json".into(),
             "devices/phone.v2/manifest-a.json".into(),
+            "devices/phone.v2/manifest-a (conflicted copy).json".into(),
             format!("devices/phone.v{}/manifest-a.json", FORMAT_VERSION + 1),
             segment_name(1, b"x"),
             space_file(1),
