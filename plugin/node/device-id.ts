@@ -3,12 +3,12 @@
 // Kept per machine, outside every vault: $XDG_STATE_HOME/strata/device-id (~/.local/state when
 // unset); STRATA_DEVICE_ID overrides it (a second checkout on one machine, the sync tests).
 
-import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
-const VALID = /^[A-Za-z0-9_-]{1,64}$/;
+import { DEVICE_ID, newDeviceId } from "../core/device-id.ts";
+
 let cached: string | undefined;
 
 /** The file that keeps this machine's id. */
@@ -26,7 +26,7 @@ export function deviceIdFile(): string {
 export function machineDeviceId(): string {
   const env = process.env.STRATA_DEVICE_ID;
   if (env !== undefined) {
-    if (!VALID.test(env)) throw new Error(`STRATA_DEVICE_ID=${JSON.stringify(env)}: 1–64 letters, digits, '-' or '_'`);
+    if (!DEVICE_ID.test(env)) throw new Error(`STRATA_DEVICE_ID=${JSON.stringify(env)}: 1–64 letters, digits, '-' or '_'`);
     return env;
   }
   if (cached) return cached;
@@ -34,14 +34,14 @@ export function machineDeviceId(): string {
   const read = (): string | null => {
     try {
       const id = readFileSync(file, "utf8").trim();
-      return VALID.test(id) ? id : null;
+      return DEVICE_ID.test(id) ? id : null;
     } catch {
       return null;
     }
   };
   let id = read();
   if (!id) {
-    const made = randomBytes(8).toString("hex");
+    const made = newDeviceId();
     try {
       mkdirSync(path.dirname(file), { recursive: true });
       writeFileSync(file, `${made}\n`, { flag: "wx" });

@@ -6,20 +6,14 @@
 import type { App } from "obsidian";
 
 import type { CoreConfig } from "../core/api.ts";
+import { DEVICE_ID, newDeviceId } from "../core/device-id.ts";
 import { coreConfig, type StrataSettings } from "./settings.ts";
 
 const KEY = "strata-search-device-id";
-const VALID = /^[A-Za-z0-9_-]{1,64}$/;
 
 interface LocalStorageApp {
   loadLocalStorage?(key: string): unknown;
   saveLocalStorage?(key: string, data: unknown): void;
-}
-
-function randomId(): string {
-  const bytes = new Uint8Array(8);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 function load(app: App, key: string): unknown {
@@ -41,8 +35,8 @@ function save(app: App, key: string, data: unknown): void {
 /** This device's id, made and kept the first time. */
 export function pluginDeviceId(app: App): string {
   const kept = load(app, KEY);
-  if (typeof kept === "string" && VALID.test(kept)) return kept;
-  const id = randomId();
+  if (typeof kept === "string" && DEVICE_ID.test(kept)) return kept;
+  const id = newDeviceId();
   save(app, KEY, id);
   return id;
 }

@@ -441,13 +441,15 @@ export default class StrataPlugin extends Plugin implements SearchHost, Settings
     return this.worker.call("search", { fusion: this.settings.fusion, ...req }, { signal });
   }
 
-  /** With *Embed notes* off, a semantic or hybrid search loads the model for queries only, once
-   *  the index holds vectors (other devices made them); embedding stays off. */
+  /** With *Embed notes* off, a semantic or hybrid search loads the model for queries only once the index
+   *  holds other devices' vectors (embedding stays off); without, it looks a minute later, not per keystroke. */
   private queryModel: Promise<void> | null = null;
+  private noVectorsUntil = 0;
   private loadQueryModel(): Promise<void> {
+    if (Date.now() < this.noVectorsUntil) return Promise.resolve();
     this.queryModel ??= (async () => {
       const worker = this.worker!;
-      if ((await worker.call("status", {})).vectors === 0) return void (this.queryModel = null); // none yet: ask again later
+      if ((await worker.call("status", {})).vectors === 0) return void ([this.queryModel, this.noVectorsUntil] = [null, Date.now() + 6e4]);
       const load = await worker.call("loadModel", { setting: this.settings.embeddingModel, modelsDir: this.modelsDir });
       await worker.call("setEmbedding", { enabled: false });
       [this.modelLoad, this.embedProgress, this.modelState] = [load, load.progress, load.semantic ? "queries" : "absent"];
@@ -545,8 +547,7 @@ export default class StrataPlugin extends Plugin implements SearchHost, Settings
   private saving: Promise<void> = Promise.resolve();
   saveSettings(): Promise<void> {
     const data = vaultSettings(this.settings, this.app);
-    this.saving = this.saving.catch(() => undefined).then(() => this.saveData(data));
-    return this.saving;
+    return (this.saving = this.saving.catch(() => undefined).then(() => this.saveData(data)));
   }
 
   // ---- bridge (desktop) ------------------------------------------------------------------
