@@ -205,7 +205,8 @@ describe("strata-bench tokens", NEEDS_MODEL, () => {
 describe("strata-bench with both models", NEEDS_BOTH, () => {
   test("measures both models side by side on the same chunks", async () => {
     const vault = await copyFixture();
-    const r = benchModels(
+    // The models' comparison only, on `chunks` chunks.
+    const args = (chunks: string) => [
       vault,
       "--edits",
       "2",
@@ -217,9 +218,9 @@ describe("strata-bench with both models", NEEDS_BOTH, () => {
       "--vector-sizes",
       "0",
       "--model-chunks",
-      "4",
-      "--json",
-    );
+      chunks,
+    ];
+    const r = benchModels(...args("4"), "--json");
     assert.equal(r.code, 0, r.err);
     const m = JSON.parse(r.out).models;
     assert.ok(m, "models comparison missing");
@@ -235,20 +236,7 @@ describe("strata-bench with both models", NEEDS_BOTH, () => {
       assert.ok(x.chunks >= 4 && x.steadyChunksPerSec > 0 && x.queryP95Ms >= x.queryP50Ms && x.queryP50Ms > 0, JSON.stringify(x));
       assert.ok(x.embedderMemMb > 0 && x.peakEmbedderMemMb >= x.embedderMemMb && x.coreMemMb > 0, JSON.stringify(x));
     }
-    const human = benchModels(
-      vault,
-      "--edits",
-      "2",
-      "--index-runs",
-      "1",
-      "--no-eval",
-      "--embed-chunks",
-      "0",
-      "--vector-sizes",
-      "0",
-      "--model-chunks",
-      "1",
-    );
+    const human = benchModels(...args("1"));
     assert.equal(human.code, 0, human.err);
     assert.match(human.out, /Embedding models on the same \d+ notes/);
     assert.match(human.out, /\n\s*multilingual-e5-small\s+\d+/);
