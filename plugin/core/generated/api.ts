@@ -102,7 +102,7 @@ export type OpenPlan = {
  */
 read: Array<string>, 
 /**
- * Its own folders of older format versions: it wrote them, and cannot read them.
+ * The files Strata wrote in its own folders of older format versions (it cannot read them).
  */
 obsolete: Array<string>, 
 /**
