@@ -6,6 +6,7 @@
 //   GET  /v1/ping  → 200 {"server":"strata","protocol":1,"mode":"plugin","vault":"…"}
 //   POST /v1/call  {"name": tool, "arguments": {…}, "client"?: "name version"} → 200 {"result": ToolResult}
 //                  (client: the MCP client the bridge serves, recorded with the tool's writes)
+//   /mcp           MCP over Streamable HTTP (mcp-http.ts), for any MCP client
 // Errors: 401 (token), 403 (Host/Origin), 404, 405, 413 (body too large), 400 (bad JSON),
 // always as {"error": message}; and from Node's HTTP server itself, without a JSON body, 408
 // (a request not sent within the endpoint's timeouts; the connection is then closed) and 400
@@ -17,6 +18,8 @@ export const AUDIT_LOG_FILE = "audit.jsonl";
 export const PROTOCOL_VERSION = 1;
 export const PING_PATH = "/v1/ping";
 export const CALL_PATH = "/v1/call";
+/** MCP over Streamable HTTP on the same server (the address clients are given: http://127.0.0.1:PORT/mcp). */
+export const MCP_PATH = "/mcp";
 /** Request bodies above this are refused (413). Tool arguments are small. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 

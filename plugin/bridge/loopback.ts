@@ -1,9 +1,10 @@
 // The plugin's loopback endpoint (desktop only): an HTTP server on 127.0.0.1 that runs the
-// MCP tools (tools.ts) over the plugin's VaultBackend, so the stdio bridge Claude starts can
-// forward every call to the running Obsidian. It refuses requests without the token, with a
-// Host header that is not loopback (DNS rebinding), with any Origin header (a web page), with
-// a body over MAX_BODY_BYTES, and clients too slow to send their request (slowloris).
-// The protocol is described in loopback-protocol.ts.
+// MCP tools (tools.ts) over the plugin's VaultBackend, for two kinds of client: the stdio
+// bridge Claude starts forwards every call to the running Obsidian (/v1/…, the protocol of
+// loopback-protocol.ts), and any MCP client speaks Streamable HTTP to it (/mcp, mcp-http.ts).
+// Every request is refused without the token, with a Host header that is not loopback (DNS
+// rebinding), with any Origin header (a web page), with a body over MAX_BODY_BYTES, and when
+// the client is too slow to send it (slowloris).
 
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import * as fs from "node:fs/promises";
@@ -12,7 +13,16 @@ import type { Socket } from "node:net";
 import * as path from "node:path";
 
 import type { VaultBackend } from "../core/vault-backend.ts";
-import { BRIDGE_INFO_FILE, type BridgeInfo, CALL_PATH, MAX_BODY_BYTES, PING_PATH, PROTOCOL_VERSION } from "./loopback-protocol.ts";
+import {
+  BRIDGE_INFO_FILE,
+  type BridgeInfo,
+  CALL_PATH,
+  MAX_BODY_BYTES,
+  MCP_PATH,
+  PING_PATH,
+  PROTOCOL_VERSION,
+} from "./loopback-protocol.ts";
+import { McpHttpEndpoint, type McpHttpStats } from "./mcp-http.ts";
 import { callTool } from "./tools.ts";
 import { clientLabel } from "./writes.ts";
 
@@ -28,6 +38,8 @@ export interface LoopbackOptions {
 
 export interface LoopbackServer {
   port: number;
+  /** The /mcp endpoint's calls in flight, cancellations and clients. */
+  mcpStats(): McpHttpStats;
   close(): Promise<void>;
 }
 
@@ -111,6 +123,7 @@ export async function startLoopbackServer(opts: LoopbackOptions): Promise<Loopba
   if (typeof token !== "string" || token.length < 16) throw new Error("the loopback token must be a string of at least 16 characters");
   const maxBody = opts.maxBodyBytes ?? MAX_BODY_BYTES;
   let port = opts.port ?? 0;
+  const mcp = new McpHttpEndpoint((name, args, caller, signal) => callTool(backend, name, args, caller, signal));
 
   // Slow clients are answered 408 and cut off (Node checks the deadlines every second here).
   const server = http.createServer(
@@ -145,6 +158,22 @@ export async function startLoopbackServer(opts: LoopbackOptions): Promise<Loopba
       return;
     }
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (url.pathname === MCP_PATH) {
+      let raw = "";
+      if (req.method === "POST") {
+        try {
+          raw = await readBody(req, maxBody);
+        } catch (err) {
+          if (err instanceof BodyTooLarge) {
+            send(res, 413, { error: `request body larger than ${maxBody} bytes` }, true);
+            return;
+          }
+          throw err;
+        }
+      }
+      await mcp.handle(req, res, raw);
+      return;
+    }
     if (url.pathname === PING_PATH) {
       if (req.method !== "GET") {
         send(res, 405, { error: "use GET" });
@@ -201,8 +230,10 @@ export async function startLoopbackServer(opts: LoopbackOptions): Promise<Loopba
   port = addr.port;
   return {
     port,
+    mcpStats: () => mcp.stats(),
     close: () =>
       new Promise<void>((resolve) => {
+        mcp.close();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

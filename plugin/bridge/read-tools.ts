@@ -339,13 +339,13 @@ export async function readTool(backend: VaultBackend, a: z.output<typeof readInp
       parts.push(r);
       budget -= r.text.length;
     }
-    const text = parts
-      .map((r) => `${readHeader(r)}\n\n${r.text}${r.truncated ? `\n[truncated; continue with start_line ${nextStartLine(r)}]` : ""}`)
-      .join("\n\n---\n\n");
+    const cut = (r: ReadResult) => (r.truncated ? `\n[truncated; continue with start_line ${nextStartLine(r)}]` : "");
     const skipped = ids.length - parts.length;
-    return result(text + (skipped ? `\n\n[${skipped} more section(s) not read: the max_chars budget is spent]` : ""), {
-      sections: parts.map(readStructured),
-    });
+    const rest = skipped ? `\n\n[${skipped} more section(s) not read: the max_chars budget is spent]` : "";
+    const text = parts.map((r) => `${readHeader(r)}\n\n${r.text}${cut(r)}`).join("\n\n---\n\n");
+    // The sections' text is in `sections`: the answer holds where each is and what is left.
+    const answer = parts.map((r) => `${readHeader(r)}${cut(r)}`).join("\n---\n") + rest;
+    return result(text + rest, { answer, sections: parts.map(readStructured) });
   }
   const req: ReadRequest = { ...base };
   if (heading !== undefined) req.heading = heading;
@@ -362,7 +362,12 @@ export async function readTool(backend: VaultBackend, a: z.output<typeof readInp
     : "";
   // A definition read by symbol: the file's imports first, then the definition.
   const imports = r.imports?.trim() ? `imports:\n${r.imports.trimEnd()}\n\n` : "";
-  return result(`${readHeader(r)}\n\n${imports}${r.text}${more}`, { ...readStructured(r), ...(r.imports ? { imports: r.imports } : {}) });
+  // The text is in `text` (and the imports in `imports`): the answer holds where it is and what is left.
+  return result(`${readHeader(r)}\n\n${imports}${r.text}${more}`, {
+    answer: `${readHeader(r)}${more}`,
+    ...readStructured(r),
+    ...(r.imports ? { imports: r.imports } : {}),
+  });
 }
 
 export async function similarTool(backend: VaultBackend, a: z.output<typeof similarInput>): Promise<ToolResult> {

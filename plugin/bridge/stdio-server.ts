@@ -7,9 +7,7 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 import type { ToolSettings } from "../core/vault-backend.ts";
 import { errorMessage } from "../core/errors.ts";
@@ -17,11 +15,9 @@ import { processAlive } from "../node/host.ts";
 import { PluginClient, PluginUnreachable, readBridgeInfo } from "./forward.ts";
 import { HeadlessBackend } from "./headless.ts";
 import type { ToolResult } from "./loopback-protocol.ts";
-import { callTool, TOOLS, toolError } from "./tools.ts";
-import { type Caller, clientLabel } from "./writes.ts";
-
-export const SERVER_NAME = "strata";
-export const SERVER_VERSION = "0.1.0";
+import { createMcpServer } from "./mcp-server.ts";
+import { callTool, toolError } from "./tools.ts";
+import type { Caller } from "./writes.ts";
 
 export interface BridgeOptions {
   vaultDir: string;
@@ -164,24 +160,7 @@ export async function serveStdio(opts: BridgeOptions): Promise<void> {
   const st = await fs.stat(opts.vaultDir).catch(() => null);
   if (!st?.isDirectory()) throw new Error(`vault not found (or not a folder): ${opts.vaultDir}`);
   const router = new ToolRouter({ ...opts, vaultDir: path.resolve(opts.vaultDir) });
-  const server = new Server(
-    { name: SERVER_NAME, version: SERVER_VERSION },
-    {
-      capabilities: { tools: {} },
-      instructions:
-        "Strata searches and reads the user's Obsidian vault. Search with the user's words plus 2–3 rephrasings (unless a strong signal is reported), " +
-        "read the sections you need before whole notes, cite note paths, and at the end of substantial work save a session summary (session_save) when writing is enabled.",
-    },
-  );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
-    try {
-      const caller = { client: clientLabel(server.getClientVersion()) };
-      return (await router.call(req.params.name, req.params.arguments ?? {}, caller)) as unknown as Record<string, unknown>;
-    } catch (err) {
-      return toolError(`${req.params.name} failed: ${errorMessage(err)}`) as unknown as Record<string, unknown>;
-    }
-  });
+  const server = createMcpServer((name, args, caller) => router.call(name, args, caller));
   // Open the index early when Obsidian is not running, so the first call is fast.
   if ((await router.route()).kind === "headless")
     void router.headlessBackend().catch((err) => opts.log?.(`could not open the index: ${errorMessage(err)}`));

@@ -287,10 +287,71 @@ export function toolError(message: string): ToolResult {
 }
 
 /**
- * Runs one tool for `caller` (recorded with its writes). Never throws: unknown tools, bad arguments, refusals and failures come back
- * as `isError` results whose text says what went wrong and what to do.
+ * The result as every client reads it: some clients (Claude Code, VS Code) give the model only
+ * `structuredContent` when a result has it, others only `content`. So the structured result
+ * starts with `answer`, the text written for the model (its hits, notices and next steps), or,
+ * where a tool's structured result already holds the long part of that text (`read`: the
+ * note's text), the rest of it, which the tool sets itself.
  */
-export async function callTool(backend: VaultBackend, name: unknown, rawArgs: unknown, caller: Caller = {}): Promise<ToolResult> {
+export function readable(r: ToolResult): ToolResult {
+  if (!r.structuredContent) return r;
+  const { answer, ...rest } = r.structuredContent;
+  const text = typeof answer === "string" ? answer : r.content.map((c) => c.text).join("\n");
+  return { ...r, structuredContent: { answer: text, ...rest } };
+}
+
+/** Thrown into a tool that its client cancelled, at the tool's next step. */
+export class CallCancelled extends Error {
+  constructor(reason?: unknown) {
+    super(`cancelled by the client${typeof reason === "string" && reason ? ` (${reason})` : ""}`);
+  }
+}
+
+/**
+ * The backend as a cancellable call sees it: every step (a search, a read, a write) checks
+ * `signal` before it starts and after it ends, so a cancelled call stops at its next step and
+ * writes nothing after it was cancelled. (A step under way finishes: the core's work is not
+ * interrupted halfway.)
+ */
+export function cancellable(backend: VaultBackend, signal: AbortSignal): VaultBackend {
+  const check = () => {
+    if (signal.aborted) throw new CallCancelled(signal.reason);
+  };
+  const step =
+    <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
+    async (...a: A): Promise<R> => {
+      check();
+      const out = await fn(...a);
+      check();
+      return out;
+    };
+  return {
+    status: step(() => backend.status()),
+    settings: () => backend.settings(),
+    search: step((r) => backend.search(r)),
+    read: step((r) => backend.read(r)),
+    coreRead: (read, r) => step(() => backend.coreRead(read, r))(),
+    note: step((p) => backend.note(p)),
+    recordAccess: step((p) => backend.recordAccess(p)),
+    readText: step((p) => backend.readText(p)),
+    writeText: step((p, t, e) => backend.writeText(p, t, e)),
+    outline: step((t) => backend.outline(t)),
+    appendPluginFile: step((n, t) => backend.appendPluginFile(n, t)),
+    readPluginFile: step((n) => backend.readPluginFile(n)),
+  };
+}
+
+/**
+ * Runs one tool for `caller` (recorded with its writes). Never throws: unknown tools, bad arguments, refusals and failures come back
+ * as `isError` results whose text says what went wrong and what to do. With `signal`, the call stops at its next step once it aborts.
+ */
+export async function callTool(
+  backend: VaultBackend,
+  name: unknown,
+  rawArgs: unknown,
+  caller: Caller = {},
+  signal?: AbortSignal,
+): Promise<ToolResult> {
   const def = typeof name === "string" ? DEFS.find((d) => d.name === name) : undefined;
   if (!def) {
     return toolError(`unknown tool ${JSON.stringify(name)}; the tools are: ${DEFS.map((d) => d.name).join(", ")}`);
@@ -304,9 +365,10 @@ export async function callTool(backend: VaultBackend, name: unknown, rawArgs: un
           "Nothing was written. Tell the user what you would have written instead.",
       );
     }
-    return await def.run(backend, args, caller);
+    return readable(await def.run(signal ? cancellable(backend, signal) : backend, args, caller));
   } catch (err) {
     if (err instanceof ToolInputError) return toolError(`invalid arguments for ${def.name}: ${err.message}`);
+    if (err instanceof CallCancelled) return toolError(`${def.name} stopped: ${err.message}. What it did before is kept.`);
     return toolError(`${def.name} failed: ${errorMessage(err)}`);
   }
 }

@@ -1,5 +1,6 @@
-// Starts and stops the MCP bridge's loopback endpoint (plugin/bridge/loopback.ts) on desktop.
-// The module is imported lazily, so mobile never evaluates node:http.
+// Starts and stops the MCP bridge's loopback endpoint (plugin/bridge/loopback.ts) on desktop:
+// the stdio bridge's /v1/… and MCP over Streamable HTTP at /mcp. The module is imported lazily,
+// so mobile never evaluates node:http nor the MCP SDK.
 
 import type { BridgeHandle, BridgeHost } from "./host.ts";
 
@@ -23,6 +24,7 @@ export async function startBridge(plugin: BridgeHost, token: string, port: numbe
   }
   return {
     port: server.port,
+    mcpStats: () => server.mcpStats(),
     close: async () => {
       await server.close();
       await removeBridgeInfo(pluginDirAbs);

@@ -18,6 +18,8 @@ export type ModelState = "off" | "absent" | "loading" | "loaded" | "error" | "qu
 /** The MCP bridge's loopback endpoint, or the presence marker while it is off (bridge-endpoint.ts). */
 export interface BridgeHandle {
   port: number;
+  /** The endpoint's MCP calls over HTTP: in flight, cancelled, clients (absent for the presence marker). */
+  mcpStats?(): { inFlight: number; cancelled: number; clients: number };
   close(): Promise<void>;
 }
 
@@ -39,11 +41,18 @@ export interface BridgeHost {
   readonly backend: VaultBackend;
 }
 
-/** The settings tab's Claude rows (settings-claude.ts): where the bridge is, and its download. */
+/** The settings tab's Claude rows (settings-claude.ts): where the bridge is, and its download; the
+ *  loopback endpoint (its address and token, turning it on, rotating the token). */
 export interface ClaudeRowsHost {
   readonly app: Pick<App, "vault">;
   readonly pluginDir: string;
   readonly installer: ModelInstaller;
+  readonly settings: Pick<StrataSettings, "bridgeEnabled" | "bridgePort" | "bridgeToken">;
+  readonly bridge: BridgeHandle | null;
+  readonly bridgeError: string | null;
+  saveSettings(): Promise<void>;
+  restartBridge(): Promise<void>;
+  regenerateToken(): Promise<void>;
 }
 
 /** The settings tab's model rows (settings-model.ts): downloads, the missing model, the embedder build in use. */

@@ -1,10 +1,14 @@
-// The settings tab's Claude rows (desktop): the .mcpb of this version for Claude Desktop, and
-// for this vault the exact `claude mcp add` command and claude_desktop_config.json entry, with
-// its absolute paths filled in, each with a Copy button. Those start the MCP bridge from the
-// plugin folder: a release install gets it there with *Install* (the release's bridge files,
-// checked like a model).
+// The settings tab's Claude rows (desktop). While Obsidian runs, any MCP client connects to
+// the plugin over HTTP with nothing to install: for this vault, the exact
+// `claude mcp add --transport http` command and the `mcpServers` entry of clients configured
+// by a file, with the address and token filled in, each with a Copy button; the port to keep;
+// the token and its rotation. For Claude Desktop and for a vault whose Obsidian is closed: the
+// .mcpb of this version, and the `claude mcp add` command and claude_desktop_config.json entry
+// that start the MCP bridge from the plugin folder (a release install gets it there with
+// *Install*: the release's bridge files, checked like a model).
 
 import { Notice, Platform, type Setting, type SettingDefinitionItem } from "obsidian";
+import { MCP_PATH } from "../bridge/loopback-protocol.ts";
 import { formatBytes, releaseAssetUrl } from "../core/model-download.ts";
 import { BRIDGE_ID } from "./model-install.ts";
 import type { ClaudeRowsHost } from "./host.ts";
@@ -25,6 +29,17 @@ export function claudeSetup(p: ClaudeRowsHost, bridge: string): { vault: string;
   const command = `claude mcp add strata -- node ${args.map(quote).join(" ")}`;
   const config = JSON.stringify({ mcpServers: { strata: { command: "node", args } } }, null, 2);
   return { vault, args, command, config };
+}
+
+/** What an MCP client needs to reach this vault's running plugin over HTTP, or null while the endpoint is off. */
+export function httpSetup(p: Pick<ClaudeRowsHost, "bridge" | "settings">): { url: string; command: string; config: string } | null {
+  const port = p.bridge?.port;
+  const token = p.settings.bridgeToken;
+  if (!port || !token) return null;
+  const url = `http://127.0.0.1:${port}${MCP_PATH}`;
+  const command = `claude mcp add --transport http strata ${url} --header "Authorization: Bearer ${token}"`;
+  const config = JSON.stringify({ mcpServers: { strata: { type: "http", url, headers: { Authorization: `Bearer ${token}` } } } }, null, 2);
+  return { url, command, config };
 }
 
 function copyButton(row: Setting, text: string): void {
@@ -91,12 +106,80 @@ export function claudeDefinitions(p: ClaudeRowsHost, lookup: BridgeLookup, refre
       else row.setDesc(progressText());
     });
   };
+  const http = httpSetup(p);
+  const port = p.bridge?.port ?? 0;
   return [
     {
       type: "group",
       heading: "Claude",
       visible: Platform.isDesktopApp,
       items: [
+        {
+          name: "Connect over HTTP",
+          desc: http
+            ? "Claude Code, while Obsidian runs, with nothing to install: run in a terminal (add --scope user for every project):"
+            : p.bridgeError
+              ? `The endpoint is not running: ${p.bridgeError}`
+              : "Claude Code, Cursor, VS Code and other MCP clients can connect to this vault while Obsidian runs, with nothing to install, once the endpoint is on.",
+          aliases: ["http", "streamable http", "claude mcp add", "mcp", "cursor", "vs code"],
+          render: (row) => {
+            if (http) {
+              row.descEl.createEl("pre", { text: http.command, cls: "strata-copy-text" });
+              copyButton(row, http.command);
+            } else if (!p.settings.bridgeEnabled) {
+              row.addButton((b) =>
+                b
+                  .setButtonText("Turn on")
+                  .setCta()
+                  .onClick(async () => {
+                    p.settings.bridgeEnabled = true;
+                    await p.saveSettings();
+                    await p.restartBridge();
+                    refresh();
+                  }),
+              );
+            }
+          },
+        },
+        {
+          name: "MCP client configuration",
+          desc: "For clients configured by a file (an mcpServers entry: .mcp.json of Claude Code, mcp.json of Cursor, and others):",
+          aliases: ["mcpServers", "mcp.json", "http"],
+          visible: !!http,
+          render: (row) => {
+            if (!http) return;
+            row.descEl.createEl("pre", { text: http.config, cls: "strata-copy-text" });
+            copyButton(row, http.config);
+          },
+        },
+        {
+          name: "Keep this port",
+          desc: `The port is chosen anew each time Obsidian starts (now ${port}), and the address above with it: keep ${port} so that clients set up once keep working.`,
+          aliases: ["mcp port", "fixed port"],
+          visible: !!http && p.settings.bridgePort === 0,
+          render: (row) => {
+            row.addButton((b) =>
+              b.setButtonText(`Keep port ${port}`).onClick(async () => {
+                p.settings.bridgePort = port;
+                await p.saveSettings();
+                refresh();
+              }),
+            );
+          },
+        },
+        {
+          name: "Token",
+          desc: "HTTP clients send it (Authorization: Bearer). Rotating it cuts off every client that has the old one: give them the new command or entry. The MCP bridge reads the new one by itself.",
+          aliases: ["rotate token", "regenerate token", "mcp token"],
+          render: (row) => {
+            row.addButton((b) =>
+              b.setButtonText("Rotate token").onClick(async () => {
+                await p.regenerateToken();
+                refresh();
+              }),
+            );
+          },
+        },
         {
           name: "Claude Desktop extension",
           desc: mcpb
@@ -111,8 +194,8 @@ export function claudeDefinitions(p: ClaudeRowsHost, lookup: BridgeLookup, refre
           name: "Claude Code",
           desc:
             lookup.found && setup
-              ? "Run in a terminal (it needs Node.js; add --scope user for every project):"
-              : "Install the MCP bridge for Claude Code.",
+              ? "Or through the MCP bridge, which answers with Obsidian closed too. Run in a terminal (it needs Node.js; add --scope user for every project):"
+              : "Install the MCP bridge for Claude Code (it answers with Obsidian closed too).",
           aliases: ["claude mcp add", "mcp"],
           // Only where the vault is a folder on disk (desktop), whose path the command names.
           visible: !!setup,

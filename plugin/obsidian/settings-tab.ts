@@ -315,11 +315,11 @@ export class StrataSettingTab extends PluginSettingTab {
         items: [
           {
             name: "Serve the index to the MCP bridge",
-            desc: p.bridge
-              ? `Listening on 127.0.0.1:${p.bridge.port}.`
+            desc: p.bridge?.port
+              ? `Listening on 127.0.0.1:${p.bridge.port} (MCP clients at http://127.0.0.1:${p.bridge.port}/mcp, and the MCP bridge).`
               : p.bridgeError
                 ? `Not running: ${p.bridgeError}`
-                : `Lets Claude search this vault through the Strata MCP bridge while Obsidian runs (127.0.0.1 only, token protected).${ON_THIS_DEVICE}`,
+                : `Lets Claude and other MCP clients (over HTTP, or through the Strata MCP bridge) search this vault while Obsidian runs (127.0.0.1 only, token protected).${ON_THIS_DEVICE}`,
             aliases: ["mcp", "claude", "loopback"],
             control: { type: "toggle", key: "bridgeEnabled" },
           },
@@ -328,19 +328,6 @@ export class StrataSettingTab extends PluginSettingTab {
             desc: `0 picks a free port (written to bridge.json in the plugin folder).${ON_THIS_DEVICE}`,
             aliases: ["mcp port"],
             control: { type: "number", key: "bridgePort", min: 0, max: 65535, step: 1, validate: wholeIn(0, 65535) },
-          },
-          {
-            name: "Token",
-            desc: "A new token disconnects bridges that use the old one.",
-            aliases: ["regenerate token", "mcp token"],
-            render: (row) => {
-              row.addButton((b) =>
-                b.setButtonText("Regenerate token").onClick(async () => {
-                  await p.regenerateToken();
-                  this.refresh();
-                }),
-              );
-            },
           },
           {
             name: "Allow write tools",

@@ -1,5 +1,6 @@
 // Helpers for the MCP bridge tests: spawning the bridge over stdio with the SDK's Client,
-// calling tools, and the tool checks both modes (headless; plugin running) share.
+// connecting the SDK's Client to the plugin's /mcp over Streamable HTTP, calling tools, and
+// the tool checks both modes (headless; plugin running) share.
 
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -8,6 +9,7 @@ import * as path from "node:path";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 import { ROOT } from "./helpers.ts";
 
@@ -34,6 +36,14 @@ export async function spawnBridge(args: string[], env: Record<string, string> = 
   const client = new Client({ name: "strata-test", version: "1.0.0" });
   await client.connect(transport);
   return { client, stderr: () => err, close: () => client.close() };
+}
+
+/** The SDK's Client over Streamable HTTP to `url` (the plugin's /mcp), sending the token as Claude Code does. */
+export async function connectHttp(url: string, token: string, name = "strata-http-test"): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const client = new Client({ name, version: "1.0.0" });
+  await client.connect(transport);
+  return client;
 }
 
 export interface Called {
