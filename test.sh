@@ -97,6 +97,9 @@ lint() {
   # module) and no oversized source file; no TypeScript import cycle, type-only imports counted
   # (.dependency-cruiser.json; eslint's max-lines below holds TypeScript files to 600 lines).
   python3 scripts/check-modules.py --quiet
+  # The three wasm builds compile the crates they share with the same features, so each is
+  # compiled once (scripts/check-wasm-features.py).
+  python3 scripts/check-wasm-features.py --quiet
   node_modules/.bin/depcruise --config .dependency-cruiser.json --output-type err plugin tests
   # The docs held to the code: the format version, the module map, the constants they state, the
   # commands, scripts and Rust paths they cite (scripts/check-docs.py); docs/ranking.md's table of
@@ -130,7 +133,7 @@ spawn lint lint
 rust() {
   set -e
   local wasm=(--profile release --target wasm32-unknown-unknown)
-  cargo clippy "${wasm[@]}" -p strata-core --no-default-features --features bindings --all-targets -- -D warnings
+  cargo clippy "${wasm[@]}" -p strata-core --no-default-features --features bindings,unify-deps --all-targets -- -D warnings
   cargo clippy "${wasm[@]}" -p strata-core -p strata-embedder -p strata-bench --no-default-features --features strata-core/embedder \
     --all-targets -- -D warnings
   CFLAGS_wasm32_unknown_unknown="$(bash scripts/wasm-cflags.sh)" \
@@ -148,7 +151,7 @@ spawn rust rust
 join lint
 
 # 3. The Node tests (the Rust side goes on beside them), then the UI test.
-spawn node-tests node --import tsx --test --test-concurrency=2 tests/node/*.test.ts
+spawn node-tests node --import tsx tests/run-node-tests.ts
 join node-tests rust ui-setup
 run ui-test node --import tsx tests/ui/run.ts
 trap - EXIT
