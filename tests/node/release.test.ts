@@ -174,7 +174,13 @@ describe("release", () => {
       });
       const download = findButton(tab.containerEl, "Download");
       download.dispatch("click");
-      await eventually(async () => plugin.installer.running === null, 60_000, "the download");
+      // The model's download, then the relaxed-SIMD build's (a second download, started after the
+      // first has ended: `running` is null for a moment between them), then the model's load.
+      await eventually(
+        async () => plugin.installer.running === null && plugin.modelState === "loaded",
+        120_000,
+        "the downloads and the model's load",
+      );
       assert.equal(plugin.installer.errors.get(MODEL), undefined);
       const parts = table.models[0].files.reduce((n, f) => n + f.parts.length, 0);
       assert.deepEqual(progress.slice(0, 2), [`download 0/${parts} 0`, `download 1/${parts} 16000000`]);
