@@ -67,11 +67,22 @@ fi
 
 target=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/$profile
 echo "build-wasm: cargo build strata-core (wasm32, $profile, no embedder)" >&2
-cargo build -p strata-core --target wasm32-unknown-unknown --profile "$profile" --no-default-features --features bindings
+# The release profile (tests, development) also turns on `unify-deps`: the embedder's and the
+# chunker's features in the crates they share with the core, so their builds reuse its compiled
+# tantivy, regex and the rest (crate/Cargo.toml); what a release ships (dist) leaves it out.
+features=bindings
+[ "$profile" = release ] && features=bindings,unify-deps
+cargo build -p strata-core --target wasm32-unknown-unknown --profile "$profile" --no-default-features --features "$features"
 bindgen "$target/strata_core.wasm"
 echo "build-wasm: cargo build strata-embedder (wasm32, $profile)" >&2
 cargo build -p strata-embedder --target wasm32-unknown-unknown --profile "$profile"
 bindgen "$target/strata_embedder.wasm"
+# clang and llvm-ar come from set-up: when ./run.sh left them installing in the background
+# (scripts/setup.sh --background), wait for it, and stop if it failed.
+if [ -f build/.setup.lock ]; then
+  flock build/.setup.lock true
+  if [ -s build/setup-failed.log ]; then cat build/setup-failed.log >&2; exit 1; fi
+fi
 echo "build-wasm: cargo build strata-chunker (wasm32, $profile, tree-sitter and the grammars)" >&2
 cflags=$(bash scripts/wasm-cflags.sh)
 CFLAGS_wasm32_unknown_unknown="$cflags" \
