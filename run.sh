@@ -5,8 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-bash scripts/setup.sh
+# Set-up leaves npm, the models and clang installing in the background while the wasm compiles
+# (scripts/setup.sh --background); --wait waits for them before the bundles and the demo.
+bash scripts/setup.sh --background
 bash scripts/build-wasm.sh
+bash scripts/setup.sh --wait
 node esbuild.config.mjs
 
 if [ "$#" -ge 1 ]; then

@@ -7,6 +7,10 @@
 #   - clang and llvm-ar (Debian clang, llvm): tree-sitter's and the grammars' C for the code wasm
 #   - with --ui, only: Chromium (Debian packages chromium, chromium-driver) and a CJK font for the
 #     plugin's UI test (test.sh runs it beside the lint, and waits for it before the UI test)
+# With --background, the Rust target and wasm-bindgen are set up first and the rest (npm, the
+# models, clang) goes on in the background under build/.setup.lock, so that the core's wasm
+# compiles meanwhile (./run.sh); `setup.sh --wait` waits for it and fails as set-up would have,
+# and build-wasm.sh waits for it before the code chunker, which needs clang.
 # The steps run at the same time. wasm-bindgen compiles for about a minute and is needed only
 # after the first wasm is compiled, so it is left compiling in the background under a lock that
 # scripts/wasm-bindgen.sh waits for (build/.wasm-bindgen.lock); the others are waited for here.
@@ -14,7 +18,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ui=0
+background=0
 [ "${1:-}" = --ui ] && ui=1
+[ "${1:-}" = --background ] && background=1
+if [ "${1:-}" = --wait ]; then
+  # The background set-up's end, and its result (build/setup-failed.log names what failed).
+  mkdir -p build
+  exec 7>build/.setup.lock
+  flock 7
+  if [ -s build/setup-failed.log ]; then cat build/setup-failed.log >&2; exit 1; fi
+  if [ -f build/setup-background.log ]; then
+    cat build/setup-background.log >&2
+    rm -f build/setup-background.log
+  fi
+  exit 0
+fi
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 mkdir -p build
@@ -125,15 +143,28 @@ system_packages() {
   apt_get install -y -qq --no-install-recommends "${pkgs[@]}"
 }
 
-step npm npm_ci
-step models models
-step packages system_packages
-failed=0
-for i in "${!pids[@]}"; do
-  if wait "${pids[$i]}"; then
-    grep -h '^setup: \|^fetch-' "build/setup-${names[$i]}.log" >&2 || true
-  else
-    say "${names[$i]} failed:"; cat "build/setup-${names[$i]}.log" >&2; failed=1
-  fi
-done
-exit "$failed"
+rest() {
+  step npm npm_ci
+  step models models
+  step packages system_packages
+  failed=0
+  for i in "${!pids[@]}"; do
+    if wait "${pids[$i]}"; then
+      grep -h '^setup: \|^fetch-' "build/setup-${names[$i]}.log" >&2 || true
+    else
+      say "${names[$i]} failed:"; cat "build/setup-${names[$i]}.log" >&2; failed=1
+    fi
+  done
+  return "$failed"
+}
+
+# The lock is taken here, before the background job starts, and held by it until it ends.
+exec 7>build/.setup.lock
+flock 7
+rm -f build/setup-failed.log
+if [ "$background" = 1 ]; then
+  say "npm, the models and clang in the background (scripts/setup.sh --wait)"
+  ( rest 2>build/setup-background.log || cp build/setup-background.log build/setup-failed.log ) </dev/null >/dev/null 2>&1 &
+  exit 0
+fi
+rest
