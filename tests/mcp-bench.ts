@@ -85,11 +85,15 @@ async function runClient(): Promise<void> {
 
 function child(args: string[]): Promise<Timing> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), ...args], { stdio: ["ignore", "pipe", "inherit"] });
+    const p = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), ...args], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     p.stdout.on("data", (d: Buffer) => (out += d.toString()));
     p.on("error", reject);
-    p.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out.trim().split("\n").at(-1)!) as Timing) : reject(new Error(`client exited ${code}`))));
+    p.on("exit", (code) =>
+      code === 0 ? resolve(JSON.parse(out.trim().split("\n").at(-1)!) as Timing) : reject(new Error(`client exited ${code}`)),
+    );
   });
 }
 
@@ -110,9 +114,22 @@ async function main(): Promise<void> {
     const url = `http://127.0.0.1:${plugin.bridge!.port}/mcp`;
     const results: Timing[] = [];
     for (let r = 0; r < rounds; r++) {
-      results.push(await child(["--client", "http", "--url", url, "--token", plugin.settings.bridgeToken, "--calls", calls, "--mode", mode]));
       results.push(
-        await child(["--client", "stdio", "--bridge", path.join(ROOT, "dist", "mcp-bridge.js"), "--vault", vault, "--calls", calls, "--mode", mode]),
+        await child(["--client", "http", "--url", url, "--token", plugin.settings.bridgeToken, "--calls", calls, "--mode", mode]),
+      );
+      results.push(
+        await child([
+          "--client",
+          "stdio",
+          "--bridge",
+          path.join(ROOT, "dist", "mcp-bridge.js"),
+          "--vault",
+          vault,
+          "--calls",
+          calls,
+          "--mode",
+          mode,
+        ]),
       );
     }
     const fmt = (n: number) => n.toFixed(2);
