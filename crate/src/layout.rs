@@ -10,7 +10,9 @@
 //!   `<hash>` the first 32 hex digits of the SHA-256 of the file's bytes. A segment is
 //!   immutable and verifies by its name alone, so a device reads the union of every segment
 //!   present, from whichever device wrote it; one still arriving (torn, partial) does not
-//!   verify and is left alone until it does. Nothing deletes a vector segment.
+//!   verify and is left alone until it does. A device deletes a segment only when it wrote it
+//!   (its manifest lists it), merged it into a larger one, and the grace period has passed since
+//!   (`vectors::merge`): the union never loses a vector.
 //! - `vectors/<space>/space.json`: that model's spec, the same bytes from every device, so a
 //!   device that has not loaded the model yet knows what the vectors are.
 //!
@@ -138,9 +140,25 @@ pub fn is_generation_file(name: &str) -> bool {
 }
 
 /// Whether a name inside a device folder is one Strata writes there: a manifest slot, a
-/// tantivy file (`<32 hex>.<ext>` or `<32 hex>.<opstamp>.del`), a catalog file. Anything else
-/// in the folder (a conflict copy, a partial download) was not written by Strata and is left alone.
+/// tantivy file (`<32 hex>.<ext>` or `<32 hex>.<opstamp>.del`), a catalog file, or the
+/// temporary file of one such ([`is_temp_name`]). Anything else in the folder (a conflict copy,
+/// a partial download) was not written by Strata and is left alone.
 pub fn is_own_name(rel: &str) -> bool {
+    is_file_name(rel) || is_temp_name(rel)
+}
+
+/// The temporary file of an atomic write of one of Strata's own files by the Node host
+/// (`<name>.tmp-<pid>-<n>`, renamed over `<name>` when whole): one still there was left by a
+/// write a hard kill interrupted. Never read; the device deletes it at its next open.
+pub fn is_temp_name(rel: &str) -> bool {
+    let Some((name, tail)) = rel.rsplit_once(".tmp-") else { return false };
+    let Some((pid, n)) = tail.split_once('-') else { return false };
+    let number = |s: &str| !s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit());
+    number(pid) && number(n) && is_file_name(name)
+}
+
+/// Strata's own file names in a device folder, temporary files aside (see [`is_own_name`]).
+fn is_file_name(rel: &str) -> bool {
     if SLOTS.contains(&rel) {
         return true;
     }
@@ -171,7 +189,9 @@ pub struct OpenPlan {
     /// Its own folder's files, the shared vectors, and (when it has no index of its own yet)
     /// the single-device layout's manifests and vector files, to adopt their vectors.
     pub read: Vec<String>,
-    /// The files Strata wrote in its own folders of older format versions (it cannot read them).
+    /// The files to delete at open: those Strata wrote in its own folders of older format
+    /// versions (it cannot read them), and the temporary files of writes a hard kill interrupted
+    /// in its own folder.
     pub obsolete: Vec<String>,
     /// The files Strata wrote in its own folder of this version (what deleting its index removes).
     pub own: Vec<String>,
@@ -190,7 +210,10 @@ pub fn plan_open(device: &str, names: &[String]) -> OpenPlan {
         match parse(name) {
             Entry::Device { device: d, version, rel } if d == device => {
                 if version == FORMAT_VERSION {
-                    if is_own_name(rel) {
+                    if is_temp_name(rel) {
+                        plan.obsolete.push(name.clone());
+                        plan.own.push(name.clone());
+                    } else if is_own_name(rel) {
                         has_own_manifest |= SLOTS.contains(&rel);
                         plan.read.push(name.clone());
                         plan.own.push(name.clone());
@@ -257,15 +280,23 @@ mod tests {
             "cat/00000012-0a1b2c3d.bin",
             "lex/0123456789abcdef0123456789abcdef.idx",
             "lex/0123456789abcdef0123456789abcdef.12.del",
+            "manifest-b.json.tmp-4242-7",
+            "lex/0123456789abcdef0123456789abcdef.idx.tmp-4242-12",
+            "cat/00000012-0a1b2c3d.bin.tmp-1-1",
         ] {
             assert!(is_own_name(own), "{own}");
         }
+        assert!(is_temp_name("manifest-a.json.tmp-4242-7") && !is_temp_name("manifest-a.json"));
         for not in [
             "manifest-a (1).json",
             "cat/00000012-0a1b2c3d (conflicted copy).bin",
             "lex/0123456789abcdef0123456789abcdef.idx.tmp",
             "lex/.0123456789abcdef0123456789abcdef.idx.icloud",
             "notes.md",
+            "notes.md.tmp-4242-7",
+            "manifest-a.json.tmp-4242",
+            "manifest-a.json.tmp-x-1",
+            "manifest-a (1).json.tmp-4242-7",
         ] {
             assert!(!is_own_name(not), "{not}");
         }
@@ -278,6 +309,7 @@ mod tests {
             format!("{me}manifest-a.json"),
             format!("{me}lex/0123456789abcdef0123456789abcdef.idx"),
             format!("{me}manifest-a (conflict).json"),
+            format!("{me}manifest-b.json.tmp-4242-3"),
             "devices/desk.v16/manifest-a.json".into(),
             "devices/phone.v2/manifest-a.json".into(),
             "devices/phone.v2/manifest-a (conflicted copy).json".into(),
@@ -303,7 +335,12 @@ mod tests {
             .into_iter()
             .collect::<Vec<_>>()
         );
-        assert_eq!(plan.obsolete, vec!["devices/phone.v2/manifest-a.json".to_string()]);
+        // Obsolete: its older version's files, and a temporary file a killed write left.
+        assert_eq!(
+            plan.obsolete,
+            vec![format!("{me}manifest-b.json.tmp-4242-3"), "devices/phone.v2/manifest-a.json".to_string()]
+        );
+        assert!(plan.own.contains(&format!("{me}manifest-b.json.tmp-4242-3")));
         assert_eq!(plan.newer_format, Some(FORMAT_VERSION + 1));
         // Without an index of its own, the single-device layout is read too (its vectors).
         let fresh = plan_open("tablet", &names);

@@ -24,10 +24,13 @@ use crate::catalog::Catalog;
 use crate::embed::{EmbedderConfig, Pooling, TextEmbedder};
 use crate::error::{CoreError, Result};
 use crate::layout;
-use crate::store::ModelSpec;
+use crate::store::{ModelSpec, OwnSegment};
 use crate::vectors::{FlatIndex, Key, VectorIndex};
 
 mod handout;
+mod own;
+
+pub use own::SegmentFlush;
 
 /// Shared vector segment files by name (`layout::segment_name`), with their bytes.
 pub type Segments<'a> = Vec<(String, &'a [u8])>;
@@ -133,6 +136,12 @@ pub struct Semantic {
     embed_ms: f64,
     /// A space was started or dropped since the last flush: the manifest must change.
     layout_changed: bool,
+    /// The shared segments this device wrote, as its manifest lists them (`own`).
+    own: Vec<OwnSegment>,
+    /// The keys of those whose vectors this session read or wrote (the ones it may merge).
+    own_keys: HashMap<String, Vec<Key>>,
+    /// Segments the last flush deleted: the next manifest leaves them out.
+    deleting: HashSet<String>,
 }
 
 /// How to enable semantic search, for errors and status.
@@ -182,6 +191,15 @@ impl Semantic {
             match target.add_shared(name, bytes) {
                 Ok(n) => added += n,
                 Err(e) => ignored.push(format!("{name}: {e}")),
+            }
+            if target.loaded.contains(name)
+                && !self.own_keys.contains_key(name)
+                && self.own.iter().any(|o| &o.name == name)
+            {
+                // One of this device's segments: its keys, should it be merged.
+                if let Ok(keys) = FlatIndex::segment_keys(bytes) {
+                    self.own_keys.insert(name.clone(), keys);
+                }
             }
         }
         if added > 0 {
@@ -473,17 +491,5 @@ impl Semantic {
     /// active space's (similar notes need no model).
     pub fn vectors(&self) -> Option<&FlatIndex> {
         self.serving().or(self.active.as_ref()).map(|s| &s.vectors)
-    }
-
-    /// The vectors embedded here since the last flush, as a new shared segment of the active
-    /// space: (its name, its bytes). None when there are none.
-    pub fn take_segment(&mut self) -> Option<(String, Vec<u8>)> {
-        let active = self.active.as_mut()?;
-        let keys = std::mem::take(&mut active.unsaved);
-        active.vectors.forget_pending();
-        let bytes = active.vectors.encode_keys(&keys)?;
-        let name = layout::segment_name(active.vectors.space(), &bytes);
-        active.loaded.insert(name.clone());
-        Some((name, bytes))
     }
 }

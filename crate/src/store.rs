@@ -11,7 +11,8 @@
 //! leaves the previous state (older slot) or the new one. Files are deleted only once
 //! neither slot references them. Other index settings are detected and reported, and the
 //! caller rebuilds. The vectors are not here: they are shared by every device
-//! (`layout`); a manifest names the models whose vectors the device uses.
+//! (`layout`); a manifest names the models whose vectors the device uses, and the shared
+//! segments the device wrote (the only ones it may merge or delete: `vectors::merge`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -68,6 +69,24 @@ impl ModelSpec {
     }
 }
 
+/// A shared vector segment this device wrote (`layout`), as its manifest remembers it: a device
+/// merges and deletes only these (`vectors::merge`). Older Strata of format 16 ignore the list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnSegment {
+    /// Its name in the index folder (`vectors/<space>/<hash>.svec`).
+    pub name: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// The segment of this device that holds every vector of this one, once it was merged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_into: Option<String>,
+    /// When that segment was written (wall-clock ms): this one is deleted at a flush once the
+    /// grace period (`vectors::merge::GRACE_MS`) has passed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_at: Option<u64>,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileRef {
     pub name: String,
@@ -105,6 +124,10 @@ pub struct Manifest {
     pub previous_vectors: Vec<String>,
     /// Every file this generation needs.
     pub files: Vec<FileRef>,
+    /// The shared vector segments this device wrote and has not deleted (format 16: a device
+    /// that wrote none, or a Strata before compaction, has none listed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub segments: Vec<OwnSegment>,
 }
 
 impl Manifest {
@@ -285,6 +308,7 @@ pub struct ManifestContent {
     pub catalog: Vec<String>,
     pub model: Option<ModelSpec>,
     pub previous_model: Option<ModelSpec>,
+    pub segments: Vec<OwnSegment>,
 }
 
 /// The next generation of the index folder, as a flush assembles it: every file it needs,
@@ -346,6 +370,7 @@ impl<'a> NextGeneration<'a> {
             previous_model: content.previous_model,
             previous_vectors: Vec::new(),
             files,
+            segments: content.segments,
         };
         let slot = if persisted.is_new() { 0 } else { 1 - persisted.slot };
         writes.push(IndexFile { name: SLOTS[slot].to_string(), bytes: manifest.encode() });
@@ -385,6 +410,7 @@ mod tests {
             previous_model: None,
             previous_vectors: vec![],
             files,
+            segments: vec![],
         }
     }
 
@@ -393,6 +419,19 @@ mod tests {
         let m = manifest(3, vec![file_ref("lex/a", b"x")]);
         let bytes = m.encode();
         assert_eq!(Manifest::decode(&bytes).unwrap(), m);
+        // This device's segments, merged or not, round trip; none are written as no field.
+        assert!(!String::from_utf8_lossy(&bytes).contains("segments"));
+        let mut with = m.clone();
+        with.segments = vec![
+            OwnSegment { name: "vectors/0000000000000001/a.svec".into(), size: 9, merged_into: None, merged_at: None },
+            OwnSegment {
+                name: "vectors/0000000000000001/b.svec".into(),
+                size: 7,
+                merged_into: Some("vectors/0000000000000001/a.svec".into()),
+                merged_at: Some(1_800_000_000_000),
+            },
+        ];
+        assert_eq!(Manifest::decode(&with.encode()).unwrap(), with);
         let mut bad = bytes.clone();
         bad[10] ^= 1;
         assert!(Manifest::decode(&bad).is_err());

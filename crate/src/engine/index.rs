@@ -486,18 +486,19 @@ impl Engine {
     /// Commits, then returns the files that persist the new state: new immutable files,
     /// then the manifest (last), and the files no manifest slot needs any more (see `store`).
     pub fn flush(&mut self) -> Result<FlushOutput> {
+        self.flush_at(now_wall_ms() as u64)
+    }
+
+    /// [`Engine::flush`] at wall-clock time `now` (ms), which decides which merged vector
+    /// segments are old enough to delete (`vectors::merge`).
+    pub fn flush_at(&mut self, now: u64) -> Result<FlushOutput> {
         self.lex.commit()?;
         let lex_names: HashSet<String> =
             self.lex.files().iter().map(|p| format!("{LEX_DIR}{}", p.to_string_lossy())).collect();
         let lex_changed = !self.persisted.holds_exactly(LEX_DIR, &lex_names);
         let first = self.persisted.is_new();
-        let vec_segment = self.semantic.take_segment();
-        if !lex_changed
-            && !self.catalog.is_dirty()
-            && !first
-            && vec_segment.is_none()
-            && !self.semantic.layout_changed()
-        {
+        let vectors = self.semantic.take_segments(now);
+        if !lex_changed && !self.catalog.is_dirty() && !first && vectors.is_empty() && !self.semantic.layout_changed() {
             return Ok(FlushOutput::default());
         }
         let mut gen = store::NextGeneration::new(&self.persisted);
@@ -526,6 +527,7 @@ impl Engine {
             catalog: catalog_files,
             model: self.semantic.spec().cloned(),
             previous_model: self.semantic.previous_spec().cloned(),
+            segments: self.semantic.own_segments().to_vec(),
         });
         self.semantic.layout_written();
         // The device's files go into its folder; the shared vectors (and, the first time, the
@@ -538,7 +540,7 @@ impl Engine {
             *d = format!("{dir}{d}");
         }
         let manifest = out.writes.pop();
-        if let Some((name, bytes)) = vec_segment {
+        if !vectors.writes.is_empty() {
             if let Some(spec) = self.semantic.spec() {
                 let space = spec.space();
                 if self.space_files.insert(space) {
@@ -547,10 +549,14 @@ impl Engine {
                     out.writes.push(IndexFile { name: layout::space_file(space), bytes: b });
                 }
             }
+        }
+        for (name, bytes) in vectors.writes {
             out.bytes_written += bytes.len() as u64;
             out.writes.push(IndexFile { name, bytes });
         }
         out.writes.extend(manifest);
+        // After the manifest: the segments this device merged, the grace period past.
+        out.deletes.extend(vectors.deletes);
         self.persisted = next;
         self.recent_deletes.clear();
         Ok(out)

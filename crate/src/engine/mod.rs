@@ -184,6 +184,7 @@ impl Engine {
         e.report.timings.total_ms += now_ms() - t;
         e.report.shared_vectors = added;
         e.report.ignored = ignored;
+        e.semantic.settle_own(&shared.iter().map(|(n, _)| n.as_str()).collect());
         e.report.newer_format = newer_format;
         e.space_files = shared
             .iter()
@@ -285,7 +286,8 @@ impl Engine {
         reserve_heap(2 * cat_files.iter().map(|f| f.len()).sum::<usize>());
         let catalog = Catalog::load(&cat_files)?;
         let t3 = now_ms();
-        let semantic = Semantic::restore(m.model.clone(), m.previous_model.clone())?;
+        let mut semantic = Semantic::restore(m.model.clone(), m.previous_model.clone())?;
+        semantic.restore_own(m.segments.clone());
         let t4 = now_ms();
         let mut keep: HashSet<String> = m.names();
         let previous = chosen.other.as_ref().map(|o| o.names()).unwrap_or_default();

@@ -56,11 +56,12 @@
 //!     vectors            count × dim × f16
 //! end crc32              u32 over every byte before it
 //! ```
-//! A truncated, corrupt or foreign blob is an error, never a panic. The blobs
-//! are meant to be written as new files next to the lexical index and listed
-//! in its manifest (same crash-safety rules: write the file, then the manifest).
+//! A truncated, corrupt or foreign blob is an error, never a panic. From format 16
+//! the index folder shares base segments without tombstones between devices
+//! (`layout`), each device merging the ones it wrote ([`merge`]).
 
 mod flat;
+pub mod merge;
 mod scan;
 mod segment;
 /// Synthetic vectors for the tests and the benchmark crate (feature `synthetic`).

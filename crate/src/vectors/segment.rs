@@ -189,6 +189,12 @@ impl FlatIndex {
         Ok((added, present))
     }
 
+    /// The keys of a segment's vectors, in its order (it is checked whole first).
+    pub fn segment_keys(bytes: &[u8]) -> Result<Vec<Key>, String> {
+        let seg = Segment::parse(bytes)?;
+        Ok((0..seg.count).map(|v| seg.key(v)).collect())
+    }
+
     /// A shared segment holding the live vectors of `keys` (absent or dead keys are left
     /// out): a base segment, sequence 0, no tombstones. `None` when none is live.
     pub fn encode_keys(&self, keys: &[Key]) -> Option<Vec<u8>> {

@@ -102,7 +102,9 @@ export type OpenPlan = {
  */
 read: Array<string>, 
 /**
- * The files Strata wrote in its own folders of older format versions (it cannot read them).
+ * The files to delete at open: those Strata wrote in its own folders of older format
+ * versions (it cannot read them), and the temporary files of writes a hard kill interrupted
+ * in its own folder.
  */
 obsolete: Array<string>, 
 /**

@@ -4,6 +4,7 @@
 
 use super::switch::{vault, WordHash};
 use super::*;
+use crate::vectors::merge;
 
 fn cfg_of(device: &str) -> CoreConfig {
     CoreConfig { device_id: device.into(), ..CoreConfig::default() }
@@ -170,4 +171,188 @@ fn conflict_copies_partial_files_and_newer_versions_are_left_alone() {
     for s in strangers.iter().chain([&torn]) {
         assert!(folder.0.contains_key(s), "{s} is left alone");
     }
+}
+
+/// `n` notes, each with its own words (two texts each to embed: its lead and its section).
+fn many_notes(n: usize) -> Vec<NoteInput> {
+    (0..n)
+        .map(|i| NoteInput {
+            path: format!("Long/Note {i}.md"),
+            bytes: format!("# Topic {i}\n\nwords{i} alpha{i} beta{i} gamma{i}\n").into_bytes(),
+            mtime: 1000.0 + i as f64,
+            ctime: None,
+        })
+        .collect()
+}
+
+/// The keys in the shared segments of `folder` that verify.
+fn union(folder: &Folder) -> std::collections::HashSet<crate::vectors::Key> {
+    folder
+        .0
+        .iter()
+        .filter(|(n, b)| matches!(layout::parse(n), layout::Entry::Segment { .. }) && layout::segment_verifies(n, b))
+        .flat_map(|(_, b)| crate::vectors::FlatIndex::segment_keys(b).unwrap())
+        .collect()
+}
+
+fn segment_files(folder: &Folder) -> Vec<String> {
+    folder.0.keys().filter(|n| matches!(layout::parse(n), layout::Entry::Segment { .. })).cloned().collect()
+}
+
+const T0: u64 = 1_800_000_000_000;
+
+/// A long first embedding: the desktop flushes after every text (one small segment each), while
+/// a phone reads the folder after every flush.
+fn long_embedding(folder: &mut Folder, notes: &[NoteInput], written: &mut Vec<String>) -> Engine {
+    let mut desk = open("desk", folder);
+    desk.update(UpdateBatch { upserts: notes.to_vec(), ..Default::default() }).unwrap();
+    desk.use_embedder(WordHash::boxed("model-a", 1)).unwrap();
+    let mut seen = union(folder);
+    loop {
+        let need = desk.embed_needs(1).unwrap();
+        let p =
+            desk.embed_step(1, &texts(&notes.iter().filter(|n| need.contains(&n.path)).cloned().collect::<Vec<_>>()));
+        let out = desk.flush_at(T0).unwrap();
+        written.extend(out.writes.iter().map(|w| w.name.clone()));
+        assert!(
+            out.deletes.iter().all(|d| d.starts_with(&layout::device_dir("desk"))),
+            "no segment goes before the grace period"
+        );
+        folder.apply(&out);
+        let now = union(folder);
+        assert!(now.is_superset(&seen), "no vector left the union");
+        seen = now;
+        let p = p.unwrap();
+        if p.done >= p.total {
+            return desk;
+        }
+    }
+}
+
+#[test]
+fn a_device_merges_the_segments_it_wrote_and_deletes_them_only_after_the_grace_period() {
+    let mut folder = Folder::default();
+    // A laptop embedded two notes earlier: its segment is not the desktop's to merge or delete.
+    let notes = many_notes(40);
+    let mut laptop = open("laptop", &folder);
+    laptop.update(UpdateBatch { upserts: notes[..2].to_vec(), ..Default::default() }).unwrap();
+    laptop.use_embedder(WordHash::boxed("model-a", 1)).unwrap();
+    assert_eq!(embed_all(&mut laptop, &notes[..2]), 4);
+    folder.apply(&laptop.flush_at(T0).unwrap());
+    let laptop_files = segment_files(&folder);
+    assert_eq!(laptop_files.len(), 1);
+
+    let mut written = Vec::new();
+    let mut desk = long_embedding(&mut folder, &notes, &mut written);
+    let texts_total = 80;
+    assert_eq!(desk.status().vectors, texts_total);
+    let flushes = written.iter().filter(|n| n.ends_with("manifest-a.json") || n.ends_with("manifest-b.json")).count();
+    assert!(flushes >= 70, "one flush per text embedded: {flushes}");
+    let before = segment_files(&folder).len();
+    // The grace period has not passed: nothing of the desktop's is deleted yet.
+    let out = desk.flush_at(T0 + merge::GRACE_MS - 1).unwrap();
+    assert!(out.deletes.is_empty() && out.writes.is_empty(), "{:?}", out.deletes);
+    let union_before = union(&folder);
+    // It has: the desktop deletes the segments it merged, and only those.
+    let out = desk.flush_at(T0 + merge::GRACE_MS).unwrap();
+    assert!(!out.deletes.is_empty());
+    for d in &out.deletes {
+        assert!(written.contains(d), "{d}: the desktop deletes only segments it wrote");
+        assert!(matches!(layout::parse(d), layout::Entry::Segment { .. }), "{d}");
+    }
+    folder.apply(&out);
+    assert_eq!(union(&folder), union_before, "every vector is still in the union");
+    for f in &laptop_files {
+        assert!(folder.0.contains_key(f), "the laptop's segment stays");
+    }
+    let after = segment_files(&folder).len();
+    assert!(after < merge::MERGE_AT + 1, "{before} segment files before the grace period, {after} after");
+    assert!(after + 20 < before, "{before} → {after}");
+    // A phone opening now reads every vector.
+    let phone = open("phone", &folder);
+    assert_eq!(phone.status().vectors, texts_total);
+    // The next manifest no longer lists what was deleted; the one after changes nothing.
+    let out = desk.flush_at(T0 + merge::GRACE_MS + 1).unwrap();
+    let dir = layout::device_dir("desk");
+    assert!(out.deletes.iter().chain(out.writes.iter().map(|w| &w.name)).all(|n| n.starts_with(&dir)), "{out:?}");
+    let m = out.writes.iter().find(|w| w.name.ends_with(".json")).expect("a manifest");
+    let listed = store::Manifest::decode(&m.bytes).unwrap().segments;
+    assert!(listed.iter().all(|o| o.merged_into.is_none()), "the deleted ones are no longer listed: {listed:?}");
+    folder.apply(&out);
+    let out = desk.flush_at(T0 + merge::GRACE_MS + 2).unwrap();
+    assert!(out.writes.is_empty() && out.deletes.is_empty(), "nothing left to do");
+}
+
+#[test]
+fn a_reopened_device_deletes_what_it_merged_only_when_the_merged_segment_is_whole() {
+    let mut folder = Folder::default();
+    let notes = many_notes(24);
+    let mut written = Vec::new();
+    drop(long_embedding(&mut folder, &notes, &mut written));
+    // Which of the desktop's segments were merged, into which, from its manifest.
+    let manifest = |folder: &Folder| {
+        let dir = layout::device_dir("desk");
+        let m = [format!("{dir}manifest-a.json"), format!("{dir}manifest-b.json")]
+            .iter()
+            .filter_map(|n| store::Manifest::decode(folder.0.get(n)?).ok())
+            .max_by_key(|m| m.generation)
+            .unwrap();
+        m.segments
+    };
+    let own = manifest(&folder);
+    let retired: Vec<&store::OwnSegment> = own.iter().filter(|o| o.merged_into.is_some()).collect();
+    assert!(retired.len() >= merge::MERGE_AT - 1, "{own:?}");
+    assert!(own.iter().all(|o| folder.0.contains_key(&o.name)));
+
+    // The merged segment of some of them is torn (a sync tool rewrote it partly): reopened, the
+    // desktop keeps those, and deletes the others after the grace period.
+    let mut damaged = folder.clone();
+    let target = retired[0].merged_into.clone().unwrap();
+    let bytes = damaged.0.get_mut(&target).unwrap();
+    bytes.truncate(bytes.len() / 2);
+    let mut desk = open("desk", &damaged);
+    let out = desk.flush_at(T0 + merge::GRACE_MS).unwrap();
+    let kept: Vec<&String> =
+        retired.iter().filter(|o| o.merged_into.as_ref() == Some(&target)).map(|o| &o.name).collect();
+    assert!(kept.iter().all(|n| !out.deletes.contains(n)), "a segment whose merged one is torn stays");
+    assert!(out.deletes.iter().all(|d| written.contains(d)));
+
+    // Whole, and reopened: every merged one goes after the grace period, not before.
+    let mut desk = open("desk", &folder);
+    let out = desk.flush_at(T0 + 1).unwrap();
+    assert!(out.deletes.is_empty());
+    folder.apply(&out);
+    let vectors = union(&folder);
+    let before_deletes = folder.clone();
+    let out = desk.flush_at(T0 + merge::GRACE_MS).unwrap();
+    let mut deleted = out.deletes.clone();
+    deleted.sort();
+    let mut expected: Vec<String> = retired.iter().map(|o| o.name.clone()).collect();
+    expected.sort();
+    assert_eq!(deleted, expected);
+    folder.apply(&out);
+    assert_eq!(union(&folder), vectors);
+    // The manifest written with the deletions still lists them (a crash before the deletes would
+    // leave them to delete again); reopened, the desktop forgets them and deletes nothing more.
+    let listed = manifest(&folder);
+    assert!(listed.iter().filter(|o| o.merged_into.is_some()).all(|o| !folder.0.contains_key(&o.name)));
+    assert!(listed.iter().filter(|o| o.merged_into.is_none()).all(|o| folder.0.contains_key(&o.name)));
+    let mut desk = open("desk", &folder);
+    let out = desk.flush_at(T0 + 3 * merge::GRACE_MS).unwrap();
+    assert!(out.deletes.is_empty());
+
+    // A merged segment gone (deleted by hand): the segments merged into it are the desktop's
+    // own again and stay; the others go.
+    let mut gone = before_deletes;
+    let newest = retired.last().unwrap().merged_into.clone().unwrap();
+    gone.0.remove(&newest);
+    let vectors = union(&gone);
+    let mut desk = open("desk", &gone);
+    let out = desk.flush_at(T0 + merge::GRACE_MS).unwrap();
+    for o in &retired {
+        let into_newest = o.merged_into.as_ref() == Some(&newest);
+        assert_eq!(out.deletes.contains(&o.name), !into_newest, "{}", o.name);
+    }
+    gone.apply(&out);
+    assert_eq!(union(&gone), vectors, "no vector left the union");
 }
