@@ -16,8 +16,22 @@ interface HttpAnswer {
   body: unknown;
 }
 
-function request(info: BridgeInfo, method: "GET" | "POST", urlPath: string, body: unknown, timeoutMs: number): Promise<HttpAnswer> {
+/** The forwarded call was cancelled by the bridge's client: the connection is closed, which stops it in the plugin. */
+export class ForwardCancelled extends Error {}
+
+function request(
+  info: BridgeInfo,
+  method: "GET" | "POST",
+  urlPath: string,
+  body: unknown,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new ForwardCancelled(String(signal.reason)));
+      return;
+    }
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const req = http.request(
       {
@@ -49,7 +63,10 @@ function request(info: BridgeInfo, method: "GET" | "POST", urlPath: string, body
       },
     );
     req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    req.on("error", (err) => reject(new PluginUnreachable(err.message)));
+    const cancel = () => req.destroy(new ForwardCancelled(String(signal?.reason)));
+    signal?.addEventListener("abort", cancel, { once: true });
+    req.on("close", () => signal?.removeEventListener("abort", cancel));
+    req.on("error", (err) => reject(err instanceof ForwardCancelled ? err : new PluginUnreachable(err.message)));
     if (payload) req.write(payload);
     req.end();
   });
@@ -96,10 +113,10 @@ export class PluginClient {
     }
   }
 
-  /** Forwards one tool call. Throws PluginUnreachable when the plugin is gone. */
-  async call(name: string, args: unknown, caller: Caller = {}, timeoutMs = 120_000): Promise<ToolResult> {
+  /** Forwards one tool call. Throws PluginUnreachable when the plugin is gone, ForwardCancelled when `signal` aborts it. */
+  async call(name: string, args: unknown, caller: Caller = {}, timeoutMs = 120_000, signal?: AbortSignal): Promise<ToolResult> {
     const body = { name, arguments: args ?? {}, ...(caller.client ? { client: caller.client } : {}) };
-    const res = await request(this.info, "POST", CALL_PATH, body, timeoutMs);
+    const res = await request(this.info, "POST", CALL_PATH, body, timeoutMs, signal);
     if (res.status === 200 && res.body && typeof res.body === "object" && "result" in res.body) {
       return (res.body as { result: ToolResult }).result;
     }

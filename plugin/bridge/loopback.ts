@@ -38,7 +38,7 @@ export interface LoopbackOptions {
 
 export interface LoopbackServer {
   port: number;
-  /** The /mcp endpoint's calls in flight, cancellations and clients. */
+  /** The /mcp endpoint's calls in flight and clients; the calls cancelled by their client, on /mcp and /v1/call. */
   mcpStats(): McpHttpStats;
   close(): Promise<void>;
 }
@@ -214,8 +214,15 @@ export async function startLoopbackServer(opts: LoopbackOptions): Promise<Loopba
     }
     const { name, arguments: args, client } = body as { name: string; arguments?: unknown; client?: unknown };
     const caller = typeof client === "string" ? { client: clientLabel({ name: client }) } : {};
-    const result = await callTool(backend, name, args ?? {}, caller);
-    send(res, 200, { result });
+    // The bridge closes the connection when its client cancels the call: the call stops at its next step.
+    const abort = new AbortController();
+    res.once("close", () => {
+      if (res.writableFinished) return;
+      abort.abort("the bridge closed the connection");
+      mcp.countCancelled();
+    });
+    const result = await callTool(backend, name, args ?? {}, caller, abort.signal);
+    if (!abort.signal.aborted) send(res, 200, { result });
   };
 
   await new Promise<void>((resolve, reject) => {

@@ -47,7 +47,7 @@ interface Call {
 export interface McpHttpStats {
   /** Tool calls and other requests being answered now. */
   inFlight: number;
-  /** Calls cancelled by their client (a cancel notification or a closed connection). */
+  /** Calls cancelled by their client (a cancel notification or a closed connection; the bridge's /v1/call too). */
   cancelled: number;
   /** Clients remembered (their id and name). */
   clients: number;
@@ -84,6 +84,11 @@ export class McpHttpEndpoint {
     private readonly call: ToolCaller,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** Counts a call cancelled elsewhere on the loopback server (the stdio bridge's /v1/call). */
+  countCancelled(): void {
+    this.cancelled++;
+  }
 
   stats(): McpHttpStats {
     return { inFlight: this.open, cancelled: this.cancelled, clients: this.clients.size };

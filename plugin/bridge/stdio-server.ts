@@ -12,7 +12,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { ToolSettings } from "../core/vault-backend.ts";
 import { errorMessage } from "../core/errors.ts";
 import { processAlive } from "../node/host.ts";
-import { PluginClient, PluginUnreachable, readBridgeInfo } from "./forward.ts";
+import { ForwardCancelled, PluginClient, PluginUnreachable, readBridgeInfo } from "./forward.ts";
 import { HeadlessBackend } from "./headless.ts";
 import type { ToolResult } from "./loopback-protocol.ts";
 import { createMcpServer } from "./mcp-server.ts";
@@ -125,17 +125,19 @@ export class ToolRouter {
     return this.headless;
   }
 
-  async call(name: string, args: unknown, caller: Caller = {}): Promise<ToolResult> {
+  /** Runs one call where the route says; `signal` (the client cancelled it) stops it, forwarded or headless. */
+  async call(name: string, args: unknown, caller: Caller = {}, signal?: AbortSignal): Promise<ToolResult> {
     let route = await this.route();
     if (route.kind === "plugin") {
       try {
-        return await route.client.call(name, args, caller);
+        return await route.client.call(name, args, caller, undefined, signal);
       } catch (err) {
+        if (err instanceof ForwardCancelled) return toolError(`${name} stopped: cancelled by the client`);
         if (!(err instanceof PluginUnreachable)) throw err;
         this.log(`the plugin stopped answering (${err.message})`);
         this.plugin = null;
         route = await this.route();
-        if (route.kind === "plugin") return route.client.call(name, args, caller);
+        if (route.kind === "plugin") return route.client.call(name, args, caller, undefined, signal);
       }
     }
     if (route.kind === "busy") return toolError(route.message);
@@ -145,7 +147,7 @@ export class ToolRouter {
     } catch (err) {
       return toolError(`the vault's index could not be opened: ${errorMessage(err)}`);
     }
-    return callTool(backend, name, args, caller);
+    return callTool(backend, name, args, caller, signal);
   }
 
   async close(): Promise<void> {
@@ -160,7 +162,7 @@ export async function serveStdio(opts: BridgeOptions): Promise<void> {
   const st = await fs.stat(opts.vaultDir).catch(() => null);
   if (!st?.isDirectory()) throw new Error(`vault not found (or not a folder): ${opts.vaultDir}`);
   const router = new ToolRouter({ ...opts, vaultDir: path.resolve(opts.vaultDir) });
-  const server = createMcpServer((name, args, caller) => router.call(name, args, caller));
+  const server = createMcpServer((name, args, caller, signal) => router.call(name, args, caller, signal));
   // Open the index early when Obsidian is not running, so the first call is fast.
   if ((await router.route()).kind === "headless")
     void router.headlessBackend().catch((err) => opts.log?.(`could not open the index: ${errorMessage(err)}`));

@@ -1,7 +1,8 @@
 // MCP over HTTP beside the plugin's own work (the fake-obsidian harness): a long MCP call
 // (project_snapshot of a project whose session notes are long) runs while the sidebar searches
 // and another client calls, and neither waits for it; the long call is cancelled by its client
-// (notifications/cancelled) and stops at its next step, with no answer sent. And hostile paths
+// (notifications/cancelled) and stops at its next step, with no answer sent; so does one the
+// stdio bridge forwards. And hostile paths
 // get the same refusals over HTTP as through the stdio bridge forwarding to the same plugin.
 
 import assert from "node:assert/strict";
@@ -129,6 +130,30 @@ test("a long MCP call neither holds up the sidebar nor another client, and its c
       await ok(client, "status");
       await ok(other, "search", { queries: ["sourdough"], mode: "lexical" });
     });
+
+    await t.test(
+      "through the stdio bridge too: its client cancels, the bridge closes the forwarded call, the plugin stops it",
+      async () => {
+        const bridge = await spawnBridge([vault]);
+        try {
+          await ok(bridge.client, "status"); // the bridge found the plugin
+          const before = stats(plugin).cancelled;
+          const abort = new AbortController();
+          const started = performance.now();
+          const pending = bridge.client.callTool({ name: "project_snapshot", arguments: snapshot }, undefined, { signal: abort.signal });
+          await new Promise((r) => setTimeout(r, 200));
+          abort.abort("the user pressed Esc");
+          await assert.rejects(pending, /abort|cancel|Esc/i);
+          await eventually(async () => stats(plugin).cancelled === before + 1, 5000, "the plugin's call stopped");
+          const stoppedMs = performance.now() - started;
+          t.diagnostic(`through the bridge: stopped after ${stoppedMs.toFixed(0)} ms (the call takes ${longMs.toFixed(0)} ms)`);
+          assert.ok(stoppedMs < longMs, `stopped after ${stoppedMs.toFixed(0)} ms, before the call's ${longMs.toFixed(0)} ms`);
+          await ok(bridge.client, "status");
+        } finally {
+          await bridge.close();
+        }
+      },
+    );
 
     await t.test("a client's cancellation never reaches another client's call of the same request id", async () => {
       // The two clients number their requests alike; `other` cancels its own (finished) request
