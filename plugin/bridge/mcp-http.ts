@@ -140,7 +140,10 @@ export class McpHttpEndpoint {
           return await this.call(name, args, caller, signal);
         } finally {
           // A cancelled call is answered with nothing (the SDK sends no response to it): end its stream.
-          if (signal.aborted) globalScope.setTimeout(() => void transport.close(), 0);
+          if (signal.aborted) {
+            this.cancelled++;
+            globalScope.setTimeout(() => void transport.close(), 0);
+          }
         }
       },
       { client: () => (id ? this.clients.get(id)?.name : undefined) },
@@ -192,7 +195,6 @@ export class McpHttpEndpoint {
 
   private cancel(c: Call | undefined, notice?: JsonRpcLike, reason?: string): void {
     if (!c || !c.transport.onmessage) return;
-    this.cancelled++;
     // Into the call's own server, which aborts the call's signal (the SDK's cancellation).
     const msg = notice ?? { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: c.id, reason } };
     c.transport.onmessage({
