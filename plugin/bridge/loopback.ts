@@ -88,10 +88,34 @@ function send(res: http.ServerResponse, status: number, body: unknown, close = f
 
 class BodyTooLarge extends Error {}
 
+/** What a refused body may still send, read and dropped, before the connection is closed. */
+const DRAIN_BYTES = 4 * MAX_BODY_BYTES;
+
+/**
+ * Reads and drops what a client whose body is refused still sends, up to DRAIN_BYTES (the
+ * request timeout cuts a slow one): closing a socket with unread bytes makes the kernel send a
+ * reset, which can reach the client before it reads the 413, so that it sees a dropped
+ * connection instead of the answer. Past DRAIN_BYTES the reading stops.
+ */
+function drain(req: http.IncomingMessage): void {
+  let dropped = 0;
+  const sink = (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > DRAIN_BYTES) {
+      req.off("data", sink);
+      req.pause();
+    }
+  };
+  req.on("data", sink);
+  req.resume();
+}
+
 function readBody(req: http.IncomingMessage, max: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers["content-length"] ?? "0");
     if (declared > max) {
+      // Refused before a byte of it is kept; the 413 goes out with `connection: close`.
+      drain(req);
       reject(new BodyTooLarge());
       return;
     }
@@ -100,9 +124,9 @@ function readBody(req: http.IncomingMessage, max: number): Promise<string> {
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > max) {
-        // Read no further: the 413 goes out with `connection: close`, which ends the connection.
+        // Keep no more of it: the 413 goes out with `connection: close`, which ends the connection.
         req.off("data", onData);
-        req.pause();
+        drain(req);
         reject(new BodyTooLarge());
         return;
       }
