@@ -232,14 +232,18 @@ export class FsIndexStore implements IndexStore {
 
   constructor(readonly dir: string) {}
 
-  async list(): Promise<string[]> {
+  /** The folder's files, or (`prefix`, a folder's, ending in "/") those under that folder only,
+   *  as the Obsidian host lists them (plugin/obsidian/host-io.ts `indexList`). */
+  async list(prefix?: string): Promise<string[]> {
+    const start = prefix?.replace(/\/+$/, "") ?? "";
+    if (start) checkRelative(start);
     const out: string[] = [];
     const walk = async (rel: string) => {
       let entries;
       try {
         entries = await fs.readdir(path.join(this.dir, rel), { withFileTypes: true });
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT" && rel === "") return;
+        if ((err as NodeJS.ErrnoException).code === "ENOENT" && rel === start) return;
         throw err;
       }
       for (const e of entries) {
@@ -248,7 +252,7 @@ export class FsIndexStore implements IndexStore {
         else if (e.isFile()) out.push(name);
       }
     };
-    await walk("");
+    await walk(start);
     return out.sort();
   }
 

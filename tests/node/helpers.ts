@@ -158,8 +158,8 @@ export class RecordingStore implements IndexStore {
   writes: string[] = [];
   deletes: string[] = [];
   constructor(readonly inner: IndexStore) {}
-  list() {
-    return this.inner.list();
+  list(prefix?: string) {
+    return this.inner.list(prefix);
   }
   read(name: string) {
     return this.inner.read(name);
