@@ -7,7 +7,9 @@ import type { StrataCoreStatic } from "./wasm-classes.ts";
 
 /** Where the index folder's files live. Names are relative to the index folder, "/" separated. */
 export interface IndexStore {
-  list(): Promise<string[]>;
+  /** The files' names; with `prefix` (a folder's, ending in "/"), those under it at least (a
+   *  store may list more: callers filter). */
+  list(prefix?: string): Promise<string[]>;
   read(name: string): Promise<Uint8Array>;
   /** Must be atomic per file: a crash leaves the old file or the new one, never a torn one. */
   write(name: string, bytes: Uint8Array): Promise<void>;
@@ -16,6 +18,9 @@ export interface IndexStore {
   /** Makes the writes so far durable (where the platform can tell), e.g. fsyncs folders. */
   sync?(): Promise<void>;
 }
+
+/** The shared vectors' folder in the index folder (crate/src/layout.rs `VECTORS_DIR`). */
+export const VECTORS_DIR = "vectors/";
 
 /** The default index folder, relative to the vault, in its config folder (`vault.configDir`). */
 export function defaultIndexDir(configDir: string): string {
@@ -69,7 +74,9 @@ export async function prefetching(
 ): Promise<{ store: IndexStore; settled: Promise<unknown> }> {
   const names = await store.list();
   const own = `devices/${deviceId ?? ""}.`;
-  const reads = new Map(names.filter((n) => !n.startsWith("devices/") || n.startsWith(own)).map((n) => [n, store.read(n)]));
+  // Not a killed write's temporary file either (`<name>.tmp-<pid>-<n>`): the open deletes it unread.
+  const wanted = (n: string) => (!n.startsWith("devices/") || n.startsWith(own)) && !/\.tmp-\d+-\d+$/.test(n);
+  const reads = new Map(names.filter(wanted).map((n) => [n, store.read(n)]));
   for (const p of reads.values()) p.catch(() => undefined); // failures surface in openIndex
   const list = () => Promise.resolve(names);
   return { store: { ...store, list, read: (n) => reads.get(n) ?? store.read(n) }, settled: Promise.allSettled(reads.values()) };
@@ -95,7 +102,9 @@ async function readAll(store: IndexStore, names: string[]): Promise<IndexFile[]>
  * the core added.
  */
 export async function addSharedVectors(core: StrataCoreApi, store: IndexStore): Promise<AddVectorsReport> {
-  const wanted = core.wantedVectorFiles(await store.list());
+  // Only the shared vectors' folder: on mobile, listing each device's folder is a call each.
+  const names = (await store.list(VECTORS_DIR)).filter((n) => n.startsWith(VECTORS_DIR));
+  const wanted = core.wantedVectorFiles(names);
   if (wanted.length === 0) return { added: 0, ignored: [], vectors: core.status().vectors };
   return core.addVectors(await readAll(store, wanted));
 }

@@ -58,9 +58,12 @@ export class HostIO implements Handlers<HostApi> {
     return this.opts.indexDir;
   }
 
-  async indexList(): Promise<string[]> {
+  /** The index folder's files, or (`prefix`, a folder's, ending in "/") those under that folder. */
+  async indexList(arg: { prefix?: string } = {}): Promise<string[]> {
     const root = this.opts.indexDir;
-    if (!(await this.adapter.exists(root))) return [];
+    const prefix = arg.prefix?.replace(/\/+$/, "");
+    const start = prefix ? this.full(prefix) : root;
+    if (!(await this.adapter.exists(start))) return [];
     const out: string[] = [];
     const walk = async (dir: string) => {
       const listed = await this.adapter.list(dir);
@@ -73,7 +76,7 @@ export class HostIO implements Handlers<HostApi> {
       }
       for (const d of listed.folders) await walk(d);
     };
-    await walk(root);
+    await walk(start);
     return out.sort();
   }
 

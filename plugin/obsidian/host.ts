@@ -12,8 +12,9 @@ import type { StrataSettings } from "./settings.ts";
 import type { ApplyResult, ChangeSet, HostApi, WorkerApi, WorkerState } from "./worker-protocol.ts";
 
 /** The embedding model: off in the settings, its files missing, loading, loaded, or failed to load;
- *  `queries`: loaded for queries only, on a device that does not embed (other devices' vectors answer). */
-export type ModelState = "off" | "absent" | "loading" | "loaded" | "error" | "queries";
+ *  `queries`: loaded for queries only, on a device that does not embed (other devices' vectors answer);
+ *  `over-budget`: not loaded, a phone's memory budget does not allow it (memory-budget.ts). */
+export type ModelState = "off" | "absent" | "loading" | "loaded" | "error" | "queries" | "over-budget";
 
 /** The MCP bridge's loopback endpoint, or the presence marker while it is off (bridge-endpoint.ts). */
 export interface BridgeHandle {

@@ -1,7 +1,6 @@
 // The Obsidian plugin: starts the search worker after the layout is ready, opens the persisted
 // index (fast path), reconciles with the vault in the background, feeds it debounced vault
-// events, loads the embedding model the setting chooses from the plugin folder and embeds in
-// the background (a model switch re-embeds there while the old vectors keep answering).
+// events, then loads the embedding model (model-loader.ts), which embeds in the background.
 // The UI thread only moves bytes and renders; every core call happens in the worker.
 
 import { Notice, Platform, Plugin, requireApiVersion, TFile, TFolder, type TAbstractFile, type WorkspaceLeaf } from "obsidian";
@@ -27,6 +26,7 @@ import type { BridgeHandle, BridgeHost, ModelState, SearchHost, SettingsHost, To
 import { ObsidianBackend } from "./tool-backend.ts";
 import { ChangeQueue } from "./events.ts";
 import { HostIO } from "./host-io.ts";
+import { ModelLoader } from "./model-loader.ts";
 import { RelaxedEmbedder } from "./relaxed-embedder.ts";
 import type { ApplyResult, ChangeSet, WorkerState, HostApi, OpenResult, WorkerApi } from "./worker-protocol.ts";
 import { Endpoint, type PortLike } from "./rpc.ts";
@@ -34,7 +34,7 @@ import { SearchModal, SimilarModal } from "./search-modal.ts";
 import { StrataSettingTab } from "./settings-tab.ts";
 import { TasksModal } from "./tasks-modal.ts";
 import { deviceConfig, vaultSettings, withDeviceSettings } from "./device-id.ts";
-import { embedWorkerChoice, listedExtensions, newToken, sanitizeSettings, type StrataSettings } from "./settings.ts";
+import { listedExtensions, newToken, sanitizeSettings, type StrataSettings } from "./settings.ts";
 import { fmt, StatusBar, statusLines } from "./status.ts";
 import { StrataView, VECTORS_CHANGED, VIEW_TYPE } from "./sidebar.ts";
 
@@ -64,10 +64,8 @@ export default class StrataPlugin extends Plugin implements SearchHost, Settings
   queue: ChangeQueue | null = null;
   openResult: OpenResult | null = null;
   lastReconcile: ReconcileSummary | null = null;
-  modelState: ModelState = "off";
-  modelError: string | null = null;
-  /** What the last model load chose and did (the settings tab shows it). */
-  modelLoad: ModelLoad | null = null;
+  /** The embedding model: loading it, its state, the memory budget (model-loader.ts). */
+  readonly model = new ModelLoader(this);
   /** Start-up timings (ms): worker start → wasm ready (wall; inside the worker), index open (wall; in the core). */
   startTimings: { workerMs: number; wasmInitMs: number; openMs: number; readMs: number | null; coreOpenMs: number | null } | null = null;
   bridge: BridgeHandle | null = null;
@@ -100,6 +98,24 @@ export default class StrataPlugin extends Plugin implements SearchHost, Settings
     return `${this.pluginDir}/models`;
   }
 
+  get modelState(): ModelState {
+    return this.model.state;
+  }
+  get modelError(): string | null {
+    return this.model.error;
+  }
+  /** What the last model load chose and did (the settings tab shows it). */
+  get modelLoad(): ModelLoad | null {
+    return this.model.load;
+  }
+  get missingModel(): string | null {
+    return this.model.missingModel;
+  }
+  /** The embedder workers the setting gives on this device for the loaded model, and why. */
+  get embedWorkers(): { workers: number; reason: string } {
+    return this.model.embedWorkers;
+  }
+
   get semanticEnabled(): boolean {
     return this.settings.semantic ?? !Platform.isMobile;
   }
@@ -129,7 +145,7 @@ export default class StrataPlugin extends Plugin implements SearchHost, Settings
       modelsDir: this.modelsDir,
       pluginDir: this.pluginDir,
       downloadUrl: () => this.settings.modelDownloadUrl,
-      installed: (id) => this.modelInstalled(id),
+      installed: (id) => this.model.installed(id),
       failed: (message) => this.notify(`Strata: ${message}`),
       relaxed: new RelaxedEmbedder(this.app.vault.adapter, this.pluginDir, StrataPlugin.release()),
     });
@@ -333,102 +349,21 @@ export default class StrataPlugin extends Plugin implements SearchHost, Settings
     return res;
   }
 
-  /**
-   * Loads the embedding model the setting chooses (in the worker, which reads it from the
-   * plugin folder) and starts background embedding (when enabled). A new model starts a
-   * switch: everything is embedded again in the background while the old model's vectors
-   * keep answering. A missing model is a notice; search stays lexical without any.
-   */
-  async loadModel(): Promise<void> {
-    const worker = this.worker;
-    if (!worker) return;
-    if (!this.semanticEnabled) {
-      this.modelState = "off";
-      await worker.call("setEmbedding", { enabled: false });
-      return;
-    }
-    this.modelState = "loading";
-    try {
-      const load = await worker.call("loadModel", { setting: this.settings.embeddingModel, modelsDir: this.modelsDir });
-      this.modelLoad = load;
-      this.embedProgress = load.progress;
-      this.statusBar?.setEmbed(load.progress);
-      this.modelState = load.semantic ? "loaded" : "absent";
-      this.modelError = null;
-      if (load.semantic) this.vectorsChanged();
-      if (load.notice) {
-        const offer = this.downloadOffer(load);
-        if (!offer) this.notify(`Strata: ${load.notice}`);
-        else if (!this.settings.offeredModels.includes(offer.id)) {
-          // Offered once per model; the settings tab keeps the Download button.
-          this.settings.offeredModels.push(offer.id);
-          await this.saveSettings();
-          this.notify(offer.text);
-        }
-      }
-      if (load.loaded) {
-        // Mobile: the search worker's own embedder (no second copy of the model); else the pool.
-        await worker.call("setEmbedding", { enabled: true, maxChunks: Platform.isMobile ? 4 : 8, workers: this.embedWorkers.workers });
-        void this.installer.renewRelaxedEmbedder(() => this.workerState());
-      }
-    } catch (err) {
-      this.modelState = "error";
-      this.modelError = errorMessage(err);
-      this.notify(`Strata: the embedding model could not be loaded (${this.modelError}); search stays lexical.`);
-    }
+  /** Loads the embedding model the setting chooses and embeds in the background when enabled. */
+  loadModel(): Promise<void> {
+    return this.model.loadModel();
   }
 
-  /** The model the setting chose and whose files are missing (the settings tab offers it), or null. */
-  get missingModel(): string | null {
-    const l = this.modelLoad;
-    if (!l || !this.semanticEnabled) return null;
-    return l.missing.find((m) => m.model === l.choice.model)?.model ?? null;
+  setEmbedWorkers(setting: "auto" | number): Promise<void> {
+    return this.model.setEmbedWorkers(setting);
   }
 
-  /** The notice of a start without the chosen model (search lexical) when this build can download it. */
-  private downloadOffer(load: ModelLoad): { id: string; text: string } | null {
-    const id = load.missing.find((m) => m.model === load.choice.model)?.model;
-    const m = id && !load.semantic ? this.installer.model(id) : undefined;
-    if (!m || !this.installer.baseUrl()) return null;
-    return {
-      id: m.id,
-      text: `Strata: semantic search needs the embedding model ${m.id} (${formatBytes(m.size)}, license ${m.license}). Download it in Settings → Strata → Semantic search; lexical search works meanwhile.`,
-    };
-  }
-
-  /** A model was downloaded or imported (and checked): load it. */
-  private async modelInstalled(id: string): Promise<void> {
-    this.notify(`Strata: ${id} is installed (every file checked); loading it.`);
-    await this.ready;
-    await this.loadModel();
-  }
-
-  /** The embedder workers the setting gives on this device for the loaded model, and why. */
-  get embedWorkers(): { workers: number; reason: string } {
-    if (Platform.isMobile) return { workers: 0, reason: "none on mobile: the search worker embeds" };
-    return embedWorkerChoice(this.settings.embedWorkers, this.modelLoad?.loaded ?? null, false);
-  }
-
-  /** The "Embedding workers" setting changed: save it; the next embedding run uses the new count. */
-  async setEmbedWorkers(setting: "auto" | number): Promise<void> {
-    this.settings.embedWorkers = setting;
-    await this.saveSettings();
-    await this.ready;
-    if (this.worker && this.modelLoad?.loaded && this.semanticEnabled) {
-      await this.worker.call("setEmbedding", { enabled: true, workers: this.embedWorkers.workers });
-    }
-  }
-
-  /** The "Embedding model" setting changed: save it and load the model it chooses (not awaited by the UI). */
-  async setEmbeddingModel(setting: string): Promise<void> {
-    this.settings.embeddingModel = setting;
-    await this.saveSettings();
-    await this.ready;
-    await this.loadModel();
+  setEmbeddingModel(setting: string): Promise<void> {
+    return this.model.setEmbeddingModel(setting);
   }
 
   /** Tells the views that similar notes may have changed (a model loaded, embedding caught up). */
-  private vectorsChanged(): void {
+  vectorsChanged(): void {
     this.app.workspace.trigger(VECTORS_CHANGED);
   }
 
@@ -437,25 +372,12 @@ export default class StrataPlugin extends Plugin implements SearchHost, Settings
   async search(req: SearchRequest, signal?: AbortSignal): Promise<SearchResponse> {
     await this.ready;
     if (!this.worker) throw new Error("[unavailable] Strata is not running");
-    if ((req.mode ?? "hybrid") !== "lexical" && this.modelState === "off") await this.loadQueryModel();
-    return this.worker.call("search", { fusion: this.settings.fusion, ...req }, { signal });
-  }
-
-  /** With *Embed notes* off, a semantic or hybrid search loads the model for queries only once the index
-   *  holds other devices' vectors (embedding stays off); without, it looks a minute later, not per keystroke. */
-  private queryModel: Promise<void> | null = null;
-  private noVectorsUntil = 0;
-  private loadQueryModel(): Promise<void> {
-    if (Date.now() < this.noVectorsUntil) return Promise.resolve();
-    this.queryModel ??= (async () => {
-      const worker = this.worker!;
-      if ((await worker.call("status", {})).vectors === 0) return void ([this.queryModel, this.noVectorsUntil] = [null, Date.now() + 6e4]);
-      const load = await worker.call("loadModel", { setting: this.settings.embeddingModel, modelsDir: this.modelsDir });
-      await worker.call("setEmbedding", { enabled: false });
-      [this.modelLoad, this.embedProgress, this.modelState] = [load, load.progress, load.semantic ? "queries" : "absent"];
-      if (!load.semantic && load.notice) this.notify(`Strata: your other devices' vectors are here, but ${load.notice}`);
-    })().catch((err) => void ([this.modelState, this.modelError] = ["error", errorMessage(err)]));
-    return this.queryModel;
+    if ((req.mode ?? "hybrid") !== "lexical" && this.modelState === "off") await this.model.loadForQueries();
+    try {
+      return this.model.explain(await this.worker.call("search", { fusion: this.settings.fusion, ...req }, { signal }));
+    } catch (err) {
+      throw this.model.explainError(err);
+    }
   }
 
   async similar(path: string, k: number, signal?: AbortSignal): Promise<SimilarResponse> {

@@ -216,6 +216,8 @@ export class StrataSettingTab extends PluginSettingTab {
       off: "Semantic indexing is off.",
       error: `The model failed to load: ${p.modelError ?? ""}`,
       absent: load?.notice ? `${load.notice[0].toUpperCase()}${load.notice.slice(1)}.` : `No model found in ${p.modelsDir}/.`,
+      queries: `Model ${load?.loaded ?? "?"} loaded for searches only: this device does not embed; your other devices' vectors answer.`,
+      "over-budget": `Not loaded on this device, over its memory budget: ${p.modelError ?? ""}. Lexical search works.`,
     };
     const auto = s.embedWorkers === "auto" ? ` Auto gives ${p.embedWorkers.reason}.` : "";
     return [

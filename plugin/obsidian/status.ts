@@ -107,6 +107,7 @@ export async function statusLines(p: StatusHost): Promise<string[]> {
       `semantic: off (settings)${st.vectors > 0 ? `; ${fmt(st.vectors)} vectors from your other devices answer once a search needs them` : ""}`,
     );
   else if (p.modelState === "error") lines.push(`semantic: model failed to load: ${p.modelError}`);
+  else if (p.modelState === "over-budget") lines.push(`semantic: off on this device, over its memory budget: ${p.modelError}`);
   else lines.push(`semantic: ${p.modelState}`);
   if (state?.phase === "reconciling" && state.reconcile) lines.push(`indexing ${fmt(state.reconcile.done)}/${fmt(state.reconcile.total)}`);
   lines.push(`index: ${p.indexDir}`);

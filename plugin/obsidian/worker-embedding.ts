@@ -18,9 +18,16 @@ import { forgetLoadedModels, installEmbedderHook } from "../core/wasm-classes.ts
  */
 export async function compileEmbedder(bytes: Uint8Array | ArrayBuffer): Promise<WebAssembly.Module> {
   const module = await WebAssembly.compile(bytes as BufferSource);
-  await initEmbedder({ module_or_path: module });
+  embedderMemory = (await initEmbedder({ module_or_path: module })).memory;
   installEmbedderHook(() => StrataEmbedder);
   return module;
+}
+
+let embedderMemory: WebAssembly.Memory | null = null;
+
+/** The bytes of this thread's embedder wasm memory (0 before a model was loaded). */
+export function embedderWasmBytes(): number {
+  return embedderMemory?.buffer.byteLength ?? 0;
 }
 
 /**

@@ -71,6 +71,8 @@ export interface WorkerState {
   pendingNotes: number;
   lastUpdate: number | null;
   counters: WorkerCounters;
+  /** The wasm memories in this worker (bytes): the search core's, and the embedder's once a model loaded (0 before). */
+  memory?: { coreWasm: number; embedderWasm: number };
 }
 
 /** What the UI thread asks of the worker: the core's reads (core-reads.ts: similar, list, tasks,
@@ -119,7 +121,7 @@ type WorkerMethods = {
 
 export type HostApi = {
   /** Index folder (names relative to it). */
-  indexList(arg: Record<string, never>): string[];
+  indexList(arg: { prefix?: string }): string[];
   indexRead(arg: { name: string }): ArrayBuffer;
   indexWrite(arg: { name: string; bytes: Uint8Array }): void;
   indexDelete(arg: { name: string }): void;

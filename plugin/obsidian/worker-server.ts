@@ -22,7 +22,7 @@ import { asBytes } from "../core/bytes.ts";
 import { addSharedVectors, deleteOwnIndex, openIndex, persist, prefetching, type IndexStore } from "../core/index-store.ts";
 import { readNote, searchWithSnippets, type VaultSource } from "../core/note-reads.ts";
 import { reconcile, type ReconcileProgress, type ReconcileSummary } from "../core/reconcile.ts";
-import { Embedding, loadEmbedderBuild, type EmbedSpawnerFactory } from "./worker-embedding.ts";
+import { Embedding, embedderWasmBytes, loadEmbedderBuild, type EmbedSpawnerFactory } from "./worker-embedding.ts";
 import type { EmbedderWasm } from "../core/embedding/pool-worker.ts";
 import { loadChosenModel, ModelCatalog, type ModelLoad, type ReadModel } from "../core/models.ts";
 import { CancelledError, Endpoint, type CallContext, type Handlers, type PortLike } from "./rpc.ts";
@@ -51,6 +51,7 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
   private core: StrataCoreApi | null = null;
   private config: CoreConfig = {};
   private wasmReady: Promise<void> | null = null;
+  private coreMemory: WebAssembly.Memory | null = null;
   private embedderReady: Promise<void> | null = null;
   private opened: Promise<void>;
   private markOpened!: () => void;
@@ -98,7 +99,7 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
     );
     const host = this.host;
     this.store = {
-      list: () => host.call("indexList", {}),
+      list: (prefix) => host.call("indexList", prefix === undefined ? {} : { prefix }),
       read: async (name) => new Uint8Array(await host.call("indexRead", { name })),
       write: async (name, bytes) => {
         // A copy whose buffer is moved to the UI thread: the caller's array stays intact, and
@@ -142,7 +143,7 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
           (arg.wasmBase64 !== undefined ? decodeBase64(arg.wasmBase64) : undefined) ??
           (this.loaders ? await this.loaders.core() : undefined);
         if (!bytes) throw new Error("[unavailable] no wasm for the search core");
-        await init({ module_or_path: bytes });
+        this.coreMemory = (await init({ module_or_path: bytes })).memory;
       })();
     }
     await this.wasmReady;
@@ -461,6 +462,7 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
       embeddingActive: this.embedRun !== null,
       embedWorkers: this.embedding.info(),
       counters: { ...this.st.counters },
+      memory: { coreWasm: this.coreMemory?.buffer.byteLength ?? 0, embedderWasm: embedderWasmBytes() },
     };
   }
 

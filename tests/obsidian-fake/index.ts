@@ -5,6 +5,7 @@
 
 import type { FakeAdapter, FakeStat } from "./adapter.ts";
 import { bodyEl, newEl } from "./dom.ts";
+import { storageGet, storageKey, storageSet } from "./local-storage.ts";
 import { PluginSettingTab, requireApiVersion, searchSettings, type SearchHit } from "./settings.ts";
 
 export type { FakeAdapter } from "./adapter.ts";
@@ -429,9 +430,6 @@ export interface Command {
   checkCallback?: (checking: boolean) => boolean | void;
 }
 
-/** The app's local storage, by vault folder and key (App.loadLocalStorage). */
-const LOCAL_STORAGE = new Map<string, unknown>();
-
 export class App {
   readonly workspace: Workspace;
   readonly metadataCache = new MetadataCache();
@@ -445,12 +443,10 @@ export class App {
   /** Obsidian ≥ 1.8.7's per-vault, per-device storage: kept across app instances of the same
    *  vault folder (a reload of the plugin, a restart of the app), never synced. */
   loadLocalStorage(key: string): unknown {
-    return LOCAL_STORAGE.get(`${this.vault.adapter.getBasePath?.() ?? this.vault.adapter.getName()}\0${key}`) ?? null;
+    return storageGet(storageKey(this.vault.adapter.getBasePath?.() ?? this.vault.adapter.getName(), key));
   }
   saveLocalStorage(key: string, data: unknown): void {
-    const k = `${this.vault.adapter.getBasePath?.() ?? this.vault.adapter.getName()}\0${key}`;
-    if (data === null) LOCAL_STORAGE.delete(k);
-    else LOCAL_STORAGE.set(k, data);
+    storageSet(storageKey(this.vault.adapter.getBasePath?.() ?? this.vault.adapter.getName(), key), data);
   }
   /** An app over `adapter`'s folder, its file list loaded, the layout not yet ready. */
   static async create(adapter: FakeAdapter, configDir = ".obsidian"): Promise<App> {
@@ -538,6 +534,7 @@ export class Plugin extends Component {
 
 // ---- settings (settings.ts) -------------------------------------------------------------------
 
+export { setDevice } from "./local-storage.ts";
 export { fakeApi, PluginSettingTab, requireApiVersion, searchSettings, Setting, SettingGroup } from "./settings.ts";
 
 // ---- modal, notice, platform ------------------------------------------------------------------
@@ -607,6 +604,19 @@ export const Platform = {
   isLinux: true,
   isSafari: false,
 };
+
+/** Obsidian's Platform as it is on a desktop (Linux) or a phone (the Android app). */
+export function setPlatform(profile: "desktop" | "phone"): void {
+  const phone = profile === "phone";
+  Object.assign(Platform, {
+    isDesktop: !phone,
+    isMobile: phone,
+    isDesktopApp: !phone,
+    isMobileApp: phone,
+    isAndroidApp: phone,
+    isLinux: !phone,
+  });
+}
 
 export const Keymap = {
   isModEvent(evt?: { ctrlKey?: boolean; metaKey?: boolean } | null): boolean {

@@ -2,7 +2,7 @@
 // the real plugin — its real inlined Web Worker and wasm, its real sidebar view and modal —
 // on a fake app whose adapter reaches a real temporary vault folder through the test server.
 
-import { App, Modal, Notice } from "../obsidian-fake/index.ts";
+import { App, Modal, Notice, setDevice, setPlatform } from "../obsidian-fake/index.ts";
 import StrataPlugin from "../../plugin/obsidian/main.ts";
 import { VIEW_TYPE } from "../../plugin/obsidian/sidebar.ts";
 import { HttpAdapter } from "../obsidian-fake/http-adapter.ts";
@@ -25,6 +25,37 @@ try {
   // no Long Tasks API: the bench says so
 }
 
+/**
+ * The device the page plays: the desktop (the default: Obsidian's desktop app, whose Node modules
+ * the harness does not have either) or a phone (Platform.isMobile, no Node modules: every
+ * `require` the bundle attempts is recorded and throws, as it would in the mobile app). Each device
+ * has its own local storage (device id and device settings).
+ */
+export type Profile = "desktop" | "phone";
+const requireAttempts: string[] = [];
+
+function useProfile(profile: Profile, device?: string, deviceMemoryGB?: number): void {
+  setPlatform(profile);
+  setDevice(device ?? profile);
+  requireAttempts.length = 0;
+  // What the web view says of the device's memory: Chromium's own on the desktop; on a phone, what
+  // Android's WebView would say (a value), or nothing (iOS's WKWebView has no deviceMemory).
+  if (profile === "phone") Object.defineProperty(navigator, "deviceMemory", { configurable: true, get: () => deviceMemoryGB });
+  else delete (navigator as { deviceMemory?: number }).deviceMemory;
+  // esbuild's bundle reaches Node's modules through a global `require` (its `__require`).
+  (window as unknown as { require: (id: string) => never }).require = (id: string) => {
+    requireAttempts.push(id);
+    throw new Error(`Cannot find module '${id}' (no Node modules in the ${profile} profile)`);
+  };
+}
+
+/** The memory the page and its search worker use now: wasm memories, JS heaps (bytes). */
+async function memoryNow(p: StrataPlugin): Promise<{ coreWasm: number; embedderWasm: number; pageHeap: number | null }> {
+  const st = await p.worker!.call("state", {});
+  const heap = (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? null;
+  return { coreWasm: st.memory?.coreWasm ?? 0, embedderWasm: st.memory?.embedderWasm ?? 0, pageHeap: heap };
+}
+
 function need(): { app: FakeApp; plugin: StrataPlugin } {
   if (!app || !plugin) throw new Error("harness: load() first");
   return { app, plugin };
@@ -32,7 +63,10 @@ function need(): { app: FakeApp; plugin: StrataPlugin } {
 
 const harness = {
   /** Opens the vault in a fake app and loads the plugin (layout ready at once). Returns ms spent in onload. */
-  async load(opts: { settings?: object; wait?: boolean; release?: ReleaseInfo } = {}): Promise<{ onloadMs: number; t0: number }> {
+  async load(
+    opts: { settings?: object; wait?: boolean; release?: ReleaseInfo; profile?: Profile; device?: string; deviceMemoryGB?: number } = {},
+  ): Promise<{ onloadMs: number; t0: number }> {
+    useProfile(opts.profile ?? "desktop", opts.device, opts.deviceMemoryGB);
     const adapter = new HttpAdapter(location.origin, "vault");
     // The release Download fetches from (the test server's), instead of the one compiled in.
     if (opts.release) StrataPlugin.release = () => opts.release!;
@@ -53,11 +87,23 @@ const harness = {
     return { onloadMs, t0 };
   },
 
-  /** Plugin load → first search answered (the persisted index's fast path). */
+  /** Plugin load → first search answered (the persisted index's fast path); with `waitIndexed`, the
+   *  search waits for the start-up reconcile (a device without an index of its own builds it). */
   async loadAndSearch(
     query: string,
     settings?: object,
-  ): Promise<{ totalMs: number; onloadMs: number; hits: number; openMs: number | null; timings: unknown }> {
+    profile: Profile = "desktop",
+    waitIndexed = false,
+  ): Promise<{
+    totalMs: number;
+    onloadMs: number;
+    hits: number;
+    mode: string;
+    openMs: number | null;
+    indexedMs: number | null;
+    timings: unknown;
+  }> {
+    useProfile(profile);
     const adapter = new HttpAdapter(location.origin, "vault");
     if (settings) await adapter.write(`${PLUGIN_DIR}/data.json`, JSON.stringify(settings));
     app = await App.create(adapter);
@@ -68,9 +114,19 @@ const harness = {
     await plugin.onload();
     app.workspace.setLayoutReady();
     const onloadMs = performance.now() - t0;
+    if (waitIndexed) await plugin.indexed;
+    const indexedMs = waitIndexed ? performance.now() - t0 : null;
     const resp = await plugin.search({ query, k: 10, mode: "hybrid" });
     const totalMs = performance.now() - t0;
-    return { totalMs, onloadMs, hits: resp.hits.length, openMs: plugin.openResult?.tookMs ?? null, timings: plugin.startTimings };
+    return {
+      totalMs,
+      onloadMs,
+      indexedMs,
+      hits: resp.hits.length,
+      mode: resp.mode,
+      openMs: plugin.openResult?.tookMs ?? null,
+      timings: plugin.startTimings,
+    };
   },
 
   /** The harness's own I/O floor: every file of the index folder read through the adapter at once. */
@@ -137,6 +193,26 @@ const harness = {
   embedderRun,
 
   modelState: () => need().plugin.modelState,
+  /** A search as the sidebar makes it: its mode, hit paths and notice. */
+  async search(query: string, mode: "hybrid" | "semantic" | "lexical" = "hybrid") {
+    const r = await need().plugin.search({ query, k: 10, mode });
+    return { mode: r.mode, paths: r.hits.map((h) => h.path), notice: r.notice ?? null };
+  },
+  statusLines: () => need().plugin.statusLines(),
+  /** The search worker's counters (embedded, notes read, …). */
+  async counters() {
+    return (await need().plugin.worker!.call("state", {})).counters;
+  },
+  memory: () => memoryNow(need().plugin),
+  /** The Node modules the bundle tried to load since the profile was set. */
+  requireAttempts: () => [...requireAttempts],
+  /** Loads a Node module the way the plugin's desktop paths do (node-probe.ts): what the trap recorded. */
+  async probeRequire(): Promise<string[]> {
+    useProfile("phone");
+    await import("./node-probe.ts").then((m) => m.platform()).catch(() => undefined);
+    return [...requireAttempts];
+  },
+  clearNotices: () => void ((Notice as unknown as { log: string[] }).log.length = 0),
   /** The search worker's embedder workers (nested Web Workers) of the last embedding run. */
   async embedWorkers() {
     return (await need().plugin.worker!.call("state", {})).embedWorkers;

@@ -11,6 +11,10 @@
 //                                               then embedding (tests/ui/embed-bench.ts): the
 //                                               plugin's pool against onnxruntime-web
 //                                               [--embed-only] [--no-embed] [--rounds N]
+//   node --import tsx tests/ui/run.ts --bench --phone [--vault DIR] [--desktop-index DIR] [--runs N]
+//                                               the phone profile (tests/ui/phone.ts) on a vault a
+//                                               desktop indexed and embedded (the CLI, or a copy of
+//                                               DIR): load → first hybrid search, memory, segments
 //
 // The vault is a temporary copy: nothing is written to the original.
 
@@ -28,6 +32,7 @@ import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { pluginBuildOptions } from "../../esbuild.config.mjs";
 import { modelTable, relaxedEmbedderEntry, writeEntryParts, writeParts } from "../../scripts/model-table.mjs";
 import { embedBench } from "./embed-bench.ts";
+import { phoneBench, phoneTest } from "./phone.ts";
 import { startServer } from "./server.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -42,6 +47,9 @@ const vaultArg = argv.includes("--vault") ? argv[argv.indexOf("--vault") + 1] : 
 const EMBED_ONLY = argv.includes("--embed-only");
 const NO_EMBED = argv.includes("--no-embed");
 const ROUNDS = argv.includes("--rounds") ? Number(argv[argv.indexOf("--rounds") + 1]) : 2;
+const PHONE = argv.includes("--phone");
+const desktopIndex = argv.includes("--desktop-index") ? path.resolve(argv[argv.indexOf("--desktop-index") + 1]) : null;
+const RUNS = argv.includes("--runs") ? Number(argv[argv.indexOf("--runs") + 1]) : 5;
 
 async function bundle(): Promise<string> {
   process.chdir(ROOT);
@@ -401,17 +409,22 @@ async function main(): Promise<number> {
   }
   const withModel = !BENCH && existsSync(path.join(MODEL_DIR, "model.onnx"));
   if (!BENCH && !withModel) console.log(`ui: no model in ${MODEL_DIR}: the semantic parts (similar notes) are skipped`);
-  const { vault, tmp } = await copyVault(src, withModel);
+  // The phone loads the desktop's model for its queries: it is in the vault's plugin folder.
+  const { vault, tmp } = await copyVault(src, withModel || (BENCH && PHONE));
   const server = await startServer(ROOT, vault, js);
   const { browser, page, userDir } = await launch();
   try {
     await page.goto(server.url + "/");
     await page.waitForFunction(() => document.body.dataset.ready === "1");
-    if (BENCH) {
+    if (BENCH && PHONE) {
+      await browser.close();
+      await phoneBench({ root: ROOT, vault, url: server.url, chromiumPath: CHROMIUM, desktopIndex, runs: RUNS });
+    } else if (BENCH) {
       if (!EMBED_ONLY) await bench(page, path.basename(src), vault);
       if (!NO_EMBED) await embedBench(page, js, { root: ROOT, src, modelDir: MODEL_DIR, artifacts: ARTIFACTS, rounds: ROUNDS });
     } else {
       await uiTest(page, withModel);
+      if (withModel) await phoneTest(page, vault);
       if (withModel) await downloadTest(page, src, js);
     }
     return 0;
