@@ -2,10 +2,12 @@
 // device (the core as the CLI and the bridge run it, each device with its own id), and between
 // the runs a sync process copies creates, updates and deletions in random order, delivers
 // some files partly written first, makes conflict copies the way Dropbox, Syncthing and
-// Obsidian Sync name them, and carries deletions. Only the desktop embeds. At the end: no note
-// was ever changed by Strata, every device answers as a fresh rebuild does, every text was
-// embedded once, no device deleted a file it did not write, and the index of an older Strata
-// (format 15) and a newer one's folder are left as they were.
+// Obsidian Sync name them, and carries deletions. Only the desktop embeds, flushing after every
+// text as a long first embedding does, so it merges its segments and, a week of simulated time
+// later, deletes the ones it merged. At the end: no note was ever changed by Strata, every device
+// answers as a fresh rebuild does, every text was embedded once, no device deleted a file it did
+// not write, no device ever saw a vector leave its union, the segments stay few, and the index of
+// an older Strata (format 15) and a newer one's folder are left as they were.
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -20,9 +22,37 @@ import { addSharedVectors, openIndex, persist } from "../../plugin/core/index-st
 import { reconcile } from "../../plugin/core/reconcile.ts";
 import { FsIndexStore, NodeVault } from "../../plugin/node/host.ts";
 import { cleanupTemps, Core, FIXTURE, indexDirOf, loadModelInto, NEEDS_MODEL, RecordingStore, ROOT, tempDir } from "./helpers.ts";
-import { installModel, loadPlugin, unloadPlugin } from "./plugin-env.ts";
+import { checkModelBudget, JS_HEAP_MB, MODEL_LOAD_MB, mobileBudgetMB } from "../../plugin/obsidian/memory-budget.ts";
+import { installModel, loadPlugin, Platform, unloadPlugin } from "./plugin-env.ts";
 
 after(cleanupTemps);
+
+/** The simulated wall clock: the wasm core reads Date.now (merged segments are deleted a week
+ *  after the merge); the simulator moves it on a day per round. */
+const realNow = Date.now;
+let clockDays = 0;
+const DAY = 864e5;
+
+/** The keys of a segment's vectors (crate/src/vectors/segment.rs: count at 12, keys from 40). */
+function segmentKeys(bytes: Buffer): string[] {
+  const count = bytes.readUInt32LE(12);
+  return Array.from({ length: count }, (_, i) => bytes.subarray(40 + i * 32, 72 + i * 32).toString("hex"));
+}
+
+/** The keys in the vector segments of `dir`'s index that are whole (their bytes match their name). */
+async function unionOf(dir: string): Promise<Set<string>> {
+  const keys = new Set<string>();
+  const index = path.join(dir, INDEX);
+  if (!(await stat(index).catch(() => null))) return keys;
+  for (const [f] of await tree(index)) {
+    const m = /^vectors\/[0-9a-f]{16}\/([0-9a-f]{32})\.svec$/.exec(f);
+    if (!m) continue;
+    const bytes = await readFile(path.join(index, f));
+    if (!createHash("sha256").update(bytes).digest("hex").startsWith(m[1])) continue;
+    for (const k of segmentKeys(bytes)) keys.add(k);
+  }
+  return keys;
+}
 
 const QUERIES = ["sourdough hydration", "telescope", "乌龙茶", "山小屋", "reading list", "backup drive", "garden water"];
 const INDEX = ".obsidian/plugins/strata-search/index";
@@ -43,7 +73,9 @@ function rng(seed: number): () => number {
 async function tree(dir: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const walk = async (rel: string) => {
-    for (const e of await readdir(path.join(dir, rel), { withFileTypes: true })) {
+    // Sorted: the directory's order depends on the file system, and the simulation must replay.
+    const entries = (await readdir(path.join(dir, rel), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const e of entries) {
       const name = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) await walk(name);
       else
@@ -68,24 +100,49 @@ interface Device {
   id: string;
   dir: string;
   embeds: boolean;
-  /** Index files this device deleted, over every run. */
+  /** Index files this device deleted, and those it wrote, over every run. */
   deleted: string[];
+  written: Set<string>;
+  /** The vector keys of its index folder at its last run (a vector never leaves it). */
+  union: Set<string>;
   /** Texts it embedded, over every run. */
   embedded: number;
   /** What the sync process last delivered from here to each other device (name → hash). */
   synced: Map<string, Map<string, string>>;
+  /** Every file here (own or received) at the last delivery from here (name → hash). */
+  seen: Map<string, string>;
+  /** Files deleted here since (own or received), with the bytes' hash they had, in order. */
+  tombstones: { f: string; h: string }[];
+  /** How many of the tombstones each other device has been sent. */
+  tombstonesSent: Map<string, number>;
   /** Files as the sync process delivered them here (name → hash): not this device's changes. */
   received: Map<string, string>;
 }
 
 /** A device whose vault is `root`/`id`, nothing run or synced yet. */
 function device(root: string, id: string, embeds: boolean): Device {
-  return { id, dir: path.join(root, id), embeds, deleted: [], embedded: 0, synced: new Map(), received: new Map() };
+  return {
+    id,
+    dir: path.join(root, id),
+    embeds,
+    deleted: [],
+    written: new Set(),
+    union: new Set(),
+    embedded: 0,
+    synced: new Map(),
+    seen: new Map(),
+    tombstones: [],
+    tombstonesSent: new Map(),
+    received: new Map(),
+  };
 }
 
 /** One run of Strata on a device: open, bring the index up to date, embed (the desktop), persist. */
 async function runStrata(d: Device): Promise<void> {
   const notesBefore = [...(await tree(d.dir))].filter(([f]) => isNote(f));
+  const union = await unionOf(d.dir);
+  for (const k of d.union) assert.ok(union.has(k), `${d.id}: a vector left the union before a run (${k})`);
+  d.union = union;
   const store = new RecordingStore(new FsIndexStore(path.join(d.dir, INDEX)));
   const config: CoreConfig = { configDir: ".obsidian", deviceId: d.id };
   const { core } = await openIndex(Core, store, config);
@@ -94,13 +151,15 @@ async function runStrata(d: Device): Promise<void> {
     if (d.embeds) {
       loadModelInto(core);
       await addSharedVectors(core, store);
-      d.embedded += (await embedAll(core, new NodeVault(d.dir), store)).embedded;
+      // A flush after every text, as a long first embedding makes one every few seconds.
+      d.embedded += (await embedAll(core, new NodeVault(d.dir), store, { maxChunks: 1, flushEveryMs: 0 })).embedded;
     }
     await persist(core, store);
   } finally {
     core.free();
   }
   d.deleted.push(...store.deletes);
+  for (const w of store.writes) d.written.add(w);
   const notesAfter = [...(await tree(d.dir))].filter(([f]) => isNote(f));
   assert.deepEqual(notesAfter, notesBefore, `${d.id}: Strata changed no note`);
 }
@@ -113,10 +172,11 @@ const CONFLICT_NAMES = [
 ];
 
 /**
- * Delivers `src`'s own changes (what it created, changed or deleted, not what it received) since
- * the last delivery to `dst`, in random order: a file is copied (sometimes first cut short, as a
- * file still arriving is seen, and whole only at the end of the delivery), a file gone from
- * `src` is deleted at `dst`, and a note both changed keeps `src`'s version with `dst`'s as a
+ * Delivers `src`'s changes since the last delivery to `dst`, in random order: what it created or
+ * changed (not what it received) is copied (sometimes first cut short, as a file still arriving
+ * is seen, and whole only at the end of the delivery); a file deleted at `src`, its own or one it
+ * received, is deleted at `dst` unless `dst` changed it since (a change wins over a deletion, as
+ * the sync services keep it); a note both changed keeps `src`'s version with `dst`'s as a
  * conflict copy. `between` runs Strata on `dst` halfway, partial files still there.
  */
 async function deliver(src: Device, dst: Device, rand: () => number, between?: () => Promise<void>): Promise<void> {
@@ -125,7 +185,18 @@ async function deliver(src: Device, dst: Device, rand: () => number, between?: (
   const last = src.synced.get(dst.id) ?? new Map<string, string>();
   const there = await tree(dst.dir);
   const changed = [...own].filter(([f, h]) => last.get(f) !== h && there.get(f) !== h).map(([f]) => f);
-  const gone = [...last.keys()].filter((f) => !now.has(f));
+  for (const [f, h] of src.seen) if (!now.has(f)) src.tombstones.push({ f, h });
+  src.seen = now;
+  const from = src.tombstonesSent.get(dst.id) ?? 0;
+  src.tombstonesSent.set(dst.id, src.tombstones.length);
+  const gone = [
+    ...new Set(
+      src.tombstones
+        .slice(from)
+        .filter(({ f, h }) => !now.has(f) && there.get(f) === h)
+        .map(({ f }) => f),
+    ),
+  ];
   const work = [...changed.map((f) => ({ f, del: false })), ...gone.map((f) => ({ f, del: true }))].sort(() => rand() - 0.5);
   const partial: string[] = [];
   const half = Math.floor(work.length / 2);
@@ -161,7 +232,7 @@ async function deliver(src: Device, dst: Device, rand: () => number, between?: (
   }
   for (const f of partial) await writeFile(path.join(dst.dir, f), await readFile(path.join(src.dir, f)));
   const sent = new Map(last);
-  for (const f of gone) sent.delete(f);
+  for (const f of sent.keys()) if (!now.has(f)) sent.delete(f);
   for (const f of changed) sent.set(f, own.get(f)!);
   src.synced.set(dst.id, sent);
 }
@@ -187,28 +258,30 @@ async function edit(d: Device, round: number, rand: () => number): Promise<void>
 }
 
 /**
- * Top 10 of each query, lexical and semantic, in rank order. Hits tied on score are sorted by id
- * (their order among themselves is arbitrary), and a tie at the cut is left out (which of them
- * makes the 10 is arbitrary). Scores are not compared: BM25's statistics count deleted
+ * Each query's answers: lexically every section it matches (which sections match depends on
+ * their text alone; their order does not compare, because BM25's statistics count deleted
  * documents until tantivy merges them, so an index that has seen edits scores a little
- * differently from a rebuild, in the same order.
+ * differently from a rebuild and close hits can swap); semantically the top 10 in rank order,
+ * hits tied on score sorted by id (their order among themselves is arbitrary) and a tie at the
+ * cut left out (which of them makes the 10 is arbitrary).
  */
 function answers(core: StrataCoreApi): string[][] {
-  return QUERIES.flatMap((q) =>
-    (["lexical", "semantic"] as const).map((mode) => {
-      const hits = core.search({ query: q, mode, k: 10 }).hits;
-      const groups: string[][] = [];
-      let last: string | null = null;
-      for (const h of hits) {
-        const score = h.score.toFixed(4);
-        if (score !== last) groups.push([]);
-        groups.at(-1)!.push(`${q} ${mode}: ${h.sectionId}`);
-        last = score;
-      }
-      if (hits.length === 10 && groups.length > 1) groups.pop();
-      return groups.flatMap((g) => g.sort());
-    }),
-  );
+  return QUERIES.flatMap((q) => {
+    const all = core.search({ query: q, mode: "lexical", k: 200 }).hits;
+    assert.ok(all.length < 200, `${q}: every match within k`);
+    const lexical = all.map((h) => `${q} lexical: ${h.sectionId}`).sort();
+    const hits = core.search({ query: q, mode: "semantic", k: 10 }).hits;
+    const groups: string[][] = [];
+    let last: string | null = null;
+    for (const h of hits) {
+      const score = h.score.toFixed(4);
+      if (score !== last) groups.push([]);
+      groups.at(-1)!.push(`${q} semantic: ${h.sectionId}`);
+      last = score;
+    }
+    if (hits.length === 10 && groups.length > 1) groups.pop();
+    return [lexical, groups.flatMap((g) => g.sort())];
+  });
 }
 
 /** A device's answers now: its index as it opens, the model loaded for queries only. */
@@ -241,8 +314,27 @@ async function rebuiltAnswers(vault: string): Promise<string[][]> {
   }
 }
 
-/** The vectors in the shared segments of a model (its space's spec file names it), and the files. */
-async function segmentCounts(indexDir: string, modelId: string): Promise<{ vectors: number; files: number }> {
+/** The segments the desktop merged into another and has not deleted yet (its manifest): name → merged into. */
+async function mergedSegments(indexDir: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  let generation = -1;
+  for (const [f] of await tree(indexDir)) {
+    if (!/^devices\/desk\.v\d+\/manifest-[ab]\.json$/.test(f)) continue;
+    const text = await readFile(path.join(indexDir, f), "utf8");
+    const m = JSON.parse(text.slice(0, text.lastIndexOf("\nchecksum "))) as {
+      generation: number;
+      segments?: { name: string; mergedInto?: string }[];
+    };
+    if (m.generation < generation) continue;
+    generation = m.generation;
+    out.clear();
+    for (const s of m.segments ?? []) if (s.mergedInto) out.set(s.name, s.mergedInto);
+  }
+  return out;
+}
+
+/** The vectors in the shared segments of a model (its space's spec file names it) but `except`, and the files. */
+async function segmentCounts(indexDir: string, modelId: string, except = new Set<string>()): Promise<{ vectors: number; files: number }> {
   let vectors = 0;
   let files = 0;
   const all = await tree(indexDir);
@@ -253,7 +345,7 @@ async function segmentCounts(indexDir: string, modelId: string): Promise<{ vecto
     if (spec.modelId === modelId) spaces.add(path.posix.dirname(f));
   }
   for (const [f] of all) {
-    if (!spaces.has(path.posix.dirname(f)) || !f.endsWith(".svec")) continue;
+    if (!spaces.has(path.posix.dirname(f)) || !f.endsWith(".svec") || except.has(f)) continue;
     vectors += (await readFile(path.join(indexDir, f))).readUInt32LE(12);
     files++;
   }
@@ -286,7 +378,7 @@ describe("one vault on three devices, synced", NEEDS_MODEL, () => {
   });
 
   test("rounds of edits on three devices: answers of a rebuild, every text embedded once, no foreign file deleted", async (t) => {
-    const rand = rng(20261127);
+    const rand = rng(Number(process.env.STRATA_SYNC_SEED ?? 20261127)); // another seed replays another history
     const root = await tempDir();
     const make = (id: string, embeds: boolean) => device(root, id, embeds);
     const devices = [make("desk", true), make("phone", false), make("tablet", false)];
@@ -301,8 +393,11 @@ describe("one vault on three devices, synced", NEEDS_MODEL, () => {
       await writeFile(path.join(d.dir, INDEX, newer), "a newer Strata's manifest");
     }
     const untouchable = [...(await tree(path.join(devices[0].dir, INDEX))).entries()];
+    Date.now = () => realNow() + clockDays * DAY;
+    t.after(() => void (Date.now = realNow));
 
     for (let round = 0; round < 8; round++) {
+      clockDays = round;
       const d = devices[Math.floor(rand() * devices.length)];
       await edit(d, round, rand);
       await runStrata(d);
@@ -323,6 +418,14 @@ describe("one vault on three devices, synced", NEEDS_MODEL, () => {
     await exchange();
     for (const d of devices) await runStrata(d);
     await exchange();
+    // A week later (the grace period past) the desktop deletes the segments it merged, and a week
+    // after that those it merged in the runs above; sync carries the deletions.
+    for (const week of [1, 2]) {
+      clockDays = 8 + 8 * week;
+      await runStrata(devices[0]);
+      await exchange();
+    }
+    for (const d of devices.slice(1)) await runStrata(d);
 
     // The simulation met each case it is meant to.
     assert.ok(did.partial > 0 && did.conflicts > 0 && did.deletions > 0 && did.runsMidDelivery > 0, JSON.stringify(did));
@@ -335,30 +438,77 @@ describe("one vault on three devices, synced", NEEDS_MODEL, () => {
     for (const d of devices) assert.deepEqual(await deviceAnswers(d), expected, `${d.id}'s top 10s`);
 
     // Every text embedded once, across all devices: only the desktop embedded, and no key is in
-    // two segments (the segments hold as many vectors as distinct texts).
+    // two of the segments it keeps (they hold as many vectors as distinct texts); a segment it
+    // merged, until the grace period has passed, is within the one it was merged into.
     for (const d of devices.slice(1)) assert.equal(d.embedded, 0, `${d.id} embedded nothing`);
     const deskIndex = path.join(devices[0].dir, INDEX);
-    const counts = await segmentCounts(deskIndex, "all-MiniLM-L6-v2");
+    const merged = await mergedSegments(deskIndex);
+    const counts = await segmentCounts(deskIndex, "all-MiniLM-L6-v2", new Set(merged.keys()));
     const store = new FsIndexStore(deskIndex);
     const { core } = await openIndex(Core, store, { configDir: ".obsidian", deviceId: "desk" }, { removeOrphans: false });
     const distinct = core.status().vectors;
     core.free();
     assert.equal(counts.vectors, distinct, `${counts.files} segments hold ${counts.vectors} vectors for ${distinct} texts`);
     assert.ok(devices[0].embedded <= distinct, `${devices[0].embedded} embedded`);
+    for (const [seg, into] of merged) {
+      const keys = segmentKeys(await readFile(path.join(deskIndex, into)));
+      for (const k of segmentKeys(await readFile(path.join(deskIndex, seg)))) assert.ok(keys.includes(k), `${seg} is within ${into}`);
+    }
+    // Compaction: the desktop wrote a segment per flush, merged them and deleted the merged ones;
+    // the segments it keeps stay under the merge threshold (16).
+    const written = [...devices[0].written].filter((f) => f.endsWith(".svec")).length;
+    const gone = devices[0].deleted.filter((f) => f.endsWith(".svec")).length;
+    assert.ok(gone > 0, "the desktop deleted the segments it merged, after the grace period");
+    assert.ok(counts.files < 16, `${counts.files} segments kept`);
     t.diagnostic(
       `sync: ${JSON.stringify(did)}; embedded ${devices.map((d) => `${d.id} ${d.embedded}`).join(", ")}; ` +
-        `${counts.files} segments, ${counts.vectors} vectors for ${distinct} texts`,
+        `the desktop wrote ${written} segments and deleted ${gone}; ${counts.files} kept and ${merged.size} merged hold ` +
+        `${counts.vectors} vectors for ${distinct} texts`,
     );
 
-    // No device deleted a file it did not write; the older and the newer Strata's files stand.
+    // No device deleted a file it did not write, nor saw a vector leave its union; the older and
+    // the newer Strata's files stand.
     for (const d of devices) {
-      const foreign = d.deleted.filter((f) => !f.startsWith(`devices/${d.id}.`));
-      assert.deepEqual(foreign, [], `${d.id} deleted only its own files`);
+      const foreign = d.deleted.filter((f) => !d.written.has(f));
+      assert.deepEqual(foreign, [], `${d.id} deleted only files it wrote`);
+      const union = await unionOf(d.dir);
+      for (const k of d.union) assert.ok(union.has(k), `${d.id}: a vector left the union`);
       const now = await tree(path.join(d.dir, INDEX));
       for (const [f, h] of untouchable) assert.equal(now.get(f), h, `${d.id}: ${f} is as it was`);
     }
     assert.ok((await stat(indexDirOf(devices[1].dir))).isDirectory());
   });
+});
+
+test("a write a hard kill interrupted leaves a temporary file: its device deletes it unread at its next open, no other device does", async () => {
+  const root = await tempDir();
+  const vault = path.join(root, "desk");
+  await cp(FIXTURE, vault, { recursive: true });
+  const store = new RecordingStore(new FsIndexStore(path.join(vault, INDEX)));
+  const open = async (deviceId: string) => {
+    const { core, removedOrphans } = await openIndex(Core, store, { configDir: ".obsidian", deviceId });
+    await reconcile(core, new NodeVault(vault), { store });
+    core.free();
+    return removedOrphans;
+  };
+  await open("desk");
+  const names = await store.list();
+  const own = names.find((n) => /^devices\/desk\.v\d+\/manifest-a\.json$/.test(n))!;
+  // The Node host's atomic write (plugin/node/host.ts): `<name>.tmp-<pid>-<n>`, renamed when whole.
+  const temps = [`${own}.tmp-4242-7`, `${path.posix.dirname(own)}/lex/0123456789abcdef0123456789abcdef.idx.tmp-4242-8`];
+  const phoneTemp = own.replace(/^devices\/desk\./, "devices/phone.") + ".tmp-99-1";
+  const others = [phoneTemp, `${own} (conflicted copy).tmp-4242-9`];
+  for (const f of [...temps, ...others]) {
+    await mkdir(path.dirname(path.join(vault, INDEX, f)), { recursive: true });
+    await writeFile(path.join(vault, INDEX, f), "half a file");
+  }
+  const removed = await open("desk");
+  assert.deepEqual(removed.sort(), [...temps].sort(), "the desk's temporary files, and only those");
+  for (const f of temps) await assert.rejects(stat(path.join(vault, INDEX, f)));
+  for (const f of others) assert.ok((await stat(path.join(vault, INDEX, f))).isFile(), `${f} is left alone`);
+  // The phone's own folder's temporary file is the phone's: it deletes that one, nothing else.
+  assert.deepEqual(await open("phone"), [phoneTemp]);
+  assert.ok((await stat(path.join(vault, INDEX, others[1]))).isFile(), "not a name Strata writes: left alone");
 });
 
 test("the Node hosts' device id: made once per machine, kept outside the vault, STRATA_DEVICE_ID first", async () => {
@@ -384,15 +534,7 @@ test("the Node hosts' device id: made once per machine, kept outside the vault, 
 describe("the plugin on a phone that does not embed", NEEDS_MODEL, () => {
   test("hybrid search answers with the desktop's vectors: the model loads at the first search, for queries only", async () => {
     const root = await tempDir();
-    const desk: Device = {
-      id: "desk",
-      dir: path.join(root, "desk"),
-      embeds: true,
-      deleted: [],
-      embedded: 0,
-      synced: new Map(),
-      received: new Map(),
-    };
+    const desk = device(root, "desk", true);
     await cp(FIXTURE, desk.dir, { recursive: true });
     await runStrata(desk);
     // The phone: the same vault and index folder (synced), Embed notes off, the model installed.
@@ -417,6 +559,82 @@ describe("the plugin on a phone that does not embed", NEEDS_MODEL, () => {
     }
     const phoneFolders = (await readdir(path.join(phoneDir, INDEX, "devices"))).filter((d) => !d.startsWith("desk."));
     assert.equal(phoneFolders.length, 1, "the phone wrote a folder of its own");
+  });
+});
+
+describe("the phone's memory budget", NEEDS_MODEL, () => {
+  test("the budget: none on desktop, 1 GB where the web view does not say the memory, a quarter of what it says", () => {
+    assert.equal(checkModelBudget("multilingual-e5-small", 900, { mobile: false }).fits, true);
+    assert.equal(mobileBudgetMB(undefined), 1024);
+    assert.equal(mobileBudgetMB(2), 512);
+    assert.equal(mobileBudgetMB(8), 1024);
+    const mini = checkModelBudget("all-MiniLM-L6-v2", 60, { mobile: true });
+    assert.ok(mini.fits && mini.needMB === 60 + MODEL_LOAD_MB["all-MiniLM-L6-v2"] + JS_HEAP_MB, JSON.stringify(mini));
+    const e5 = checkModelBudget("multilingual-e5-small", 300, { mobile: true, deviceMemoryGB: 2 });
+    assert.equal(e5.fits, false);
+    assert.match(e5.reason ?? "", /over its memory budget of 512 MB, a quarter of its 2 GB/);
+    // A model it does not know counts as the largest.
+    assert.equal(
+      checkModelBudget("auto", 60, { mobile: true }).needMB,
+      checkModelBudget("multilingual-e5-small", 60, { mobile: true }).needMB,
+    );
+  });
+
+  test("over the budget a phone does not load the model for queries, and search says why; within it, it does", async () => {
+    const root = await tempDir();
+    const desk = device(root, "desk", true);
+    await cp(FIXTURE, desk.dir, { recursive: true });
+    await runStrata(desk);
+    const phoneDir = path.join(root, "phone");
+    await cp(desk.dir, phoneDir, { recursive: true });
+    await installModel(phoneDir);
+    const platform = { ...Platform };
+    const nav = Object.getOwnPropertyDescriptor(globalThis, "navigator");
+    const phoneWith = (deviceMemory: number) => {
+      Object.assign(Platform, { isMobile: true, isDesktop: false, isDesktopApp: false, isMobileApp: true });
+      Object.defineProperty(globalThis, "navigator", { configurable: true, value: { deviceMemory, hardwareConcurrency: 4 } });
+    };
+    try {
+      phoneWith(1);
+      const { plugin } = await loadPlugin(phoneDir);
+      try {
+        const res = await plugin.search({ query: "thirsty veggies", k: 3, mode: "hybrid" });
+        assert.equal(plugin.modelState, "over-budget");
+        assert.equal(res.mode, "lexical");
+        assert.match(
+          res.notice ?? "",
+          /^semantic search is off on this device: all-MiniLM-L6-v2 would bring Strata to about \d+ MB on this device, over its memory budget of 256 MB, a quarter of its 1 GB/,
+        );
+        await assert.rejects(
+          plugin.search({ query: "thirsty veggies", k: 3, mode: "semantic" }),
+          /\[unavailable\] semantic search is off on this device/,
+        );
+        assert.ok(
+          plugin.notices.some((n) => /over its memory budget of 256 MB/.test(n)),
+          plugin.notices.join("\n"),
+        );
+        assert.ok(!plugin.notices.some((n) => /download/i.test(n)), plugin.notices.join("\n"));
+        assert.match((await plugin.statusLines()).join("\n"), /semantic: off on this device, over its memory budget/);
+        assert.equal(plugin.modelLoad, null, "no model was loaded");
+      } finally {
+        await unloadPlugin(plugin);
+      }
+      phoneWith(4);
+      const again = await loadPlugin(phoneDir);
+      try {
+        const res = await again.plugin.search({ query: "thirsty veggies", k: 3, mode: "hybrid" });
+        assert.equal(again.plugin.modelState, "queries");
+        assert.equal(res.mode, "hybrid", res.notice ?? "");
+        assert.equal(again.plugin.modelLoad?.loaded, "all-MiniLM-L6-v2");
+        assert.ok(((await again.plugin.workerState())?.memory?.embedderWasm ?? 0) > 0);
+      } finally {
+        await unloadPlugin(again.plugin);
+      }
+    } finally {
+      Object.assign(Platform, platform);
+      if (nav) Object.defineProperty(globalThis, "navigator", nav);
+      else delete (globalThis as { navigator?: unknown }).navigator;
+    }
   });
 });
 
