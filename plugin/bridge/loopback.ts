@@ -166,6 +166,17 @@ export async function startLoopbackServer(opts: LoopbackOptions): Promise<Loopba
     socket.setTimeout(REQUEST_TIMEOUT_MS, () => socket.destroy());
   });
 
+  /** The request's body, or null once a body over the limit has been answered 413. */
+  const bodyOr413 = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<string | null> => {
+    try {
+      return await readBody(req, maxBody);
+    } catch (err) {
+      if (!(err instanceof BodyTooLarge)) throw err;
+      send(res, 413, { error: `request body larger than ${maxBody} bytes` }, true);
+      return null;
+    }
+  };
+
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     // Order matters: a web page (Origin) or a rebound name (Host) learns nothing, not even
     // whether its token guess was right.
@@ -185,15 +196,9 @@ export async function startLoopbackServer(opts: LoopbackOptions): Promise<Loopba
     if (url.pathname === MCP_PATH) {
       let raw = "";
       if (req.method === "POST") {
-        try {
-          raw = await readBody(req, maxBody);
-        } catch (err) {
-          if (err instanceof BodyTooLarge) {
-            send(res, 413, { error: `request body larger than ${maxBody} bytes` }, true);
-            return;
-          }
-          throw err;
-        }
+        const body = await bodyOr413(req, res);
+        if (body === null) return;
+        raw = body;
       }
       await mcp.handle(req, res, raw);
       return;
@@ -215,16 +220,8 @@ export async function startLoopbackServer(opts: LoopbackOptions): Promise<Loopba
       send(res, 405, { error: "use POST" });
       return;
     }
-    let raw: string;
-    try {
-      raw = await readBody(req, maxBody);
-    } catch (err) {
-      if (err instanceof BodyTooLarge) {
-        send(res, 413, { error: `request body larger than ${maxBody} bytes` }, true);
-        return;
-      }
-      throw err;
-    }
+    const raw = await bodyOr413(req, res);
+    if (raw === null) return;
     let body: unknown;
     try {
       body = JSON.parse(raw);
