@@ -333,8 +333,8 @@ pub struct Hit {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub code: Option<CodeInfo>,
-    /// A weaker match: no query word found the note, and its vector score does not stand out of
-    /// the query's similarity to the whole vault (`fusion::is_weak`). Listed after the matches.
+    /// A weaker match: only the vector side found the note, and it scores near the query's
+    /// background similarity (`fusion::is_weak`). Listed after the matches.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     #[cfg_attr(test, ts(as = "Option<bool>", optional))]
     pub weak: bool,

@@ -20,9 +20,9 @@ use std::hash::Hash;
 
 use crate::ranking::{
     CONFIDENT_SECOND, FUSION_RRF_K, LEX_HALF, LOW_OVERLAP, QUESTION_MIN_WORDS, RRF_K, RRF_TOP1_BONUS, RRF_TOP3_BONUS,
-    STRONG_GAP, STRONG_TOP, WEAK_BACKGROUND_RANK, WEAK_GAP_E5, WEAK_GAP_MINILM, WEAK_LEXICAL_RATIO, WEAK_Z_E5,
-    WEAK_Z_E5_SEMANTIC, WEAK_Z_MINILM, WEIGHTS_CJK_ENGLISH_MODEL, WEIGHTS_DEFAULT, WEIGHTS_EXACT, WEIGHTS_LOW_OVERLAP,
-    WEIGHTS_QUESTION, WEIGHTS_WEAK_LEXICAL,
+    STRONG_GAP, STRONG_TOP, WEAK_BACKGROUND_RANK, WEAK_GAP_E5, WEAK_GAP_MINILM, WEAK_LEXICAL_RATIO,
+    WEIGHTS_CJK_ENGLISH_MODEL, WEIGHTS_DEFAULT, WEIGHTS_EXACT, WEIGHTS_LOW_OVERLAP, WEIGHTS_QUESTION,
+    WEIGHTS_WEAK_LEXICAL,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -125,31 +125,14 @@ pub fn overlap<K: Eq + Hash>(a: &[K], b: &[K], n: usize) -> f32 {
     a.iter().take(n).filter(|k| set.contains(k)).count() as f32 / n as f32
 }
 
-/// The weaker-match margins of a model's scores in hybrid mode: above the query's background
-/// note ([`WEAK_GAP_MINILM`], [`WEAK_GAP_E5`]) and above the query's similarity to every vector of
-/// the vault, in standard deviations ([`WEAK_Z_MINILM`], [`WEAK_Z_E5`]); in semantic mode the
-/// latter only, e5's at [`WEAK_Z_E5_SEMANTIC`]. No cut-off for a model not measured.
-pub fn weak_cut(model_id: &str, semantic_mode: bool) -> WeakCut {
-    let cut = match model_id {
-        "all-MiniLM-L6-v2" => WeakCut { gap: WEAK_GAP_MINILM, z_min: Some(WEAK_Z_MINILM) },
-        "multilingual-e5-small" => WeakCut { gap: WEAK_GAP_E5, z_min: Some(WEAK_Z_E5) },
-        _ => return WeakCut::default(),
-    };
-    match (semantic_mode, model_id) {
-        (false, _) => cut,
-        (true, "multilingual-e5-small") => WeakCut { gap: 0.0, z_min: Some(WEAK_Z_E5_SEMANTIC) },
-        (true, _) => WeakCut { gap: 0.0, ..cut },
+/// The weaker-match margin of a model's scores ([`WEAK_GAP_MINILM`], [`WEAK_GAP_E5`]); 0 (no
+/// cut-off) for a model not measured.
+pub fn weak_gap(model_id: &str) -> f32 {
+    match model_id {
+        "all-MiniLM-L6-v2" => WEAK_GAP_MINILM,
+        "multilingual-e5-small" => WEAK_GAP_E5,
+        _ => 0.0,
     }
-}
-
-/// What makes a note no query word found a weaker match ([`is_weak`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct WeakCut {
-    /// Its vector score stands less than this above the query's background note (0: no test).
-    pub gap: f32,
-    /// Its vector score stands less than this many standard deviations above the mean of the
-    /// query's similarity to every vector of the vault (`ScanStats::z`).
-    pub z_min: Option<f32>,
 }
 
 /// The query's background similarity: the score at [`WEAK_BACKGROUND_RANK`] of its vector
@@ -159,19 +142,14 @@ pub fn background(vec_scores: &[f32]) -> Option<f32> {
     vec_scores.get(WEAK_BACKGROUND_RANK.min(vec_scores.len() / 2)).copied()
 }
 
-/// Whether a note is a weaker match: no query word found it (`lexical` false: a note only the
-/// vector list holds, or any note in semantic mode), and its vector score `vec` stands less than
-/// `cut.gap` above the query's `background`, or its `vec_z` (`ScanStats::z`) is under
-/// `cut.z_min`. In a vault that cannot answer the query every note sits in the bulk of the
-/// query's similarities; an answer stands out of it. A missing score, background or z (a vault
-/// without spread) cuts nothing.
-pub fn is_weak(lexical: bool, vec: Option<f32>, background: Option<f32>, vec_z: Option<f32>, cut: WeakCut) -> bool {
-    if lexical {
-        return false;
+/// Whether a note is a weaker match: only the vector side found it, and its score stands less
+/// than `gap` above the query's background (in a vault where nothing answers the query, every
+/// note's score sits near the background).
+pub fn is_weak(lexical: bool, vec_score: Option<f32>, background: Option<f32>, gap: f32) -> bool {
+    match (lexical, vec_score, background) {
+        (false, Some(v), Some(bg)) => gap > 0.0 && v - bg < gap,
+        _ => false,
     }
-    let near_background = matches!((vec, background), (Some(v), Some(bg)) if cut.gap > 0.0 && v - bg < cut.gap);
-    let in_the_bulk = matches!((vec_z, cut.z_min), (Some(z), Some(min)) if z < min);
-    near_background || in_the_bulk
 }
 
 /// Reciprocal Rank Fusion of weighted ranked lists (rank 0 = best), with [`RRF_K`].
@@ -282,9 +260,6 @@ pub struct NoteEvidence {
     /// The vector score's parts: the best section's cosine and the lead's.
     pub vec_section: Option<f32>,
     pub vec_lead: Option<f32>,
-    /// How many standard deviations the vector score stands above the query's similarity to
-    /// every vector of the vault (`ScanStats::z`).
-    pub vec_z: Option<f32>,
     pub weights: Weights,
 }
 
@@ -313,10 +288,9 @@ impl NoteEvidence {
             .into_iter()
             .filter_map(|(name, cos)| Some(format!("{name} {:.3}", cos?)))
             .collect();
-        let z = self.vec_z.map(|z| format!("; z {z:.2}")).unwrap_or_default();
         let vec = self
             .vec
-            .map(|v| format!("vec #{} ({:.3}: {}{z})", v.rank + 1, v.score, parts.join(", ")))
+            .map(|v| format!("vec #{} ({:.3}: {})", v.rank + 1, v.score, parts.join(", ")))
             .unwrap_or_else(|| "vec –".into());
         let method = match method {
             FusionMethod::Rrf => "RRF",
@@ -331,46 +305,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_background_is_the_score_at_a_rank_or_the_median() {
+    fn weaker_matches_are_vector_only_and_near_the_background() {
         let scores: Vec<f32> = (0..200).map(|i| 0.9 - i as f32 * 0.002).collect();
-        assert_eq!(background(&scores), Some(scores[WEAK_BACKGROUND_RANK]));
+        let bg = background(&scores);
+        assert_eq!(bg, Some(scores[WEAK_BACKGROUND_RANK]));
         assert_eq!(background(&[0.5, 0.4, 0.3, 0.2, 0.1]), Some(0.3), "a small vault: the median");
         assert_eq!(background(&[0.5]), Some(0.5));
         assert_eq!(background(&[]), None);
-    }
-
-    #[test]
-    fn weaker_matches_do_not_stand_out_of_the_vault() {
-        let scores: Vec<f32> = (0..200).map(|i| 0.9 - i as f32 * 0.002).collect();
-        let bg = background(&scores);
-        for model in ["all-MiniLM-L6-v2", "multilingual-e5-small"] {
-            let cut = weak_cut(model, false);
-            let min = cut.z_min.expect("measured");
-            assert!(min > 0.0 && cut.gap > 0.0, "{model}");
-            // Far above the background note: only the z decides.
-            let high = Some(scores[0] + 1.0);
-            assert!(is_weak(false, high, bg, Some(min - 0.01), cut), "{model}: just under the z cut-off");
-            assert!(is_weak(false, high, bg, Some(-1.0), cut), "{model}: below the vault's mean");
-            assert!(!is_weak(false, high, bg, Some(min), cut), "{model}: at the z cut-off");
-            assert!(!is_weak(false, high, bg, None, cut), "{model}: no spread, no z cut-off");
-            // Standing out of the vault but near the background note.
-            assert!(
-                is_weak(false, Some(bg.unwrap() + cut.gap * 0.5), bg, Some(min + 2.0), cut),
-                "{model}: near the background"
-            );
-            assert!(!is_weak(false, high, bg, Some(min + 2.0), cut), "{model}: stands out");
-            assert!(!is_weak(true, Some(0.0), bg, Some(-1.0), cut), "{model}: a query word found it");
-            // Semantic mode: the z alone, no higher than hybrid's (every answer is vector-only there).
-            let sem = weak_cut(model, true);
-            assert_eq!(sem.gap, 0.0, "{model}");
-            assert!(sem.z_min.expect("measured") <= min, "{model}");
-            assert!(!is_weak(false, bg, bg, Some(min), sem), "{model}: near the background note, standing out");
-            assert!(is_weak(false, high, bg, Some(-1.0), sem), "{model}: in the bulk");
-        }
-        let none = weak_cut("another-model", false);
-        assert_eq!(none, WeakCut::default());
-        assert_eq!(weak_cut("another-model", true), WeakCut::default());
-        assert!(!is_weak(false, Some(0.0), bg, Some(-3.0), none), "no cut-off for a model not measured");
+        let gap = weak_gap("multilingual-e5-small");
+        assert!(is_weak(false, Some(scores[56]), bg, gap), "near the background");
+        assert!(!is_weak(false, Some(scores[0]), bg, gap), "stands out");
+        assert!(!is_weak(true, Some(scores[50]), bg, gap), "found by the lexical side too");
+        assert!(!is_weak(false, Some(0.1), bg, weak_gap("another-model")), "no cut-off for a model not measured");
     }
 
     #[test]
@@ -511,7 +457,6 @@ mod tests {
             vec: Some(vec),
             vec_section: Some(0.48),
             vec_lead: Some(0.5333),
-            vec_z: Some(3.214),
             weights: Weights { lex: 1.0, vec: 1.0 },
         };
         assert_eq!(e.shown_order(), 5);
@@ -522,7 +467,7 @@ mod tests {
         );
         assert_eq!(
             e.explain(FusionMethod::Rrf, "balanced"),
-            "lex #2 (7.31) · vec #1 (0.512: section 0.480, lead 0.533; z 3.21) · RRF weights 1.00/1.00 (balanced)"
+            "lex #2 (7.31) · vec #1 (0.512: section 0.480, lead 0.533) · RRF weights 1.00/1.00 (balanced)"
         );
         let only_lex = NoteEvidence { vec: None, vec_section: None, vec_lead: None, ..e };
         assert_eq!(only_lex.shown_order(), 3);

@@ -124,21 +124,12 @@ pub const STRONG_GAP: f32 = 0.15;
 /// The query's background similarity: the vector score of the note at this rank (0-based) of
 /// its vector list, or of its median note in a smaller vault.
 pub const WEAK_BACKGROUND_RANK: usize = 59;
-/// In hybrid mode, a note only the vector side found is a weaker match when its score stands less
-/// than this above the background, with all-MiniLM-L6-v2 (measured on the dev and out-of-vault
-/// queries: no answer lost in en and de)…
+/// A note only the vector side found is a weaker match when its score stands less than this
+/// above the background, with all-MiniLM-L6-v2 (measured on the dev and out-of-vault queries:
+/// no answer lost in en and de)…
 pub const WEAK_GAP_MINILM: f32 = 0.12;
 /// …and with multilingual-e5-small (its cosines crowd near 0.8: zh, ja, ru, th, km).
 pub const WEAK_GAP_E5: f32 = 0.015;
-/// A note no query word found is a weaker match when its vector score stands less
-/// than this many standard deviations above the mean of the query's similarity to every vector of
-/// the vault, with all-MiniLM-L6-v2…
-pub const WEAK_Z_MINILM: f32 = 1.75;
-/// …and with multilingual-e5-small…
-pub const WEAK_Z_E5: f32 = 1.5;
-/// …which in semantic mode (every answer vector-only) cuts below this instead (all-MiniLM-L6-v2:
-/// [`WEAK_Z_MINILM`] in both modes).
-pub const WEAK_Z_E5_SEMANTIC: f32 = 1.2;
 
 // ---- several query strings ----------------------------------------------------------------
 

@@ -141,7 +141,7 @@ describe("hybrid search on the fixture vault", NEEDS_MODEL, () => {
     }
   });
 
-  test("weaker matches: a query the vault cannot answer lists its vector-only notes as weak, after the matches", () => {
+  test("weaker matches (hybrid): a query the vault cannot answer lists its vector-only notes as weak, after the matches", () => {
     for (const query of ["stargazing gear upkeep", "thirsty veggies"]) {
       for (const mode of ["semantic", "hybrid"] as const) {
         const hits = core.search({ query, mode, k: 5 }).hits;
@@ -153,16 +153,8 @@ describe("hybrid search on the fixture vault", NEEDS_MODEL, () => {
       "symptoms of vitamin D deficiency in winter",
       "tuning a guitar without a tuner",
     ]) {
-      // Semantic mode: every note is vector-only; those that do not stand out of the query's
-      // similarity to the whole vault are weaker matches, listed last.
       const sem = core.search({ query, mode: "semantic", k: 10 }).hits;
-      assert.ok(sem.length > 0, `semantic "${query}" lists notes`);
-      const semWeak = sem.findIndex((h) => h.weak);
-      assert.ok(semWeak >= 0, `semantic "${query}" has weaker matches`);
-      assert.ok(
-        sem.slice(semWeak).every((h) => h.weak),
-        "weaker matches come last",
-      );
+      assert.ok(sem.length > 0 && sem.every((h) => !h.weak), "semantic mode lists its notes as they rank");
       const hyb = core.search({ query, mode: "hybrid", k: 10 }).hits;
       const firstWeak = hyb.findIndex((h) => h.weak);
       assert.ok(firstWeak >= 0, `hybrid "${query}" has weaker matches`);
@@ -206,10 +198,7 @@ describe("hybrid search on the fixture vault", NEEDS_MODEL, () => {
       assert.ok(h.explain.length > 0);
       assert.ok(h.lexNorm >= 0 && h.lexNorm <= 1 + 1e-6);
       assert.ok(h.vecScore >= -1 && h.vecScore <= 1 + 1e-6);
-      // Sorted by finalScore, the matches first, then the weaker matches.
-      const prev = res.hits[i - 1];
-      if (i > 0) assert.ok(!prev.weak || h.weak, "weaker matches last");
-      if (i > 0 && !prev.weak === !h.weak) assert.ok(h.finalScore <= prev.finalScore + 1e-9, "sorted by finalScore");
+      if (i > 0) assert.ok(h.finalScore <= res.hits[i - 1].finalScore + 1e-9, "sorted by finalScore");
     }
     const top = res.hits[0];
     assert.ok(top.lexScore > 0 && top.vecScore > 0.3 && top.rrfScore > 0, JSON.stringify(top));

@@ -18,7 +18,7 @@ use crate::ranking::{
     QUERY_WEIGHT_EXPANSION, QUERY_WEIGHT_ORIGINAL, VECTOR_POOL_EXTRA, VECTOR_POOL_PER_NOTE,
 };
 use crate::sections::Section;
-use crate::vectors::{Key, ScanStats, VectorIndex};
+use crate::vectors::{Key, VectorIndex};
 
 // A note's fused score is its best section's, with no bonus for further matching sections
 // (docs/ranking.md says what was tried).
@@ -48,16 +48,16 @@ impl Engine {
         filters: &SearchFilters,
         filter: Option<&WhereFilter>,
         limit: usize,
-    ) -> Result<(Vec<VecHit>, ScanStats)> {
+    ) -> Result<Vec<VecHit>> {
         let qv = self.semantic.query_vector(query)?;
         self.key_map(); // built once per catalog change, borrowed (not cloned) per query
         let map = self.key_map.as_ref().expect("built");
-        let Some(vectors) = self.semantic.vectors() else { return Ok((Vec::new(), ScanStats::default())) };
+        let Some(vectors) = self.semantic.vectors() else { return Ok(Vec::new()) };
         // Only vectors of texts in this vault's notes: the shared vectors also hold texts edited
         // away (and texts of notes still syncing in), which must not fill the pool.
         let referenced = |k: &Key| map.contains_key(k);
-        let (raw, stats): (Vec<(Key, f32)>, ScanStats) = vectors
-            .search_scan(&qv, limit * VECTOR_POOL_PER_NOTE + VECTOR_POOL_EXTRA, Some(&referenced))
+        let raw: Vec<(Key, f32)> = vectors
+            .search(&qv, limit * VECTOR_POOL_PER_NOTE + VECTOR_POOL_EXTRA, Some(&referenced))
             .map_err(|e| CoreError::Internal(format!("vector search: {e}")))?;
         // A leaf's section as a hit: lifted for overview searches, filtered.
         let shown = |note: &'_ NoteEntry, order: u32| -> Option<u32> {
@@ -117,7 +117,7 @@ impl Engine {
         }
         out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));
         out.truncate(limit);
-        Ok((out, stats))
+        Ok(out)
     }
 
     /// Hybrid and semantic search: rankings fused per note (RRF by default), one hit per
@@ -158,7 +158,7 @@ impl Engine {
         let mut per_query: Vec<HashMap<String, f32>> = Vec::new();
         let mut strong = false;
         let mut weights_used = None;
-        // The query's background note, for weaker matches (`fusion::is_weak`).
+        // The query's background similarity, for weaker matches (`fusion::is_weak`).
         let mut background = None;
         for (qi, (q, _)) in queries.iter().enumerate() {
             let lex: Vec<SectionScore> = if mode == SearchMode::Hybrid {
@@ -189,7 +189,7 @@ impl Engine {
                 Vec::new()
             };
             // Vector hits are one per note already.
-            let (vec_notes, stats) = self.vector_hits(q, &filters, filter, pool)?;
+            let vec_notes = self.vector_hits(q, &filters, filter, pool)?;
             let lex_notes = best_per_note(&lex);
             if qi == 0 {
                 background = fusion::background(&vec_notes.iter().map(|h| h.score).collect::<Vec<_>>());
@@ -245,7 +245,6 @@ impl Engine {
                     e.vec = Some(Evidence { rank, order: h.order, score: h.score, norm: h.score / vec_max });
                     e.vec_section = h.section;
                     e.vec_lead = h.lead;
-                    e.vec_z = stats.z(h.score);
                 }
             }
             if qi == 0 {
@@ -274,17 +273,17 @@ impl Engine {
         let mut ranked: Vec<(String, f32)> = final_scores.into_iter().collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         ranked.truncate(k);
-        // Weaker matches after the matches, each group in rank order: notes no query word found
-        // whose vector score does not stand out (`fusion::is_weak`). The margin over the
-        // background note in hybrid mode only: in semantic mode it would cut answers of a model
-        // weak in the vault's language (measured: de with all-MiniLM-L6-v2 R@10 .689 → .556);
-        // every note is vector-only there, so its z cut-off is no higher than hybrid's.
-        let semantic_mode = mode == SearchMode::Semantic;
-        let cut =
-            self.semantic.serving_spec().map(|s| fusion::weak_cut(&s.model_id, semantic_mode)).unwrap_or_default();
+        // Weaker matches after the matches, each group in rank order. In hybrid mode only: in
+        // semantic mode every note is found by the vector side alone, and the margins would cut
+        // answers of a model weak in the vault's language (measured: de with all-MiniLM-L6-v2
+        // R@10 .689 → .556; hybrid lost none).
+        let gap = match mode {
+            SearchMode::Hybrid => self.semantic.serving_spec().map_or(0.0, |s| fusion::weak_gap(&s.model_id)),
+            _ => 0.0,
+        };
         let weak = |path: &String| {
             let e = &notes[path];
-            fusion::is_weak(e.lex.is_some(), e.vec.map(|v| v.score), background, e.vec_z, cut)
+            fusion::is_weak(e.lex.is_some(), e.vec.map(|v| v.score), background, gap)
         };
         ranked.sort_by_key(|(p, _)| weak(p));
 

@@ -6,7 +6,7 @@ use std::collections::{BinaryHeap, HashMap};
 use half::f16;
 use half::slice::HalfFloatSliceExt;
 
-use super::{scan, Key, ScanStats, VectorIndex, COMPACT_DEAD_FRACTION};
+use super::{scan, Key, VectorIndex, COMPACT_DEAD_FRACTION};
 use crate::ranking::{RERANK_MIN, RERANK_PER_HIT};
 
 /// Largest dimension an index accepts (a segment claiming more is corrupt).
@@ -187,32 +187,26 @@ impl FlatIndex {
         self.slot_of.insert(key, slot);
     }
 
-    /// The query's int8 codes and their scale.
-    fn quantize_query(&self, query: &[f32]) -> (Vec<i8>, f32) {
+    fn quantize_query(&self, query: &[f32]) -> Vec<i8> {
         let mut q = Vec::with_capacity(self.stride);
-        let scale = quantize_into(query, &mut q);
+        quantize_into(query, &mut q);
         q.resize(self.stride, 0);
-        (q, scale)
+        q
     }
 
-    /// The int8 stage: the `c` best live slots by approximate score, and the distribution of
-    /// every live slot's approximate score.
-    fn candidates(&self, query: &[f32], c: usize, filter: Option<&dyn Fn(&Key) -> bool>) -> (Vec<u32>, ScanStats) {
-        let (q, q_scale) = self.quantize_query(query);
+    /// The int8 stage: the `c` best live slots by approximate score.
+    fn candidates(&self, query: &[f32], c: usize, filter: Option<&dyn Fn(&Key) -> bool>) -> Vec<u32> {
+        let q = self.quantize_query(query);
         let qp = scan::prepare(&q);
         let mut heap: BinaryHeap<Cand> = BinaryHeap::with_capacity(c + 1);
         let mut threshold = f32::NEG_INFINITY;
         let st = self.stride;
-        let (mut n, mut sum, mut sum_sq) = (0usize, 0f64, 0f64);
         for (slot, (row, &scale)) in self.codes.chunks_exact(st).zip(&self.scales).enumerate() {
             let score = scan::dot(&qp, row) as f32 * scale;
-            if !self.alive[slot] {
+            if score <= threshold {
                 continue;
             }
-            n += 1;
-            sum += score as f64;
-            sum_sq += (score as f64) * (score as f64);
-            if score <= threshold {
+            if !self.alive[slot] {
                 continue;
             }
             if let Some(f) = filter {
@@ -228,16 +222,7 @@ impl FlatIndex {
                 threshold = heap.peek().map(|x| x.score).unwrap_or(f32::NEG_INFINITY);
             }
         }
-        let stats = if n == 0 {
-            ScanStats::default()
-        } else {
-            // The scores above are in units of the query's codes: × its scale, a dot product.
-            let mean = sum / n as f64;
-            let var = (sum_sq / n as f64 - mean * mean).max(0.0);
-            let s = q_scale as f64;
-            ScanStats { n, mean: (mean * s) as f32, sd: (var.sqrt() * s) as f32 }
-        };
-        (heap.into_iter().map(|c| c.slot).collect(), stats)
+        heap.into_iter().map(|c| c.slot).collect()
     }
 
     fn exact_score(&self, slot: usize, query: &[f32], buf: &mut [f32]) -> f32 {
@@ -313,12 +298,12 @@ impl VectorIndex for FlatIndex {
         Some(self.exact_score(slot, query, &mut vec![0f32; self.dim]))
     }
 
-    fn search_scan(
+    fn search(
         &self,
         query: &[f32],
         k: usize,
         filter: Option<&dyn Fn(&Key) -> bool>,
-    ) -> Result<(Vec<(Key, f32)>, ScanStats), String> {
+    ) -> Result<Vec<(Key, f32)>, String> {
         if query.len() != self.dim {
             return Err(format!("vector index: query of dimension {}, index has {}", query.len(), self.dim));
         }
@@ -326,16 +311,18 @@ impl VectorIndex for FlatIndex {
             return Err("vector index: query has a NaN or infinite component".into());
         }
         if k == 0 || self.is_empty() {
-            return Ok((Vec::new(), ScanStats::default()));
+            return Ok(Vec::new());
         }
         let c = self.rerank_min.max(RERANK_PER_HIT * k);
         let mut buf = vec![0f32; self.dim];
-        let (slots, stats) = self.candidates(query, c, filter);
-        let mut scored: Vec<(u32, f32)> =
-            slots.into_iter().map(|s| (s, self.exact_score(s as usize, query, &mut buf))).collect();
+        let mut scored: Vec<(u32, f32)> = self
+            .candidates(query, c, filter)
+            .into_iter()
+            .map(|s| (s, self.exact_score(s as usize, query, &mut buf)))
+            .collect();
         scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         scored.truncate(k);
-        Ok((scored.into_iter().map(|(s, score)| (self.keys[s as usize], score)).collect(), stats))
+        Ok(scored.into_iter().map(|(s, score)| (self.keys[s as usize], score)).collect())
     }
 
     fn keys(&self) -> Vec<Key> {

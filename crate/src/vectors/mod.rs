@@ -79,26 +79,6 @@ pub type Key = [u8; 32];
 /// Compaction is due when more than this fraction of the slots are dead.
 pub const COMPACT_DEAD_FRACTION: f64 = 0.2;
 
-/// The distribution of a query's similarity to every live vector of an index (the int8 scan's
-/// approximate dot products: within about 0.01 of the exact ones): the query's background, to
-/// which a hit's score is compared (`fusion::stands_out`).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct ScanStats {
-    /// Live vectors scanned.
-    pub n: usize,
-    pub mean: f32,
-    /// Standard deviation (population).
-    pub sd: f32,
-}
-
-impl ScanStats {
-    /// How many standard deviations `score` stands above the mean; `None` without a spread
-    /// (fewer than two vectors, or all alike).
-    pub fn z(&self, score: f32) -> Option<f32> {
-        (self.n >= 2 && self.sd > f32::EPSILON).then(|| (score - self.mean) / self.sd)
-    }
-}
-
 /// A vector index keyed by chunk-text hash. The exact scan ([`FlatIndex`]) is
 /// the only implementation; an ANN tier would implement this too.
 pub trait VectorIndex {
@@ -122,22 +102,8 @@ pub trait VectorIndex {
     fn score(&self, key: &Key, query: &[f32]) -> Option<f32>;
     /// The `k` best live vectors by dot product with `query`, best first.
     /// `filter`, if given, must return true for a key to be returned.
-    fn search(
-        &self,
-        query: &[f32],
-        k: usize,
-        filter: Option<&dyn Fn(&Key) -> bool>,
-    ) -> Result<Vec<(Key, f32)>, String> {
-        self.search_scan(query, k, filter).map(|(hits, _)| hits)
-    }
-    /// [`search`](Self::search), and the distribution of `query`'s similarity to every live
-    /// vector (filter or not), which the scan computes anyway.
-    fn search_scan(
-        &self,
-        query: &[f32],
-        k: usize,
-        filter: Option<&dyn Fn(&Key) -> bool>,
-    ) -> Result<(Vec<(Key, f32)>, ScanStats), String>;
+    fn search(&self, query: &[f32], k: usize, filter: Option<&dyn Fn(&Key) -> bool>)
+        -> Result<Vec<(Key, f32)>, String>;
     /// Keys of all live vectors (any order).
     fn keys(&self) -> Vec<Key>;
 }

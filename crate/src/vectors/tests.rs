@@ -94,35 +94,6 @@ fn scores_are_dot_products() {
 }
 
 #[test]
-fn the_scan_measures_the_query_against_every_live_vector() {
-    let mut rng = Rng::new(11);
-    let (mut idx, data) = build(clustered_vectors(&mut rng, 2_000, 384, 20, 0.6), &mut rng);
-    let q = &data[5].1;
-    // Removed vectors are not part of the background; a filter only limits the hits.
-    for (k, _) in &data[..100] {
-        assert!(idx.remove(k));
-    }
-    let live = &data[100..];
-    let dots: Vec<f64> = live.iter().map(|(_, v)| v.iter().zip(q).map(|(a, b)| (a * b) as f64).sum()).collect();
-    let mean = dots.iter().sum::<f64>() / dots.len() as f64;
-    let sd = (dots.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / dots.len() as f64).sqrt();
-    let none = |_: &Key| false;
-    for filter in [None, Some(&none as &dyn Fn(&Key) -> bool)] {
-        let (hits, stats) = idx.search_scan(q, 10, filter).unwrap();
-        assert_eq!(hits.is_empty(), filter.is_some());
-        assert_eq!(stats.n, live.len());
-        // int8 dot products: within 1 % of the spread of the exact ones.
-        assert!((stats.mean as f64 - mean).abs() < 0.01 * sd, "mean {} against {mean}", stats.mean);
-        assert!((stats.sd as f64 - sd).abs() < 0.01 * sd, "sd {} against {sd}", stats.sd);
-    }
-    let (hits, stats) = idx.search_scan(q, 1, None).unwrap();
-    let z = stats.z(hits[0].1).unwrap();
-    assert!((z as f64 - (hits[0].1 as f64 - mean) / sd).abs() < 0.05, "z {z}");
-    assert_eq!(ScanStats { n: 1, mean: 0.5, sd: 0.0 }.z(0.9), None, "no spread, no z");
-    assert_eq!(ScanStats::default().z(0.9), None);
-}
-
-#[test]
 fn insert_is_keyed_by_hash() {
     let mut idx = FlatIndex::new(4, 0).unwrap();
     let k = [1u8; 32];

@@ -283,8 +283,8 @@ context: string | null,
  */
 code?: CodeInfo, 
 /**
- * A weaker match: no query word found the note, and its vector score does not stand out of
- * the query's similarity to the whole vault (`fusion::is_weak`). Listed after the matches.
+ * A weaker match: only the vector side found the note, and it scores near the query's
+ * background similarity (`fusion::is_weak`). Listed after the matches.
  */
 weak?: boolean, 
 /**
