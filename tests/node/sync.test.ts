@@ -21,6 +21,7 @@ import { embedAll } from "../../plugin/core/embedding/loop.ts";
 import { addSharedVectors, openIndex, persist } from "../../plugin/core/index-store.ts";
 import { reconcile } from "../../plugin/core/reconcile.ts";
 import { FsIndexStore, NodeVault } from "../../plugin/node/host.ts";
+import { fileHashes } from "../file-tree.ts";
 import { cleanupTemps, Core, FIXTURE, indexDirOf, loadModelInto, NEEDS_MODEL, RecordingStore, ROOT, tempDir } from "./helpers.ts";
 import { checkModelBudget, JS_HEAP_MB, MODEL_LOAD_MB, mobileBudgetMB } from "../../plugin/obsidian/memory-budget.ts";
 import { installModel, loadPlugin, Platform, unloadPlugin } from "./plugin-env.ts";
@@ -69,27 +70,7 @@ function rng(seed: number): () => number {
   };
 }
 
-/** Every file under `dir`, relative, "/"-separated, with its bytes' hash. */
-async function tree(dir: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  const walk = async (rel: string) => {
-    // Sorted: the directory's order depends on the file system, and the simulation must replay.
-    const entries = (await readdir(path.join(dir, rel), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
-    for (const e of entries) {
-      const name = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) await walk(name);
-      else
-        out.set(
-          name,
-          createHash("sha256")
-            .update(await readFile(path.join(dir, name)))
-            .digest("hex"),
-        );
-    }
-  };
-  await walk("");
-  return out;
-}
+const tree = fileHashes;
 
 const isNote = (f: string) => !f.startsWith(".obsidian/");
 
@@ -531,16 +512,22 @@ test("the Node hosts' device id: made once per machine, kept outside the vault, 
   assert.match(bad.stderr, /STRATA_DEVICE_ID/);
 });
 
+/** A phone's vault: the fixture as a desktop indexed and embedded it, synced whole (index folder
+ *  included), with the model installed. */
+async function phoneOfDesktop(): Promise<string> {
+  const root = await tempDir();
+  const desk = device(root, "desk", true);
+  await cp(FIXTURE, desk.dir, { recursive: true });
+  await runStrata(desk);
+  const phoneDir = path.join(root, "phone");
+  await cp(desk.dir, phoneDir, { recursive: true });
+  await installModel(phoneDir);
+  return phoneDir;
+}
+
 describe("the plugin on a phone that does not embed", NEEDS_MODEL, () => {
   test("hybrid search answers with the desktop's vectors: the model loads at the first search, for queries only", async () => {
-    const root = await tempDir();
-    const desk = device(root, "desk", true);
-    await cp(FIXTURE, desk.dir, { recursive: true });
-    await runStrata(desk);
-    // The phone: the same vault and index folder (synced), Embed notes off, the model installed.
-    const phoneDir = path.join(root, "phone");
-    await cp(desk.dir, phoneDir, { recursive: true });
-    await installModel(phoneDir);
+    const phoneDir = await phoneOfDesktop();
     const { plugin } = await loadPlugin(phoneDir, { settings: { semantic: false } });
     try {
       assert.equal(plugin.modelState, "off", "nothing loaded at start");
@@ -581,13 +568,7 @@ describe("the phone's memory budget", NEEDS_MODEL, () => {
   });
 
   test("over the budget a phone does not load the model for queries, and search says why; within it, it does", async () => {
-    const root = await tempDir();
-    const desk = device(root, "desk", true);
-    await cp(FIXTURE, desk.dir, { recursive: true });
-    await runStrata(desk);
-    const phoneDir = path.join(root, "phone");
-    await cp(desk.dir, phoneDir, { recursive: true });
-    await installModel(phoneDir);
+    const phoneDir = await phoneOfDesktop();
     const platform = { ...Platform };
     const nav = Object.getOwnPropertyDescriptor(globalThis, "navigator");
     const phoneWith = (deviceMemory: number) => {

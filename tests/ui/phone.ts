@@ -10,12 +10,14 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import { cp, mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
 
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
+
+import { fileHashes } from "../file-tree.ts";
+import { launchChromium } from "./chromium.ts";
 
 const INDEX = ".obsidian/plugins/strata-search/index";
 /** The vault's settings as sync carries them from the desktop (data.json: the device's own are not in it). */
@@ -30,24 +32,8 @@ function call<T = unknown>(page: Page, name: string, ...args: unknown[]): Promis
 }
 
 /** Every file of the index folder with its bytes' hash. */
-async function indexFiles(vault: string): Promise<Map<string, string>> {
-  const root = path.join(vault, INDEX);
-  const out = new Map<string, string>();
-  const walk = async (rel: string) => {
-    for (const e of await readdir(path.join(root, rel), { withFileTypes: true }).catch(() => [])) {
-      const name = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) await walk(name);
-      else
-        out.set(
-          name,
-          createHash("sha256")
-            .update(await readFile(path.join(root, name)))
-            .digest("hex"),
-        );
-    }
-  };
-  await walk("");
-  return out;
+function indexFiles(vault: string): Promise<Map<string, string>> {
+  return fileHashes(path.join(vault, INDEX));
 }
 
 /** The phone's part of the UI test, on the vault the desktop profile indexed and embedded. */
@@ -116,26 +102,6 @@ export async function phoneTest(page: Page, vault: string): Promise<void> {
 }
 
 // ---- the bench ---------------------------------------------------------------------------------
-
-/** A Chromium whose profile folder (local storage: the phone's device id) outlives its runs. */
-async function launchIn(userDir: string, executablePath: string): Promise<{ browser: BrowserContext; page: Page }> {
-  const browser = await chromium.launchPersistentContext(userDir, {
-    executablePath,
-    headless: true,
-    viewport: { width: 400, height: 800 },
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--no-first-run",
-    ],
-  });
-  const page = browser.pages()[0] ?? (await browser.newPage());
-  page.on("pageerror", (err) => console.error(`page error: ${err.message}`));
-  return { browser, page };
-}
 
 /** Peak and current resident memory (MB) of Chromium's renderer processes (the page and its workers). */
 async function rendererMemory(): Promise<{ peakMB: number; rssMB: number }> {
@@ -255,7 +221,8 @@ export async function phoneBench(o: PhoneBenchOptions): Promise<void> {
   const userDir = await mkdtemp(path.join(os.tmpdir(), "strata-phone-"));
   const query = "how do I sync my vault between devices";
   const result = async (first: boolean) => {
-    const { browser, page } = await launchIn(userDir, o.chromiumPath);
+    // The profile folder (local storage: the phone's device id) outlives the runs.
+    const { browser, page } = await launchChromium(userDir, o.chromiumPath, 400);
     try {
       await page.goto(o.url + "/");
       await page.waitForFunction(() => document.body.dataset.ready === "1");

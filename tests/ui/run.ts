@@ -27,10 +27,11 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { build } from "esbuild";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 
 import { pluginBuildOptions } from "../../esbuild.config.mjs";
 import { modelTable, relaxedEmbedderEntry, writeEntryParts, writeParts } from "../../scripts/model-table.mjs";
+import { launchChromium } from "./chromium.ts";
 import { embedBench } from "./embed-bench.ts";
 import { phoneBench, phoneTest } from "./phone.ts";
 import { startServer } from "./server.ts";
@@ -70,22 +71,7 @@ async function launch(): Promise<{ browser: BrowserContext; page: Page; userDir:
     throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium chromium-driver (scripts/setup.sh does)`);
   const userDir = await mkdtemp(path.join(os.tmpdir(), "strata-chromium-"));
   // A fresh profile (--user-data-dir) each run: playwright passes it for a persistent context.
-  const browser = await chromium.launchPersistentContext(userDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1200, height: 800 },
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
-  const page = browser.pages()[0] ?? (await browser.newPage());
-  page.on("pageerror", (err) => console.error(`page error: ${err.message}`));
+  const { browser, page } = await launchChromium(userDir, CHROMIUM, 1200);
   page.on("console", (msg) => {
     if (msg.type() === "error" || msg.type() === "warning") console.error(`console.${msg.type()}: ${msg.text()}`);
   });
