@@ -125,22 +125,27 @@ spawn lint lint
 # (the core with its bindings; the embedder and the bench crate, with the core's tests of the
 # native embedder, which run natively only and are compiled for wasm32 under clippy, so tract is
 # never built or checked natively; the chunker with the grammars' C flags of
-# scripts/wasm-cflags.sh); then the Rust tests, compiled through clippy-driver with warnings as
-# errors, which lints their own configurations as it builds them. The wasm32 ones are checked in
-# the profile of the wasm build (release), so they reuse what it built: its proc macros and its
-# build scripts' output (the grammars' C). (The wasm is never built through clippy-driver: it
-# compiles with MIR optimisations off, and the embedder ran at half speed that way.)
+# scripts/wasm-cflags.sh); then the Rust tests. Both compile through clippy-driver as the
+# workspace's rustc (RUSTC_WORKSPACE_WRAPPER, warnings as errors): it lints the workspace's crates
+# as it builds them and hands every dependency to plain rustc, so the wasm32 lint reuses the
+# dependencies the wasm build compiled (same profile, target and features; `cargo clippy` would
+# check each of them again) and compiles only the workspace's crates, at opt-level 0. (The wasm
+# itself is never built through clippy-driver: it compiles with MIR optimisations off, and the
+# embedder ran at half speed that way.)
 rust() {
   set -e
-  local wasm=(--profile release --target wasm32-unknown-unknown)
-  cargo clippy "${wasm[@]}" -p strata-core --no-default-features --features bindings,unify-deps --all-targets -- -D warnings
-  cargo clippy "${wasm[@]}" -p strata-core -p strata-embedder -p strata-bench --no-default-features --features strata-core/embedder \
-    --all-targets -- -D warnings
-  CFLAGS_wasm32_unknown_unknown="$(bash scripts/wasm-cflags.sh)" \
-    cargo clippy "${wasm[@]}" -p strata-chunker --features bindings --all-targets -- -D warnings
   RUSTC_WORKSPACE_WRAPPER=$(command -v clippy-driver)
   export RUSTC_WORKSPACE_WRAPPER
   export CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__
+  local wasm=(--profile release --target wasm32-unknown-unknown) p
+  for p in strata-core strata-chunker strata-embedder strata-bench; do
+    wasm+=(--config "profile.release.package.$p.opt-level=0")
+  done
+  cargo build "${wasm[@]}" -p strata-core -p strata-embedder -p strata-bench --no-default-features \
+    --features strata-core/embedder --all-targets
+  cargo build "${wasm[@]}" -p strata-core --no-default-features --features bindings,unify-deps --all-targets
+  CFLAGS_wasm32_unknown_unknown="$(bash scripts/wasm-cflags.sh)" \
+    cargo build "${wasm[@]}" -p strata-chunker --features bindings --all-targets
   # Without the native embedder: tract is built once, for wasm, and the Node tests check that
   # embedder against the reference vectors (`cargo test --workspace` runs its own tests too).
   cargo test -p strata-core -p strata-bench --no-default-features --features strata-core/code
