@@ -9,13 +9,15 @@ import { after, test } from "node:test";
 
 import { ok, spawnBridge } from "./bridge-helpers.ts";
 import { exerciseTools } from "./bridge-scenario.ts";
+import { copyFixtureWithVectors } from "./embedded-fixture.ts";
 import { cleanupTemps, copyFixture, MODEL } from "./helpers.ts";
 import { eventually, installModel, loadPlugin, PLUGIN_DIR, unloadPlugin } from "./plugin-env.ts";
 
 after(cleanupTemps);
 
 test("the real plugin: the bridge forwards every tool call to it", async (t) => {
-  const vault = await copyFixture();
+  // The shared vectors hold the fixture's (the cached copy): the plugin embeds what the tools change.
+  const vault = await copyFixtureWithVectors();
   if (MODEL) await installModel(vault);
   const { plugin, app } = await loadPlugin(vault, { settings: { writeToolsEnabled: true, bridgeEnabled: true, semantic: Boolean(MODEL) } });
   try {

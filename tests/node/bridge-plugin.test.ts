@@ -12,6 +12,7 @@ import { HeadlessBackend } from "../../plugin/bridge/headless.ts";
 import { newBridgeToken, removeBridgeInfo, startLoopbackServer, writeBridgeInfo } from "../../plugin/bridge/loopback.ts";
 import { call, ok, spawnBridge } from "./bridge-helpers.ts";
 import { exerciseTools } from "./bridge-scenario.ts";
+import { copyFixtureWithVectors } from "./embedded-fixture.ts";
 import { cleanupTemps, copyFixture } from "./helpers.ts";
 
 after(cleanupTemps);
@@ -35,7 +36,8 @@ function asPlugin(b: HeadlessBackend): VaultBackend {
 }
 
 test("plugin running: the bridge forwards every tool call to the loopback endpoint", async (t) => {
-  const vault = await copyFixture();
+  // Every chunk has a vector already (the cached copy): the backend embeds only what the tools change.
+  const vault = await copyFixtureWithVectors();
   // MiniLM: this test is about forwarding; the fixture vault would get the slower e5 under auto.
   const backend = await HeadlessBackend.open({ vaultDir: vault, settings: { writeToolsEnabled: true }, modelSetting: "all-MiniLM-L6-v2" });
   const token = newBridgeToken();
@@ -46,8 +48,9 @@ test("plugin running: the bridge forwards every tool call to the loopback endpoi
     pid: process.pid,
     vault: "vault",
   });
-  // No --write-tools: the plugin's settings (write tools on) decide.
-  const bridge = await spawnBridge([vault]);
+  // No --write-tools: the plugin's settings (write tools on) decide. --no-model: when it serves
+  // headless below, lexical search answers (auto would load e5 and embed in the background).
+  const bridge = await spawnBridge([vault, "--no-model"]);
   let closed = false;
   try {
     await t.test("status answers from the plugin", async () => {
@@ -90,7 +93,8 @@ test("Obsidian running with the bridge turned off: an error that names the setti
   const pluginDir = path.join(vault, ".obsidian/plugins/strata-search");
   // What the plugin writes when its bridge is off (plugin/obsidian/bridge-endpoint.ts markPresence).
   await writeBridgeInfo(pluginDir, { port: 0, token: "", pid: process.pid, vault: "vault" });
-  const bridge = await spawnBridge([vault]);
+  // --no-model: headless below, lexical search answers (auto would load e5 and embed meanwhile).
+  const bridge = await spawnBridge([vault, "--no-model"]);
   try {
     const r = await call(bridge.client, "search", { queries: ["sourdough"] });
     assert.equal(r.isError, true);

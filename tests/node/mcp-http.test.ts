@@ -18,6 +18,7 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcont
 import { TOOLS } from "../../plugin/bridge/tools.ts";
 import { call, connectHttp, ok, refused, sha256 } from "./bridge-helpers.ts";
 import { exerciseTools } from "./bridge-scenario.ts";
+import { copyFixtureWithVectors } from "./embedded-fixture.ts";
 import { cleanupTemps, copyFixture, MODEL } from "./helpers.ts";
 import { eventually, installModel, loadPlugin, PLUGIN_DIR, unloadPlugin, type AppT } from "./plugin-env.ts";
 import { all, settingRow, type El } from "./settings-rows.ts";
@@ -71,7 +72,8 @@ const initialize = (version: string, name = "raw-client") => ({
 });
 
 test("MCP over HTTP: the plugin serves the SDK's client every tool, at the address and with the token the settings show", async (t) => {
-  const vault = await copyFixture();
+  // The shared vectors hold the fixture's (the cached copy): the plugin embeds what the tools change.
+  const vault = await copyFixtureWithVectors();
   if (MODEL) await installModel(vault);
   const { plugin, app } = await loadPlugin(vault, { settings: { bridgeEnabled: true, semantic: Boolean(MODEL) } });
   const clients: Client[] = [];

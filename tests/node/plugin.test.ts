@@ -9,6 +9,7 @@ import { after, describe, test } from "node:test";
 import type { EmbedProgress } from "../../plugin/core/api.ts";
 import { StatusBar } from "../../plugin/obsidian/status.ts";
 import { relaxedSimdSupported } from "../../plugin/core/embedding/builds.ts";
+import { copyFixtureWithVectors } from "./embedded-fixture.ts";
 import { cleanupTemps, copyFixture, FIXTURE_NOTES, hashTree, NEEDS_BOTH, NEEDS_MODEL, onlyDeviceDirOf } from "./helpers.ts";
 import {
   workerState,
@@ -172,7 +173,8 @@ describe("plugin", () => {
   });
 
   test("a rename does not re-embed the note's sections (embed counters)", NEEDS_MODEL, async () => {
-    const vault = await copyFixture();
+    // Three notes (a quarter of the fixture's chunks): the pool embeds them all first.
+    const vault = await copyFixture(["Cooking/Fermented hot sauce.md", "Cooking/Sourdough starter.md", "Garden/Drip irrigation.md"]);
     await installModel(vault);
     const { plugin, app } = await loadPlugin(vault);
     try {
@@ -229,7 +231,8 @@ describe("plugin", () => {
   });
 
   test("unload + load again opens the persisted index: nothing re-indexed, read or re-embedded", async () => {
-    const vault = await copyFixture();
+    // The shared vectors hold the fixture's (the cached copy): the first load embeds what changes.
+    const vault = await copyFixtureWithVectors();
     const withModel = await installModel(vault);
     const first = await loadPlugin(vault);
     if (withModel) await first.plugin.worker!.call("embedIdle", {});
@@ -494,7 +497,13 @@ describe("plugin", () => {
   });
 
   test("the Embedding model setting switches models in the background; the old vectors answer meanwhile", NEEDS_BOTH, async () => {
-    const vault = await copyFixture();
+    // Four notes, a third of the fixture's chunks, half their text Chinese (auto chooses e5).
+    const vault = await copyFixture([
+      "Astronomy/Observing log 2024.md",
+      "Astronomy/Telescope care.md",
+      "中文/茶道笔记.md",
+      "中文/量子计算入门.md",
+    ]);
     assert.ok(await installModel(vault, ["all-MiniLM-L6-v2", "multilingual-e5-small"]));
     const notices = Notice.log.length;
     const { plugin, app } = await loadPlugin(vault, { settings: { embeddingModel: "all-MiniLM-L6-v2" } });

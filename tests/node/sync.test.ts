@@ -22,7 +22,20 @@ import { addSharedVectors, openIndex, persist } from "../../plugin/core/index-st
 import { reconcile } from "../../plugin/core/reconcile.ts";
 import { FsIndexStore, NodeVault } from "../../plugin/node/host.ts";
 import { fileHashes } from "../file-tree.ts";
-import { cleanupTemps, Core, FIXTURE, indexDirOf, loadModelInto, NEEDS_MODEL, RecordingStore, ROOT, tempDir } from "./helpers.ts";
+import { copyEmbeddedFixture } from "./embedded-fixture.ts";
+import {
+  cleanupTemps,
+  CONFIG,
+  copyFixture,
+  Core,
+  FIXTURE,
+  indexDirOf,
+  loadModelInto,
+  NEEDS_MODEL,
+  RecordingStore,
+  ROOT,
+  tempDir,
+} from "./helpers.ts";
 import { checkModelBudget, JS_HEAP_MB, MODEL_LOAD_MB, mobileBudgetMB } from "../../plugin/obsidian/memory-budget.ts";
 import { installModel, loadPlugin, Platform, unloadPlugin } from "./plugin-env.ts";
 
@@ -339,7 +352,10 @@ describe("one vault on three devices, synced", NEEDS_MODEL, () => {
     const make = (id: string, embeds: boolean) => device(root, id, embeds);
     const desk = make("desk", true);
     const phone = make("phone", false);
-    await cp(FIXTURE, desk.dir, { recursive: true });
+    // Four notes (a third of the fixture's chunks): the desktop embeds each, a flush after each.
+    await cp(await copyFixture(["Cooking/Sourdough starter.md", "Garden/Drip irrigation.md", "中文/茶道笔记.md", "Welcome.md"]), desk.dir, {
+      recursive: true,
+    });
     await runStrata(desk);
     const embedded = desk.embedded;
     assert.ok(embedded > 0);
@@ -512,15 +528,10 @@ test("the Node hosts' device id: made once per machine, kept outside the vault, 
   assert.match(bad.stderr, /STRATA_DEVICE_ID/);
 });
 
-/** A phone's vault: the fixture as a desktop indexed and embedded it, synced whole (index folder
- *  included), with the model installed. */
+/** A phone's vault: the fixture as a desktop (the test device) indexed and embedded it, synced
+ *  whole (index folder included; the cached copy), with the model installed. */
 async function phoneOfDesktop(): Promise<string> {
-  const root = await tempDir();
-  const desk = device(root, "desk", true);
-  await cp(FIXTURE, desk.dir, { recursive: true });
-  await runStrata(desk);
-  const phoneDir = path.join(root, "phone");
-  await cp(desk.dir, phoneDir, { recursive: true });
+  const phoneDir = await copyEmbeddedFixture();
   await installModel(phoneDir);
   return phoneDir;
 }
@@ -544,7 +555,7 @@ describe("the plugin on a phone that does not embed", NEEDS_MODEL, () => {
     } finally {
       await unloadPlugin(plugin);
     }
-    const phoneFolders = (await readdir(path.join(phoneDir, INDEX, "devices"))).filter((d) => !d.startsWith("desk."));
+    const phoneFolders = (await readdir(path.join(phoneDir, INDEX, "devices"))).filter((d) => !d.startsWith(`${CONFIG.deviceId}.`));
     assert.equal(phoneFolders.length, 1, "the phone wrote a folder of its own");
   });
 });
