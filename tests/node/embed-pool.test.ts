@@ -44,8 +44,8 @@ function recording(inner: SpawnEmbedWorker, seen: Map<string, Float32Array>, sen
 
 /** Four notes of the fixture vault (English, Chinese, Japanese; a lead and several leaves each,
  *  several batches at `maxChunks` 2 and 4): each run embeds every chunk, so the pool's tests
- *  use these rather than the whole vault. The kill test below takes the whole vault: it needs
- *  embedding to go on after the first persist. */
+ *  use these rather than the whole vault. The kill test below takes two more (18 chunks): it
+ *  needs embedding to go on after the first persist. */
 const POOL_NOTES = ["Astronomy/Observing log 2024.md", "Cooking/Fermented hot sauce.md", "中文/城市骑行路线.md", "日本語/登山計画.md"];
 
 async function modelVault() {
@@ -183,7 +183,7 @@ describe("the pool of embedder workers", NEEDS_MODEL, () => {
   });
 
   test("strata index --threads 2 killed mid-run resumes where its last persist left it", async () => {
-    const vault = await copyFixture();
+    const vault = await copyFixture([...POOL_NOTES, "Cooking/Sourdough starter.md", "中文/茶道笔记.md"]);
     const cli = path.join(ROOT, "plugin/cli/main.ts");
     const env = { ...process.env, STRATA_EMBED_FLUSH_MS: "300" };
     const killed = await new Promise<number | null>((resolve) => {
