@@ -186,14 +186,23 @@ fn is_file_name(rel: &str) -> bool {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct OpenPlan {
-    /// Its own folder's files, the shared vectors, and (when it has no index of its own yet)
-    /// the single-device layout's manifests and vector files, to adopt their vectors.
+    /// Its own folder's files, the spec files of the shared vectors, and, when it has no index
+    /// of its own yet, the shared vector segments (to choose the model with the most vectors)
+    /// and the single-device layout's manifests and vector files (to adopt their vectors).
     pub read: Vec<String>,
+    /// The shared vector segments, when the device has an index of its own: not read for the
+    /// open. After it, the host reads those of the device's models only
+    /// (`Engine::wanted_vector_files` with these names, then `Engine::add_vectors`): a device
+    /// never holds the vectors of a model it does not use.
+    pub vectors: Vec<String>,
     /// The files to delete at open: those Strata wrote in its own folders of older format
     /// versions (it cannot read them), and the temporary files of writes a hard kill interrupted
     /// in its own folder.
     pub obsolete: Vec<String>,
-    /// The files Strata wrote in its own folder of this version (what deleting its index removes).
+    /// The files Strata wrote in its own folder of this version but its manifests: what deleting
+    /// its index removes. The manifests stay, for they list the shared segments this device wrote
+    /// (only it may merge and delete them); the open after that keeps the list and starts a fresh
+    /// index, whose flushes overwrite them.
     pub own: Vec<String>,
     /// A newer format version of Strata indexed the vault on this device: the highest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -205,6 +214,7 @@ pub struct OpenPlan {
 pub fn plan_open(device: &str, names: &[String]) -> OpenPlan {
     let mut plan = OpenPlan::default();
     let mut legacy = Vec::new();
+    let mut segments = Vec::new();
     let mut has_own_manifest = false;
     for name in names {
         match parse(name) {
@@ -214,9 +224,12 @@ pub fn plan_open(device: &str, names: &[String]) -> OpenPlan {
                         plan.obsolete.push(name.clone());
                         plan.own.push(name.clone());
                     } else if is_own_name(rel) {
-                        has_own_manifest |= SLOTS.contains(&rel);
                         plan.read.push(name.clone());
-                        plan.own.push(name.clone());
+                        if SLOTS.contains(&rel) {
+                            has_own_manifest = true;
+                        } else {
+                            plan.own.push(name.clone());
+                        }
                     }
                 } else if version < FORMAT_VERSION {
                     // Only what Strata wrote there: a conflict copy in it is not this device's.
@@ -227,15 +240,20 @@ pub fn plan_open(device: &str, names: &[String]) -> OpenPlan {
                     plan.newer_format = plan.newer_format.max(Some(version));
                 }
             }
-            Entry::Segment { .. } | Entry::Space { .. } => plan.read.push(name.clone()),
+            Entry::Segment { .. } => segments.push(name.clone()),
+            Entry::Space { .. } => plan.read.push(name.clone()),
             Entry::Legacy => legacy.push(name.clone()),
             _ => {}
         }
     }
-    if !has_own_manifest {
+    if has_own_manifest {
+        plan.vectors = segments;
+    } else {
+        plan.read.extend(segments);
         plan.read.extend(legacy);
     }
     plan.read.sort();
+    plan.vectors.sort();
     plan.obsolete.sort();
     plan.own.sort();
     plan
@@ -328,24 +346,31 @@ mod tests {
                 format!("{me}lex/0123456789abcdef0123456789abcdef.idx"),
                 format!("{me}manifest-a.json"),
                 space_file(1),
-                segment_name(1, b"x"),
             ]
             .into_iter()
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect::<Vec<_>>()
         );
+        // With an index of its own, the shared segments are read after the open, those of its
+        // models only (`Engine::wanted_vector_files`).
+        assert_eq!(plan.vectors, vec![segment_name(1, b"x")]);
+        // Deleting its index leaves its manifests (they list the segments it wrote).
+        assert_eq!(
+            plan.own,
+            vec![format!("{me}lex/0123456789abcdef0123456789abcdef.idx"), format!("{me}manifest-b.json.tmp-4242-3")]
+        );
         // Obsolete: its older version's files, and a temporary file a killed write left.
         assert_eq!(
             plan.obsolete,
             vec![format!("{me}manifest-b.json.tmp-4242-3"), "devices/phone.v2/manifest-a.json".to_string()]
         );
-        assert!(plan.own.contains(&format!("{me}manifest-b.json.tmp-4242-3")));
         assert_eq!(plan.newer_format, Some(FORMAT_VERSION + 1));
         // Without an index of its own, the single-device layout is read too (its vectors).
         let fresh = plan_open("tablet", &names);
         assert!(fresh.read.contains(&"manifest-a.json".to_string()));
         assert!(fresh.read.contains(&"vec/00000001-00000000.bin".to_string()));
+        assert!(fresh.read.contains(&segment_name(1, b"x")) && fresh.vectors.is_empty(), "a new device reads them all");
         assert!(!fresh.read.iter().any(|n| n.starts_with("devices/")));
         assert!(fresh.obsolete.is_empty());
     }

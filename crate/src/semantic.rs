@@ -142,6 +142,8 @@ pub struct Semantic {
     own_keys: HashMap<String, Vec<Key>>,
     /// Segments the last flush deleted: the next manifest leaves them out.
     deleting: HashSet<String>,
+    /// `own` was checked against a listing of the folder since it was restored (`settle_own`).
+    own_settled: bool,
 }
 
 /// How to enable semantic search, for errors and status.
@@ -160,6 +162,15 @@ impl Semantic {
             }
         }
         Ok(s)
+    }
+
+    /// A device without a model yet uses the vectors of `spec` (the shared segments of the model
+    /// with the most of them: similar notes need no model). Nothing changes once a model is in use.
+    pub fn adopt_space(&mut self, spec: ModelSpec) -> Result<()> {
+        if self.active.is_none() {
+            self.active = Some(Space::new(spec)?);
+        }
+        Ok(())
     }
 
     /// Adopts vectors from the single-device index of an older format (see

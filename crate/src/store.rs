@@ -212,6 +212,21 @@ pub fn choose(files: &HashMap<String, Vec<u8>>, settings: &str) -> Result<Option
     Err(CoreError::Corrupt(problems.join("; ")))
 }
 
+/// The newest manifest of this format among the slots of `files` that decodes (its slot and
+/// itself), whatever its settings and whether its files are there: the device's own list of the
+/// shared segments it wrote, and the model it used, for an index that must be rebuilt (other
+/// settings, a file that fails to verify, or its files deleted by "Rebuild index", which leaves
+/// the manifests: `layout::OpenPlan::own`). Shared segments are written before a manifest and
+/// deleted after it, so the newest manifest's list is the truth.
+pub fn newest_manifest(files: &HashMap<String, Vec<u8>>) -> Option<(usize, Manifest)> {
+    SLOTS
+        .iter()
+        .enumerate()
+        .filter_map(|(slot, name)| Some((slot, Manifest::decode(files.get(*name)?).ok()?)))
+        .filter(|(_, m)| m.version == FORMAT_VERSION)
+        .max_by_key(|(_, m)| m.generation)
+}
+
 /// Vectors kept from an index that must be rebuilt ([`salvage_vectors`]).
 pub struct Salvaged<'a> {
     /// The model they come from.
@@ -285,6 +300,11 @@ pub struct Persisted {
     pub catalog: Vec<String>,
     /// Every file known to be in the folder (written or loaded).
     pub on_disk: HashSet<String>,
+    /// Before the first flush of a rebuilt index: the generation and slot of the newest manifest
+    /// of the index it replaces, which stays in the folder (it lists the shared segments this
+    /// device wrote) until flushes overwrite it. The first generation is numbered after it and
+    /// written into the other slot, so the newest manifest is always the new index's.
+    pub replaces: Option<(u64, usize)>,
 }
 
 impl Persisted {
@@ -323,7 +343,11 @@ pub struct NextGeneration<'a> {
 
 impl<'a> NextGeneration<'a> {
     pub fn new(persisted: &'a Persisted) -> NextGeneration<'a> {
-        NextGeneration { persisted, generation: persisted.generation + 1, writes: Vec::new(), refs: HashMap::new() }
+        let after = match persisted.replaces {
+            Some((generation, _)) if persisted.is_new() => generation,
+            _ => persisted.generation,
+        };
+        NextGeneration { persisted, generation: after + 1, writes: Vec::new(), refs: HashMap::new() }
     }
 
     /// Keeps `name` when the current generation has it; false when it does not.
@@ -372,7 +396,11 @@ impl<'a> NextGeneration<'a> {
             files,
             segments: content.segments,
         };
-        let slot = if persisted.is_new() { 0 } else { 1 - persisted.slot };
+        let slot = match persisted.replaces {
+            _ if !persisted.is_new() => 1 - persisted.slot,
+            Some((_, replaced)) => 1 - replaced,
+            None => 0,
+        };
         writes.push(IndexFile { name: SLOTS[slot].to_string(), bytes: manifest.encode() });
 
         // Keep what the new manifest and the one in the other slot reference.
@@ -387,7 +415,8 @@ impl<'a> NextGeneration<'a> {
             on_disk.remove(d);
         }
         let bytes_written = writes.iter().map(|w| w.bytes.len() as u64).sum();
-        let next = Persisted { generation, slot, current: refs, previous, catalog: content.catalog, on_disk };
+        let next =
+            Persisted { generation, slot, current: refs, previous, catalog: content.catalog, on_disk, replaces: None };
         (FlushOutput { writes, deletes, bytes_written }, next)
     }
 }

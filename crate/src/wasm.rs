@@ -67,9 +67,10 @@ impl StrataCore {
         Ok(StrataCore { engine: Engine::open(config, files) })
     }
 
-    /// Which files of the index folder (`names`, a listing) this device reads to open, and which
-    /// it deletes first: its own folders of older format versions (`layout::plan_open`). Files of
-    /// other devices, conflict copies and partial files are in neither.
+    /// Which files of the index folder (`names`, a listing) this device reads to open, which
+    /// shared segments it may read after the open (`vectors`: pass them to `wantedVectorFiles`),
+    /// and which it deletes first: its own folders of older format versions (`layout::plan_open`).
+    /// Files of other devices, conflict copies and partial files are in none.
     #[wasm_bindgen(js_name = planOpen, unchecked_return_type = "api.OpenPlan")]
     pub fn plan_open(
         #[wasm_bindgen(unchecked_param_type = "api.CoreConfig | null | undefined")] config: JsValue,
@@ -99,11 +100,13 @@ impl StrataCore {
         to_js(self.engine.open_report())
     }
 
-    /// Of `names` (a listing of the index folder), the shared vector segments of the models in use
-    /// not added yet: what sync brought in, or a newly loaded model's. Read them and pass them to
-    /// `addVectors`.
+    /// Of `names` (a listing of the index folder or of its `vectors/`), the shared vector files of
+    /// the models in use not added yet: those an open left to after it (`planOpen`'s `vectors`),
+    /// what sync brought in, or a newly loaded model's; never another model's. Read them and pass
+    /// them to `addVectors`. The first listing after the open also settles the list of the
+    /// segments this device wrote (those gone leave it).
     #[wasm_bindgen(js_name = wantedVectorFiles)]
-    pub fn wanted_vector_files(&self, names: Vec<String>) -> Vec<String> {
+    pub fn wanted_vector_files(&mut self, names: Vec<String>) -> Vec<String> {
         self.engine.wanted_vector_files(&names)
     }
 

@@ -36,11 +36,12 @@ export interface OpenedIndex {
 
 /**
  * Opens this device's index (`config.deviceId`; crate/src/layout.rs): reads its own folder
- * and the shared vectors (not the other devices' folders), deletes its own folders of older
- * format versions, and opens the core over them. Never throws on a bad index (the core starts
- * fresh and says why in `report`); deletes the orphans it reports (this device's own crash
- * leftovers) unless `removeOrphans` is false (a reader beside another writer, whose new files
- * in progress are orphans to it). A newer Strata's folder is left alone: `report.newerFormat`.
+ * and the shared vectors of its models (not the other devices' folders, nor another model's
+ * vectors), deletes its own folders of older format versions, and opens the core over them.
+ * Never throws on a bad index (the core starts fresh and says why in `report`); deletes the
+ * orphans it reports (this device's own crash leftovers) unless `removeOrphans` is false (a
+ * reader beside another writer, whose new files in progress are orphans to it). A newer
+ * Strata's folder is left alone: `report.newerFormat`.
  */
 export async function openIndex(
   Core: StrataCoreStatic,
@@ -52,6 +53,10 @@ export async function openIndex(
   const files = await readAll(store, plan.read);
   const core = Core.open(config, files);
   const report = core.openReport();
+  // With an index of its own, the shared segments come after the open: its models' only.
+  const vectors = await addVectorsOf(core, store, plan.vectors);
+  report.sharedVectors += vectors.added;
+  report.ignored.push(...vectors.ignored);
   if (plan.newerFormat !== undefined) report.newerFormat = plan.newerFormat;
   const removedOrphans: string[] = [];
   if (opts.removeOrphans !== false) {
@@ -66,7 +71,9 @@ export async function openIndex(
 /**
  * The store with the files an open may read being read already (for a host that lists and
  * reads while the core's wasm compiles): every file but other devices' folders, a superset
- * of what `planOpen` names. `settled` resolves when every read has ended.
+ * of what `planOpen` names to read, and, when the device has an index of its own, no shared
+ * segment (it reads those of its models only, after the open). `settled` resolves when every
+ * read has ended.
  */
 export async function prefetching(
   store: IndexStore,
@@ -74,8 +81,10 @@ export async function prefetching(
 ): Promise<{ store: IndexStore; settled: Promise<unknown> }> {
   const names = await store.list();
   const own = `devices/${deviceId ?? ""}.`;
+  const hasOwn = names.some((n) => n.startsWith(own) && /\/manifest-[ab]\.json$/.test(n));
+  const segment = (n: string) => n.startsWith(VECTORS_DIR) && n.endsWith(".svec");
   // Not a killed write's temporary file either (`<name>.tmp-<pid>-<n>`): the open deletes it unread.
-  const wanted = (n: string) => (!n.startsWith("devices/") || n.startsWith(own)) && !/\.tmp-\d+-\d+$/.test(n);
+  const wanted = (n: string) => (!n.startsWith("devices/") || n.startsWith(own)) && !/\.tmp-\d+-\d+$/.test(n) && !(hasOwn && segment(n));
   const reads = new Map(names.filter(wanted).map((n) => [n, store.read(n)]));
   for (const p of reads.values()) p.catch(() => undefined); // failures surface in openIndex
   const list = () => Promise.resolve(names);
@@ -104,6 +113,11 @@ async function readAll(store: IndexStore, names: string[]): Promise<IndexFile[]>
 export async function addSharedVectors(core: StrataCoreApi, store: IndexStore): Promise<AddVectorsReport> {
   // Only the shared vectors' folder: on mobile, listing each device's folder is a call each.
   const names = (await store.list(VECTORS_DIR)).filter((n) => n.startsWith(VECTORS_DIR));
+  return addVectorsOf(core, store, names);
+}
+
+/** Of `names` (shared vector files), reads those the core wants and adds them. */
+async function addVectorsOf(core: StrataCoreApi, store: IndexStore, names: string[]): Promise<AddVectorsReport> {
   const wanted = core.wantedVectorFiles(names);
   if (wanted.length === 0) return { added: 0, ignored: [], vectors: core.status().vectors };
   return core.addVectors(await readAll(store, wanted));
@@ -111,7 +125,9 @@ export async function addSharedVectors(core: StrataCoreApi, store: IndexStore): 
 
 /**
  * Deletes this device's index (its own folders, every version): the other devices' folders and
- * the shared vectors stay. A rebuild then embeds nothing another device embedded.
+ * the shared vectors stay. A rebuild then embeds nothing another device embedded. Its manifests
+ * stay too: they list the shared segments this device wrote, which only it may merge and delete;
+ * the open after this keeps the list and starts a fresh index, whose flushes overwrite them.
  */
 export async function deleteOwnIndex(Core: StrataCoreStatic, store: IndexStore, config: CoreConfig): Promise<void> {
   const plan = Core.planOpen(config, await store.list());

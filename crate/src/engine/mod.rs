@@ -74,6 +74,8 @@ pub struct Engine {
     props: props::PropCache,
     /// The vector spaces whose spec file (`layout::space_file`) is in the folder.
     space_files: HashSet<u64>,
+    /// The specs of those whose spec file verified.
+    specs: HashMap<u64, store::ModelSpec>,
 }
 
 /// Vector key → the notes and leaf sections (None: the note's lead) whose text has that key.
@@ -117,6 +119,7 @@ impl Engine {
             plan_seen: None,
             props: Default::default(),
             space_files: HashSet::new(),
+            specs: HashMap::new(),
         })
     }
 
@@ -124,7 +127,10 @@ impl Engine {
     /// [`layout::plan_open`] names (the host may pass more: what is not this device's or shared
     /// is left alone). Never fails: a missing index gives an empty engine (`fresh`), a corrupt,
     /// partial or foreign one an empty engine with `rebuilt` and the reason; the caller then
-    /// indexes the vault. The shared vectors of the device's model are added either way.
+    /// indexes the vault. The shared vectors of the device's model among `files` are added either
+    /// way; a device with an index of its own is given them after the open instead
+    /// (`layout::OpenPlan::vectors`, [`Engine::wanted_vector_files`]), so that it reads no other
+    /// model's.
     pub fn open(config: CoreConfig, files: Vec<IndexFile>) -> Engine {
         let device = config.device_id.clone();
         let dir = layout::device_dir(&device);
@@ -159,10 +165,17 @@ impl Engine {
             }
             Err(err) => {
                 let mut e = Engine::create(config).expect("empty index");
-                e.report.fresh = true;
-                e.report.rebuilt = true;
-                e.report.reason = Some(format!("the index could not be used and will be rebuilt: {}", err.message()));
-                e.report.orphans = sorted(names);
+                let replaced = store::newest_manifest(&own);
+                // Its manifests alone: its files were deleted ("Rebuild index", or the orphans of
+                // an open like this one), a fresh index as asked.
+                if replaced.is_none() || names.iter().any(|n| !SLOTS.contains(&n.as_str())) {
+                    e.report.rebuilt = true;
+                    e.report.reason =
+                        Some(format!("the index could not be used and will be rebuilt: {}", err.message()));
+                }
+                // The manifests stay until the new index's overwrite them (`keep_from_replaced`).
+                e.report.orphans = sorted(names.into_iter().filter(|n| !SLOTS.contains(&n.as_str())));
+                e.keep_from_replaced(replaced);
                 e
             }
         };
@@ -174,27 +187,39 @@ impl Engine {
         if e.persisted.is_new() && e.semantic.spec().is_none() {
             e.adopt_legacy_vectors(&legacy);
         }
-        if e.semantic.spec().is_none() {
-            e.choose_shared_space(&shared);
-        }
         let refs: Vec<(String, &[u8])> = shared.iter().map(|(n, b)| (n.clone(), b.as_slice())).collect();
+        e.learn_specs(&refs);
         let t = now_ms();
+        if e.semantic.spec().is_none() {
+            e.choose_shared_space(&refs);
+        }
         let (added, ignored) = e.semantic.add_shared(&refs);
         e.report.timings.vectors_ms += now_ms() - t;
         e.report.timings.total_ms += now_ms() - t;
         e.report.shared_vectors = added;
         e.report.ignored = ignored;
-        e.semantic.settle_own(&shared.iter().map(|(n, _)| n.as_str()).collect());
+        let segments: HashSet<&str> = refs.iter().map(|(n, _)| n.as_str()).filter(|n| is_segment(n)).collect();
+        if !segments.is_empty() {
+            // Else the listing the host passes to `wanted_vector_files` after the open settles it.
+            e.semantic.settle_own(&segments);
+        }
         e.report.newer_format = newer_format;
-        e.space_files = shared
-            .iter()
-            .filter_map(|(n, _)| match layout::parse(n) {
-                layout::Entry::Space { space } => Some(space),
-                _ => None,
-            })
-            .collect();
         e.report.orphans = e.report.orphans.iter().map(|o| format!("{dir}{o}")).collect();
         e
+    }
+
+    /// An index that must be rebuilt: what its newest manifest says stays true, whatever became
+    /// of its files. Its models stay the device's, the shared segments it wrote stay its own to
+    /// merge and delete (`vectors::merge`), and the new index's first manifest is numbered after
+    /// it and written into the other slot (`store::Persisted::replaces`), so that a crash before
+    /// then leaves that manifest, and its list, where they were.
+    fn keep_from_replaced(&mut self, replaced: Option<(usize, store::Manifest)>) {
+        let Some((slot, m)) = replaced else { return };
+        if let Ok(semantic) = Semantic::restore(m.model.clone(), m.previous_model.clone()) {
+            self.semantic = semantic;
+        }
+        self.semantic.restore_own(m.segments);
+        self.persisted.replaces = Some((m.generation, slot));
     }
 
     /// Adopts the vectors of the single-device index of format 15 and earlier, if there is one.
@@ -211,48 +236,70 @@ impl Engine {
         });
     }
 
-    /// A device that has not chosen a model yet uses the shared vectors of the space with the
-    /// most of them, whose spec file verifies (similar notes need no model; a model loaded
-    /// later that makes other vectors starts a switch).
-    fn choose_shared_space(&mut self, shared: &[(String, Vec<u8>)]) {
-        let mut bytes: HashMap<u64, usize> = HashMap::new();
-        let mut specs: HashMap<u64, store::ModelSpec> = HashMap::new();
+    /// Notes the spec files among `shared`: the spaces whose spec file is in the folder, and the
+    /// specs of those that verify.
+    fn learn_specs(&mut self, shared: &[(String, &[u8])]) {
         for (name, b) in shared {
-            match layout::parse(name) {
-                layout::Entry::Segment { space, .. } => *bytes.entry(space).or_default() += b.len(),
-                layout::Entry::Space { space } => {
-                    if let Ok(spec) = serde_json::from_slice::<store::ModelSpec>(b) {
-                        if spec.space() == space {
-                            specs.insert(space, spec);
-                        }
+            if let layout::Entry::Space { space } = layout::parse(name) {
+                self.space_files.insert(space);
+                if let Ok(spec) = serde_json::from_slice::<store::ModelSpec>(b) {
+                    if spec.space() == space {
+                        self.specs.insert(space, spec);
                     }
                 }
-                _ => {}
-            }
-        }
-        let best = specs.into_iter().max_by_key(|(space, _)| (bytes.get(space).copied().unwrap_or(0), *space));
-        if let Some((_, spec)) = best {
-            if let Ok(sem) = Semantic::restore(Some(spec), None) {
-                self.semantic = sem;
             }
         }
     }
 
-    /// Of `names` (a listing of the index folder), the shared vector segments of the models in
-    /// use that were not added yet: what sync brought in since the open, or, after a model
-    /// change, the new model's. The host reads them and passes them to [`Engine::add_vectors`].
-    pub fn wanted_vector_files(&self, names: &[String]) -> Vec<String> {
+    /// A device that has not chosen a model yet uses the shared vectors of the space with the
+    /// most of them among the segments `shared`, whose spec file verifies (similar notes need no
+    /// model; a model loaded later that makes other vectors starts a switch).
+    fn choose_shared_space(&mut self, shared: &[(String, &[u8])]) {
+        let mut bytes: HashMap<u64, usize> = HashMap::new();
+        for (name, b) in shared {
+            if let layout::Entry::Segment { space, .. } = layout::parse(name) {
+                if self.specs.contains_key(&space) {
+                    *bytes.entry(space).or_default() += b.len();
+                }
+            }
+        }
+        if let Some((space, _)) = bytes.into_iter().max_by_key(|(space, n)| (*n, *space)) {
+            let _ = self.semantic.adopt_space(self.specs[&space].clone());
+        }
+    }
+
+    /// Of `names` (a listing of the index folder, or of its `vectors/`), the shared vector files
+    /// to read and pass to [`Engine::add_vectors`]: the segments of the models in use not added
+    /// yet (those an open left to after it, `layout::OpenPlan::vectors`; what sync brought in
+    /// since; after a model change, the new model's), none of another model's. A device that has
+    /// not chosen a model yet wants every segment of a model whose spec it has, and the spec
+    /// files it has not read, to choose the model with the most vectors. The first listing after
+    /// the open also settles the device's list of the segments it wrote (those gone leave it).
+    pub fn wanted_vector_files(&mut self, names: &[String]) -> Vec<String> {
+        if !self.semantic.own_settled() {
+            self.semantic.settle_own(&names.iter().map(String::as_str).filter(|n| is_segment(n)).collect());
+        }
+        if self.semantic.spec().is_none() {
+            return names
+                .iter()
+                .filter(|n| match layout::parse(n) {
+                    layout::Entry::Segment { space, .. } => self.specs.contains_key(&space),
+                    layout::Entry::Space { space } => !self.specs.contains_key(&space),
+                    _ => false,
+                })
+                .cloned()
+                .collect();
+        }
         names.iter().filter(|n| self.semantic.wants(n)).cloned().collect()
     }
 
-    /// Adds shared vector segments (see [`Engine::wanted_vector_files`]).
+    /// Adds shared vector segments and spec files (see [`Engine::wanted_vector_files`]).
     pub fn add_vectors(&mut self, files: Vec<IndexFile>) -> AddVectorsReport {
-        for f in &files {
-            if let layout::Entry::Space { space } = layout::parse(&f.name) {
-                self.space_files.insert(space);
-            }
-        }
         let refs: Vec<(String, &[u8])> = files.iter().map(|f| (f.name.clone(), f.bytes.as_slice())).collect();
+        self.learn_specs(&refs);
+        if self.semantic.spec().is_none() {
+            self.choose_shared_space(&refs);
+        }
         let (added, ignored) = self.semantic.add_shared(&refs);
         if added > 0 {
             self.key_map = None;
@@ -287,7 +334,9 @@ impl Engine {
         let catalog = Catalog::load(&cat_files)?;
         let t3 = now_ms();
         let mut semantic = Semantic::restore(m.model.clone(), m.previous_model.clone())?;
-        semantic.restore_own(m.segments.clone());
+        // The newest manifest's list, should it be another that failed to verify: the shared
+        // segments are written before a manifest, and deleted after it.
+        semantic.restore_own(store::newest_manifest(files).map_or_else(|| m.segments.clone(), |(_, n)| n.segments));
         let t4 = now_ms();
         let mut keep: HashSet<String> = m.names();
         let previous = chosen.other.as_ref().map(|o| o.names()).unwrap_or_default();
@@ -301,6 +350,7 @@ impl Engine {
             previous,
             catalog: m.catalog.clone(),
             on_disk: all_names.into_iter().filter(|n| !orphans.contains(n)).collect(),
+            replaces: None,
         };
         let report = OpenReport {
             fresh: false,
@@ -334,6 +384,7 @@ impl Engine {
             plan_seen: None,
             props: Default::default(),
             space_files: HashSet::new(),
+            specs: HashMap::new(),
         }))
     }
 
@@ -481,6 +532,10 @@ fn context_property(frontmatter: &str) -> Option<String> {
         _ => return None,
     };
     (!text.is_empty()).then_some(text)
+}
+
+fn is_segment(name: &str) -> bool {
+    matches!(layout::parse(name), layout::Entry::Segment { .. })
 }
 
 fn sorted(set: impl IntoIterator<Item = String>) -> Vec<String> {

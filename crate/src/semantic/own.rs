@@ -31,6 +31,12 @@ impl Semantic {
     /// The segments this device wrote, from its manifest, before the shared segments are added.
     pub fn restore_own(&mut self, segments: Vec<OwnSegment>) {
         self.own = segments;
+        self.own_settled = false;
+    }
+
+    /// Whether [`Semantic::settle_own`] ran since the list was restored.
+    pub fn own_settled(&self) -> bool {
+        self.own_settled
     }
 
     /// The segments this device wrote and has not deleted (for its manifest).
@@ -38,10 +44,12 @@ impl Semantic {
         &self.own
     }
 
-    /// After the open added the shared segments (`names`: every one in the folder): forgets the
-    /// segments of this device that are gone (deleted, or never written whole before a crash),
-    /// and keeps a merged one whose merged segment is not there as a segment of its own again.
+    /// After the open, from a listing of the shared segments (`names`: every one in the folder):
+    /// forgets the segments of this device that are gone (deleted, or never written whole before
+    /// a crash), and keeps a merged one whose merged segment is not there as a segment of its own
+    /// again.
     pub fn settle_own(&mut self, names: &HashSet<&str>) {
+        self.own_settled = true;
         self.own.retain(|o| names.contains(o.name.as_str()));
         for o in &mut self.own {
             if o.merged_into.as_deref().is_some_and(|m| !names.contains(m)) {

@@ -97,10 +97,18 @@ verifyMs: number, lexicalMs: number, catalogMs: number, vectorsMs: number, total
  */
 export type OpenPlan = { 
 /**
- * Its own folder's files, the shared vectors, and (when it has no index of its own yet)
- * the single-device layout's manifests and vector files, to adopt their vectors.
+ * Its own folder's files, the spec files of the shared vectors, and, when it has no index
+ * of its own yet, the shared vector segments (to choose the model with the most vectors)
+ * and the single-device layout's manifests and vector files (to adopt their vectors).
  */
 read: Array<string>, 
+/**
+ * The shared vector segments, when the device has an index of its own: not read for the
+ * open. After it, the host reads those of the device's models only
+ * (`Engine::wanted_vector_files` with these names, then `Engine::add_vectors`): a device
+ * never holds the vectors of a model it does not use.
+ */
+vectors: Array<string>, 
 /**
  * The files to delete at open: those Strata wrote in its own folders of older format
  * versions (it cannot read them), and the temporary files of writes a hard kill interrupted
@@ -108,7 +116,10 @@ read: Array<string>,
  */
 obsolete: Array<string>, 
 /**
- * The files Strata wrote in its own folder of this version (what deleting its index removes).
+ * The files Strata wrote in its own folder of this version but its manifests: what deleting
+ * its index removes. The manifests stay, for they list the shared segments this device wrote
+ * (only it may merge and delete them); the open after that keeps the list and starts a fresh
+ * index, whose flushes overwrite them.
  */
 own: Array<string>, 
 /**

@@ -24,12 +24,24 @@ fn embed_all(e: &mut Engine, notes: &[NoteInput]) -> usize {
     }
 }
 
-/// A device: its engine over the files of `folder` it would read (`layout::plan_open`).
+/// A device: its engine over the files of `folder` it would read (`layout::plan_open`), then,
+/// as the hosts do after the open, the shared segments it wants of those the plan left to after.
 fn open(device: &str, folder: &Folder) -> Engine {
+    open_reading(cfg_of(device), folder, &mut Vec::new())
+}
+
+/// [`open`] with `config`, recording every file read in `read`.
+fn open_reading(config: CoreConfig, folder: &Folder, read: &mut Vec<String>) -> Engine {
     let names: Vec<String> = folder.0.keys().cloned().collect();
-    let plan = layout::plan_open(device, &names);
-    let files = plan.read.iter().map(|n| IndexFile { name: n.clone(), bytes: folder.0[n].clone() }).collect();
-    Engine::open(cfg_of(device), files)
+    let plan = layout::plan_open(&config.device_id, &names);
+    let files =
+        |names: &[String]| names.iter().map(|n| IndexFile { name: n.clone(), bytes: folder.0[n].clone() }).collect();
+    read.extend(plan.read.iter().cloned());
+    let mut e = Engine::open(config, files(&plan.read));
+    let wanted = e.wanted_vector_files(&plan.vectors);
+    read.extend(wanted.iter().cloned());
+    e.add_vectors(files(&wanted));
+    e
 }
 
 fn desktop_with_vectors(folder: &mut Folder) -> Engine {
@@ -355,4 +367,134 @@ fn a_reopened_device_deletes_what_it_merged_only_when_the_merged_segment_is_whol
     }
     gone.apply(&out);
     assert_eq!(union(&gone), vectors, "no vector left the union");
+}
+
+/// The shared segments the newest manifest of `device` lists.
+fn listed(folder: &Folder, device: &str) -> Vec<store::OwnSegment> {
+    let dir = layout::device_dir(device);
+    store::SLOTS
+        .iter()
+        .filter_map(|slot| store::Manifest::decode(folder.0.get(&format!("{dir}{slot}"))?).ok())
+        .max_by_key(|m| m.generation)
+        .unwrap()
+        .segments
+}
+
+#[test]
+fn a_rebuilt_index_keeps_the_list_of_segments_the_device_wrote() {
+    let mut folder = Folder::default();
+    let notes = many_notes(24);
+    drop(long_embedding(&mut folder, &notes, &mut Vec::new()));
+    let dir = layout::device_dir("desk");
+    let mut retired: Vec<String> =
+        listed(&folder, "desk").into_iter().filter(|o| o.merged_into.is_some()).map(|o| o.name).collect();
+    retired.sort();
+    assert!(retired.len() >= merge::MERGE_AT - 1, "{retired:?}");
+
+    // "Rebuild index" deletes the device's index but its manifests (`layout::OpenPlan::own`); a
+    // change of the index settings makes the index unusable. Either way the device starts a new
+    // index, and a crash before its first flush loses nothing: the old manifests are still there.
+    let names: Vec<String> = folder.0.keys().cloned().collect();
+    let mut wiped = folder.clone();
+    for name in layout::plan_open("desk", &names).own {
+        wiped.0.remove(&name);
+    }
+    let left: Vec<&String> = wiped.0.keys().filter(|n| n.starts_with(&dir)).collect();
+    assert!(!left.is_empty() && left.iter().all(|n| n.ends_with("manifest-a.json") || n.ends_with("manifest-b.json")));
+    let other_settings = CoreConfig { chunk_budget: cfg_of("desk").chunk_budget + 100, ..cfg_of("desk") };
+    for (what, config, mut folder) in
+        [("rebuild", cfg_of("desk"), wiped), ("other settings", other_settings, folder.clone())]
+    {
+        for attempt in ["crashed before its first flush", "flushes"] {
+            let mut desk = open_reading(config.clone(), &folder, &mut Vec::new());
+            let report = desk.open_report().clone();
+            assert!(report.fresh, "{what}: {report:?}");
+            // "Rebuild index" asked for a fresh index, and an open like this one deleted the files
+            // of the index it could not use: no reason to give again.
+            let unusable = what == "other settings" && attempt == "crashed before its first flush";
+            assert_eq!(report.rebuilt, unusable, "{what}, {attempt}: {report:?}");
+            assert!(report.orphans.iter().all(|o| !o.ends_with(".json")), "the manifests stay: {report:?}");
+            for orphan in &report.orphans {
+                folder.0.remove(orphan);
+            }
+            if attempt == "crashed before its first flush" {
+                continue;
+            }
+            desk.update(UpdateBatch { upserts: notes.clone(), ..Default::default() }).unwrap();
+            let out = desk.flush_at(T0 + 1).unwrap();
+            assert!(
+                out.deletes.iter().all(|d| d.starts_with(&dir)),
+                "{what}: nothing shared goes before the grace period"
+            );
+            folder.apply(&out);
+            let own = listed(&folder, "desk");
+            assert!(retired.iter().all(|r| own.iter().any(|o| &o.name == r)), "{what}: the new manifest lists them");
+            // The new index is the one that opens, the old manifest beside it.
+            let again = open_reading(config.clone(), &folder, &mut Vec::new());
+            assert!(!again.open_report().fresh && !again.open_report().rebuilt, "{what}: {:?}", again.open_report());
+            assert_eq!(again.status().notes, notes.len());
+            let vectors = union(&folder);
+            let out = desk.flush_at(T0 + merge::GRACE_MS).unwrap();
+            let mut deleted: Vec<String> = out.deletes.iter().filter(|d| !d.starts_with(&dir)).cloned().collect();
+            deleted.sort();
+            assert_eq!(deleted, retired, "{what}: it deletes the segments it merged");
+            folder.apply(&out);
+            assert_eq!(union(&folder), vectors, "{what}: no vector left the union");
+            // Nothing was embedded again: the model and its vectors stayed the device's.
+            desk.use_embedder(WordHash::boxed("model-a", 1)).unwrap();
+            assert!(desk.embed_needs(8).unwrap().is_empty(), "{what}");
+        }
+    }
+}
+
+#[test]
+fn a_device_reads_the_vectors_of_its_own_model_only() {
+    // The desktop embedded with model-a, a laptop with model-b (another space); a phone opened
+    // before either had embedded anything (its manifest names no model).
+    let mut folder = Folder::default();
+    let mut phone = open("phone", &folder);
+    phone.update(UpdateBatch { upserts: vault(), ..Default::default() }).unwrap();
+    folder.apply(&phone.flush().unwrap());
+    let mut desk = desktop_with_vectors(&mut folder);
+    let mut laptop = open("laptop", &folder);
+    laptop.update(UpdateBatch { upserts: vault(), ..Default::default() }).unwrap();
+    laptop.use_embedder(WordHash::boxed("model-b", 2)).unwrap();
+    laptop
+        .update(UpdateBatch { upserts: vec![note("More.md", "# More\n\nmore words here\n")], ..Default::default() })
+        .unwrap();
+    let mut more = vault();
+    more.push(note("More.md", "# More\n\nmore words here\n"));
+    assert_eq!(embed_all(&mut laptop, &more), 8);
+    folder.apply(&laptop.flush().unwrap());
+    folder.apply(&desk.flush().unwrap());
+    let space_of = |e: &Engine| layout::space_hex(e.semantic.spec().unwrap().space());
+    let (a, b) = (space_of(&desk), space_of(&laptop));
+    assert_ne!(a, b);
+    let in_space = |names: &[String], space: &str| {
+        names
+            .iter()
+            .filter(|n| n.starts_with(&format!("{}{space}/", layout::VECTORS_DIR)) && n.ends_with(".svec"))
+            .count()
+    };
+    let names: Vec<String> = folder.0.keys().cloned().collect();
+    assert!(in_space(&names, &a) > 0 && in_space(&names, &b) > 0);
+
+    // Reopened, each reads its own model's segments and none of the other's.
+    for (device, mine, theirs, vectors) in [("desk", &a, &b, 6), ("laptop", &b, &a, 8)] {
+        let mut read = Vec::new();
+        let e = open_reading(cfg_of(device), &folder, &mut read);
+        assert_eq!(in_space(&read, mine), in_space(&names, mine), "{device} reads its model's vectors: {read:?}");
+        assert_eq!(in_space(&read, theirs), 0, "{device} reads none of the other model's: {read:?}");
+        assert_eq!(e.status().vectors, vectors, "{device}");
+        assert_eq!(e.open_report().shared_vectors, 0, "{device}: added after the open");
+    }
+    // A device without a model reads both once, to take the model with the most vectors (as a
+    // new device does), and then that model's only.
+    for device in ["phone", "tablet"] {
+        let mut read = Vec::new();
+        let mut e = open_reading(cfg_of(device), &folder, &mut read);
+        assert!(in_space(&read, &a) > 0 && in_space(&read, &b) > 0, "{device}: {read:?}");
+        assert_eq!((e.status().model.as_deref(), e.status().vectors), (Some("model-b"), 8), "{device}");
+        assert!(e.wanted_vector_files(&names).is_empty(), "{device}");
+    }
 }
