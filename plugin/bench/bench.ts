@@ -38,11 +38,12 @@ import { findBenchWasm, type VectorBenchRow } from "./vector-bench.ts";
 import { runWorker, type WorkerResult } from "./workers.ts";
 
 export const BENCH_USAGE = `npm run bench -- [vault] [--index-dir DIR] [--index-runs 3] [--edits 20] [--embed-chunks 200] [--ort-threads 1] [--model-chunks 96] ${MODEL_USAGE}
-              [--vector-sizes 10000,100000,300000] [--eval DIR] [--eval-vaults DIR] [--no-eval] [--json]
+              [--vector-sizes 10000,100000,300000] [--eval DIR] [--eval-vaults DIR] [--no-eval] [--json] [--json-out FILE]
               (default vault: ../shared/vaults/obsidian-help beside the repository, else the fixture vault;
               --embed-chunks 0 skips the embedder comparison, --model-chunks 0 the models' side by side,
               --ort-threads N > 1 adds onnxruntime-web on N threads (for scale; the comparison is one thread each),
               --vector-sizes 0 the vector index;
+              --json-out FILE writes the --json report to FILE as well, beside the table;
               --model is the model of the semantic quality part)`;
 
 function letters(i: number): string {
@@ -79,6 +80,7 @@ export async function benchCommand(args: string[]): Promise<number> {
     "index-runs": { type: "string" },
     ...modelOptions,
     json: { type: "boolean" },
+    "json-out": { type: "string" },
   });
   const json = Boolean(values.json);
   const log = (s: string) => process.stderr.write(s + "\n");
@@ -325,6 +327,7 @@ export async function benchCommand(args: string[]): Promise<number> {
       quality,
     };
 
+    if (values["json-out"]) await writeFile(path.resolve(values["json-out"]), JSON.stringify(result, null, 2) + "\n");
     if (json) {
       process.stdout.write(JSON.stringify(result, null, 2) + "\n");
     } else {

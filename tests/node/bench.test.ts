@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { after, describe, test } from "node:test";
 
 import { findBenchWasm } from "../../plugin/bench/vector-bench.ts";
-import { cleanupTemps, copyFixture, FIXTURE_NOTES, hashTree, MODEL, NEEDS_BOTH, NEEDS_MODEL, ROOT } from "./helpers.ts";
+import { cleanupTemps, copyFixture, FIXTURE_NOTES, hashTree, MODEL, NEEDS_BOTH, NEEDS_MODEL, ROOT, tempDir } from "./helpers.ts";
 
 after(cleanupTemps);
 
@@ -79,9 +79,24 @@ describe("strata-bench", () => {
   test("runs both engines on the fixture vault and writes nothing into it", async () => {
     const vault = await copyFixture();
     const before = await hashTree(vault);
-    const r = bench(vault, "--edits", "3", "--no-eval", "--embed-chunks", "0", "--vector-sizes", "0", "--json");
+    // One run: the table on stdout, the --json report in a file (--json-out).
+    const out = path.join(await tempDir(), "bench.json");
+    const r = bench(
+      vault,
+      "--edits",
+      "3",
+      "--index-runs",
+      "1",
+      "--no-eval",
+      "--embed-chunks",
+      "0",
+      "--vector-sizes",
+      "0",
+      "--json-out",
+      out,
+    );
     assert.equal(r.code, 0, r.err);
-    const j = JSON.parse(r.out);
+    const j = JSON.parse(await readFile(out, "utf8"));
     assert.equal(j.notes, FIXTURE_NOTES.length);
     for (const engine of [j.strata, j.minisearch]) {
       assert.ok(engine.indexMs > 0 && engine.peakRssMb > 0 && engine.indexBytes > 0);
@@ -93,11 +108,8 @@ describe("strata-bench", () => {
     assert.equal(j.vectorsSkipped, "--vector-sizes 0");
     assert.ok(j.strata.editBytesWritten > 0 && j.strata.editBytesWritten < j.strata.indexBytes);
     assert.deepEqual(await hashTree(vault), before);
-
-    const human = bench(vault, "--edits", "2", "--no-eval", "--embed-chunks", "0", "--vector-sizes", "0", "--index-runs", "1");
-    assert.equal(human.code, 0, human.err);
-    assert.match(human.out, /\n\s*Strata\s+MiniSearch \(Omnisearch\)\s+Strata\/MS\s+target\n/);
-    assert.match(human.out, /\nfull index time\s+\S+ m?s\s+\S+ m?s\s+\d+\.\d\d×\s+≤ 0\.3× (ok|MISSED)\n/);
+    assert.match(r.out, /\n\s*Strata\s+MiniSearch \(Omnisearch\)\s+Strata\/MS\s+target\n/);
+    assert.match(r.out, /\nfull index time\s+\S+ m?s\s+\S+ m?s\s+\d+\.\d\d×\s+≤ 0\.3× (ok|MISSED)\n/);
   });
 
   test("the vector index, from the bench wasm: sizes ascending, against an exact f32 scan", NEEDS_BENCH_WASM, async () => {
@@ -205,8 +217,9 @@ describe("strata-bench tokens", NEEDS_MODEL, () => {
 describe("strata-bench with both models", NEEDS_BOTH, () => {
   test("measures both models side by side on the same chunks", async () => {
     const vault = await copyFixture();
-    // The models' comparison only, on `chunks` chunks.
-    const args = (chunks: string) => [
+    // The models' comparison only, on 4 chunks; one run: the table on stdout, the report in a file.
+    const out = path.join(await tempDir(), "bench.json");
+    const r = benchModels(
       vault,
       "--edits",
       "2",
@@ -218,11 +231,12 @@ describe("strata-bench with both models", NEEDS_BOTH, () => {
       "--vector-sizes",
       "0",
       "--model-chunks",
-      chunks,
-    ];
-    const r = benchModels(...args("4"), "--json");
+      "4",
+      "--json-out",
+      out,
+    );
     assert.equal(r.code, 0, r.err);
-    const m = JSON.parse(r.out).models;
+    const m = JSON.parse(await readFile(out, "utf8")).models;
     assert.ok(m, "models comparison missing");
     assert.deepEqual(
       m.results.map((x: { model: string }) => x.model),
@@ -236,9 +250,7 @@ describe("strata-bench with both models", NEEDS_BOTH, () => {
       assert.ok(x.chunks >= 4 && x.steadyChunksPerSec > 0 && x.queryP95Ms >= x.queryP50Ms && x.queryP50Ms > 0, JSON.stringify(x));
       assert.ok(x.embedderMemMb > 0 && x.peakEmbedderMemMb >= x.embedderMemMb && x.coreMemMb > 0, JSON.stringify(x));
     }
-    const human = benchModels(...args("1"));
-    assert.equal(human.code, 0, human.err);
-    assert.match(human.out, /Embedding models on the same \d+ notes/);
-    assert.match(human.out, /\n\s*multilingual-e5-small\s+\d+/);
+    assert.match(r.out, /Embedding models on the same \d+ notes/);
+    assert.match(r.out, /\n\s*multilingual-e5-small\s+\d+/);
   });
 });

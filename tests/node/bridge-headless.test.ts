@@ -12,14 +12,16 @@ import { after, test } from "node:test";
 import { EMBEDDER_WASM_NAME, findWasm } from "../../plugin/node/host.ts";
 import { ok, spawnBridge, TOOL_NAMES } from "./bridge-helpers.ts";
 import { exerciseTools } from "./bridge-scenario.ts";
+import { copyIndexedFixture } from "./embedded-fixture.ts";
 import { cleanupTemps, copyFixture, indexDirOf, indexVault, ROOT } from "./helpers.ts";
 
 after(cleanupTemps);
 
 test("headless bridge: catches up with the disk and serves every tool", async (t) => {
-  const vault = await copyFixture();
-  const { core } = await indexVault(vault);
-  core.free();
+  // Indexed and embedded with MiniLM (the cached copy), the model the plugin's settings name (auto
+  // would choose e5 for the fixture and embed it all again): the bridge embeds what changes below.
+  const vault = await copyIndexedFixture();
+  await writeFile(path.join(vault, ".obsidian/plugins/strata-search/data.json"), JSON.stringify({ embeddingModel: "all-MiniLM-L6-v2" }));
   // Changed after the index was persisted: the bridge must notice.
   await appendFile(path.join(vault, "Welcome.md"), "\nA note about the platypuslantern festival.\n");
   const bridge = await spawnBridge([vault, "--write-tools"]);

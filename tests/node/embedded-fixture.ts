@@ -7,7 +7,7 @@
 
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { cp, mkdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { cp, mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import * as path from "node:path";
 
 import { embedAll } from "../../plugin/core/embedding/loop.ts";
@@ -85,6 +85,11 @@ function cached(): Promise<string> {
       await rm(tmp, { recursive: true, force: true });
       await build(tmp);
       await rename(tmp, dir);
+      // The copies of earlier keys are stale: only one is kept.
+      for (const name of await readdir(CACHE)) {
+        if (/^embedded-fixture-[0-9a-f]{16}$/.test(name) && path.join(CACHE, name) !== dir)
+          await rm(path.join(CACHE, name), { recursive: true, force: true });
+      }
       return dir;
     } finally {
       await rm(lock, { recursive: true, force: true });
