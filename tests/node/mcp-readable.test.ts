@@ -11,7 +11,8 @@ import { after, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 
 import { connectHttp, TOOL_NAMES, waitEmbedded } from "./bridge-helpers.ts";
-import { cleanupTemps, copyFixture, MODEL } from "./helpers.ts";
+import { copyFixtureWithVectors } from "./embedded-fixture.ts";
+import { cleanupTemps, MODEL } from "./helpers.ts";
 import { eventually, installModel, loadPlugin, unloadPlugin } from "./plugin-env.ts";
 
 after(cleanupTemps);
@@ -44,7 +45,8 @@ function shows(v: Views, name: string, wanted: (string | undefined)[]): void {
 }
 
 test("every tool's result holds what a person needs, in content's text and in structuredContent alone", async (t) => {
-  const vault = await copyFixture();
+  // The shared vectors hold the fixture's (the cached copy): the plugin embeds the note added here.
+  const vault = await copyFixtureWithVectors();
   await writeFile(
     path.join(vault, "Projects", "Workshop plan.md"),
     "# Workshop plan\n\n## This week\n\n- [ ] Order the quillwheel chainring 📅 2026-12-01\n- [x] Clean the bench\n",
