@@ -33,6 +33,16 @@ const benchModel = (...args: string[]) =>
 /** The bench with the models it finds (models/ in the repository). */
 const benchModels = (...args: string[]) => run({}, args);
 
+/** One run of `runner` with only the parts a test reads (one index run, no eval, no embedder
+ *  comparison, no vector index; `args` add to them): its output, and the --json report it wrote
+ *  with --json-out beside the table. */
+async function benchReport(runner: typeof bench, vault: string, ...args: string[]) {
+  const out = path.join(await tempDir(), "bench.json");
+  const r = runner(vault, "--index-runs", "1", "--no-eval", "--embed-chunks", "0", "--vector-sizes", "0", ...args, "--json-out", out);
+  assert.equal(r.code, 0, r.err);
+  return { r, report: JSON.parse(await readFile(out, "utf8")) };
+}
+
 const benchWasm = findBenchWasm();
 /** The vector index part needs the bench wasm (scripts/build-bench-wasm.sh, not built by the tests). */
 const NEEDS_BENCH_WASM: { skip?: string } = "missing" in benchWasm ? { skip: benchWasm.missing } : {};
@@ -80,23 +90,7 @@ describe("strata-bench", () => {
     const vault = await copyFixture();
     const before = await hashTree(vault);
     // One run: the table on stdout, the --json report in a file (--json-out).
-    const out = path.join(await tempDir(), "bench.json");
-    const r = bench(
-      vault,
-      "--edits",
-      "3",
-      "--index-runs",
-      "1",
-      "--no-eval",
-      "--embed-chunks",
-      "0",
-      "--vector-sizes",
-      "0",
-      "--json-out",
-      out,
-    );
-    assert.equal(r.code, 0, r.err);
-    const j = JSON.parse(await readFile(out, "utf8"));
+    const { r, report: j } = await benchReport(bench, vault, "--edits", "3");
     assert.equal(j.notes, FIXTURE_NOTES.length);
     for (const engine of [j.strata, j.minisearch]) {
       assert.ok(engine.indexMs > 0 && engine.peakRssMb > 0 && engine.indexBytes > 0);
@@ -218,25 +212,8 @@ describe("strata-bench with both models", NEEDS_BOTH, () => {
   test("measures both models side by side on the same chunks", async () => {
     const vault = await copyFixture();
     // The models' comparison only, on 4 chunks; one run: the table on stdout, the report in a file.
-    const out = path.join(await tempDir(), "bench.json");
-    const r = benchModels(
-      vault,
-      "--edits",
-      "2",
-      "--index-runs",
-      "1",
-      "--no-eval",
-      "--embed-chunks",
-      "0",
-      "--vector-sizes",
-      "0",
-      "--model-chunks",
-      "4",
-      "--json-out",
-      out,
-    );
-    assert.equal(r.code, 0, r.err);
-    const m = JSON.parse(await readFile(out, "utf8")).models;
+    const { r, report } = await benchReport(benchModels, vault, "--edits", "2", "--model-chunks", "4");
+    const m = report.models;
     assert.ok(m, "models comparison missing");
     assert.deepEqual(
       m.results.map((x: { model: string }) => x.model),
