@@ -66,17 +66,24 @@ if [ -f "$stamp" ] && [ -f "$out/strata_core.js" ] && [ -f "$out/strata_embedder
 fi
 
 target=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/$profile
+# The embedder first: it depends on the core's crate, so its build compiles tantivy and the rest
+# of the core's dependencies on one core while tract's long chain of crates (tract-data, -core,
+# -hir, -onnx, one after the other) compiles on the other; the core's build then reuses them.
+# (The other order left one core idle for most of the embedder's build.)
+echo "build-wasm: cargo build strata-embedder (wasm32, $profile)" >&2
+cargo build -p strata-embedder --target wasm32-unknown-unknown --profile "$profile"
+# Its glue is written beside the core's build (wasm-bindgen is single-threaded).
+bindgen "$target/strata_embedder.wasm" &
+embedder_glue=$!
 echo "build-wasm: cargo build strata-core (wasm32, $profile, no embedder)" >&2
 # The release profile (tests, development) also turns on `unify-deps`: the embedder's and the
-# chunker's features in the crates they share with the core, so their builds reuse its compiled
+# chunker's features in the crates they share with the core, so the builds share their compiled
 # tantivy, regex and the rest (crate/Cargo.toml); what a release ships (dist) leaves it out.
 features=bindings
 [ "$profile" = release ] && features=bindings,unify-deps
 cargo build -p strata-core --target wasm32-unknown-unknown --profile "$profile" --no-default-features --features "$features"
 bindgen "$target/strata_core.wasm"
-echo "build-wasm: cargo build strata-embedder (wasm32, $profile)" >&2
-cargo build -p strata-embedder --target wasm32-unknown-unknown --profile "$profile"
-bindgen "$target/strata_embedder.wasm"
+wait "$embedder_glue"
 # clang and llvm-ar come from set-up: when ./run.sh left them installing in the background
 # (scripts/setup.sh --background), wait for it, and stop if it failed.
 if [ -f build/.setup.lock ]; then
