@@ -148,17 +148,20 @@ rust() {
     cargo build "${wasm[@]}" -p strata-chunker --features bindings --all-targets
   # Without the native embedder: tract is built once, for wasm, and the Node tests check that
   # embedder against the reference vectors (`cargo test --workspace` runs its own tests too).
-  cargo test -p strata-core -p strata-bench --no-default-features --features strata-core/code
-  # The chunker's tests: fixtures per language, JSON/YAML, garbage, huge and nested input.
-  cargo test -p strata-chunker
+  # The chunker's tests (fixtures per language, JSON/YAML, garbage, huge and nested input) in the
+  # same build: strata-core/code turns on its `parse`, and one build compiles the crates they
+  # share once (a second `cargo test -p strata-chunker` compiled serde, regex and syn again).
+  cargo test -p strata-core -p strata-bench -p strata-chunker --no-default-features --features strata-core/code
 }
 spawn rust rust
 join lint
 
-# 3. The Node tests (the Rust side goes on beside them), then the UI test.
+# 3. The Node tests (the Rust side goes on beside them), and the UI test as soon as the Rust side
+# has ended (beside the Node tests' last files, which leave a core idle).
 spawn node-tests node --import tsx tests/run-node-tests.ts
-join node-tests rust ui-setup
-run ui-test node --import tsx tests/ui/run.ts
+join rust ui-setup
+spawn ui-test node --import tsx tests/ui/run.ts
+join node-tests ui-test
 trap - EXIT
 printf '\ntest.sh: %s s in all; %s\n' "$(($(date +%s) - t0))" "$(
   IFS=';'
