@@ -22,7 +22,10 @@ else
   # The example vault ships in the repository: keep its index in build/, out of the tracked tree.
   vault=tests/fixtures/vault
   idx=(--index-dir build/example-index)
-  node dist/strata.js index "$vault" "${idx[@]}"
+  # Every core embeds: nothing else runs now (`strata index` leaves one to the desktop by default).
+  threads=$(nproc 2>/dev/null || echo 2)
+  [ "$threads" -le 16 ] || threads=16
+  node dist/strata.js index "$vault" "${idx[@]}" --threads "$threads"
   # The last query shares no word with the vault: hybrid search finds the note by meaning
   # (with the model from scripts/fetch-model.sh; without it, hybrid answers lexically).
   for q in "sourdough hydration" "乌龙茶 水温" "山小屋" "thirsty veggies"; do
