@@ -10,6 +10,8 @@ import { fileURLToPath } from "node:url";
 import type { CoreConfig, StrataCoreApi } from "../../plugin/core/api.ts";
 import { defaultIndexDir, openIndex, type IndexStore } from "../../plugin/core/index-store.ts";
 import { reconcile } from "../../plugin/core/reconcile.ts";
+import { loadedModel } from "../../plugin/core/wasm-classes.ts";
+import { StrataEmbedder } from "../../build/wasm/strata_embedder.js";
 import { findModelDir, FsIndexStore, loadCore, loadModelFiles, modelPresent, NodeVault, type ModelFiles } from "../../plugin/node/host.ts";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -20,6 +22,57 @@ export const TEST_DEVICE = "test-device";
 process.env.STRATA_DEVICE_ID ??= TEST_DEVICE;
 export const CONFIG: CoreConfig = { configDir: ".obsidian", deviceId: process.env.STRATA_DEVICE_ID };
 export const Core = loadCore();
+shareModelLoads();
+
+/**
+ * One model load per process for the tests that make cores in it: a core makes its embedder
+ * through `globalThis.__strataCreateEmbedder` (installed by loadCore, and by the plugin's worker
+ * when it starts), and a load costs seconds of CPU (tract reads and optimises the ONNX graph: ~3 s
+ * for MiniLM, ~8 s for e5), again for every core a test opens (per device, per run, per model
+ * switch, per plugin load). An embedder is stateless (texts in, vectors out), so every hook
+ * installed in this process is wrapped: a core gets the embedder made before from the same model,
+ * tokenizer and config (by content), of the same embedder wasm (the one class both hooks make);
+ * other bytes (another model, a corrupt one) make a new one.
+ */
+function shareModelLoads(): void {
+  type Create = (model: Uint8Array, tokenizer: Uint8Array, config: unknown) => object;
+  const hashes = new WeakMap<Uint8Array, string>();
+  const hash = (bytes: Uint8Array) => {
+    let h = hashes.get(bytes);
+    if (h === undefined) hashes.set(bytes, (h = createHash("sha256").update(bytes).digest("hex")));
+    return h;
+  };
+  const made = new Map<string, object>();
+  const share =
+    (create: Create): Create =>
+    (model, tokenizer, config) => {
+      const key = `${hash(model)} ${hash(tokenizer)} ${JSON.stringify(config)}`;
+      const id = (config as { model_id?: unknown } | null)?.model_id;
+      const record = typeof id === "string" ? loadedModel(id) : null;
+      const known = made.get(key);
+      // The hook records the model for a pool's workers, and a host may drop that record: a core
+      // gets the embedder made before only while the record is of the same model.
+      if (
+        known &&
+        (typeof id !== "string" ||
+          (record && hash(record.model) === hash(model) && JSON.stringify(record.config) === JSON.stringify(config)))
+      )
+        return known;
+      const embedder = create(model, tokenizer, config);
+      if (embedder instanceof StrataEmbedder) made.set(key, embedder);
+      return embedder;
+    };
+  const scope = globalThis as unknown as { __strataCreateEmbedder: Create };
+  let hook = scope.__strataCreateEmbedder;
+  Object.defineProperty(scope, "__strataCreateEmbedder", {
+    configurable: true,
+    get: () => hook,
+    set: (create: Create) => {
+      hook = share(create);
+    },
+  });
+  scope.__strataCreateEmbedder = hook;
+}
 
 /** The embedding model (scripts/fetch-model.sh), or null: the tests that need it skip then. */
 export const MODEL: ModelFiles | null = await loadModelFiles();
