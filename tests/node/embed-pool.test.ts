@@ -19,6 +19,7 @@ import { openIndex, persist } from "../../plugin/core/index-store.ts";
 import { FsIndexStore, loadModelFiles, NodeVault } from "../../plugin/node/host.ts";
 import { loadedModel } from "../../plugin/core/wasm-classes.ts";
 import { initSync, StrataEmbedder } from "../../build/wasm/strata_embedder.js";
+import { CLI } from "./cli-run.ts";
 import { cleanupTemps, CONFIG, copyFixture, Core, indexDirOf, indexVault, loadModelInto, NEEDS_MODEL, ROOT } from "./helpers.ts";
 
 after(cleanupTemps);
@@ -184,10 +185,10 @@ describe("the pool of embedder workers", NEEDS_MODEL, () => {
 
   test("strata index --threads 2 killed mid-run resumes where its last persist left it", async () => {
     const vault = await copyFixture([...POOL_NOTES, "Cooking/Sourdough starter.md", "中文/茶道笔记.md"]);
-    const cli = path.join(ROOT, "plugin/cli/main.ts");
+    // The bundled CLI (as cli.test.ts runs it): its main thread and workers start without tsx.
     const env = { ...process.env, STRATA_EMBED_FLUSH_MS: "300" };
     const killed = await new Promise<number | null>((resolve) => {
-      const child = spawn(process.execPath, ["--import", "tsx", cli, "index", vault, "--threads", "2", "--model", "all-MiniLM-L6-v2"], {
+      const child = spawn(process.execPath, [CLI, "index", vault, "--threads", "2", "--model", "all-MiniLM-L6-v2"], {
         env,
         stdio: "ignore",
       });
