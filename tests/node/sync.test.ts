@@ -452,11 +452,11 @@ describe("one vault on three devices, synced", NEEDS_MODEL, () => {
       for (const k of segmentKeys(await readFile(path.join(deskIndex, seg)))) assert.ok(keys.includes(k), `${seg} is within ${into}`);
     }
     // Compaction: the desktop wrote a segment per flush, merged them and deleted the merged ones;
-    // the segments it keeps stay under the merge threshold (16).
+    // the segments it keeps stay under the merge threshold (32 of similar size, `vectors/merge.rs`).
     const written = [...devices[0].written].filter((f) => f.endsWith(".svec")).length;
     const gone = devices[0].deleted.filter((f) => f.endsWith(".svec")).length;
     assert.ok(gone > 0, "the desktop deleted the segments it merged, after the grace period");
-    assert.ok(counts.files < 16, `${counts.files} segments kept`);
+    assert.ok(counts.files < 32, `${counts.files} segments kept`);
     t.diagnostic(
       `sync: ${JSON.stringify(did)}; embedded ${devices.map((d) => `${d.id} ${d.embedded}`).join(", ")}; ` +
         `the desktop wrote ${written} segments and deleted ${gone}; ${counts.files} kept and ${merged.size} merged hold ` +

@@ -241,6 +241,56 @@ fn long_embedding(folder: &mut Folder, notes: &[NoteInput], written: &mut Vec<St
     }
 }
 
+/// A first embedding of `notes` with a 384-dimension model, flushed after every `per_flush`
+/// texts: the bytes of the segments it wrote, and the engine.
+fn first_embedding(folder: &mut Folder, notes: &[NoteInput], per_flush: usize) -> (u64, Engine) {
+    let mut desk = open("desk", folder);
+    desk.update(UpdateBatch { upserts: notes.to_vec(), ..Default::default() }).unwrap();
+    desk.use_embedder(WordHash::boxed_dim("model-a", 1, 384)).unwrap();
+    let mut written = 0;
+    loop {
+        let need = desk.embed_needs(per_flush).unwrap();
+        let p = desk
+            .embed_step(
+                per_flush,
+                &texts(&notes.iter().filter(|n| need.contains(&n.path)).cloned().collect::<Vec<_>>()),
+            )
+            .unwrap();
+        let out = desk.flush_at(T0).unwrap();
+        written += out
+            .writes
+            .iter()
+            .filter(|w| matches!(layout::parse(&w.name), layout::Entry::Segment { .. }))
+            .map(|w| w.bytes.len() as u64)
+            .sum::<u64>();
+        folder.apply(&out);
+        if p.done >= p.total {
+            return (written, desk);
+        }
+    }
+}
+
+#[test]
+fn a_first_embedding_writes_each_vector_at_most_twice() {
+    // 3,200 texts, a flush every 24 (19 KB of vectors, as the plugin's flush every 8 s writes
+    // at 3 texts a second): each vector goes out once in its flush's segment and at most once in
+    // a merged one. (The rule before, 16 small segments merged smallest first up to 4 MiB,
+    // rewrote the growing merged segment at every merge: 4.4 times the vectors' bytes here.)
+    let mut folder = Folder::default();
+    let notes = many_notes(1600);
+    let (written, mut desk) = first_embedding(&mut folder, &notes, 24);
+    assert_eq!(desk.status().vectors, 3200);
+    folder.apply(&desk.flush_at(T0 + merge::GRACE_MS).unwrap());
+    let segments = segment_files(&folder);
+    let kept: u64 = segments.iter().map(|n| folder.0[n].len() as u64).sum();
+    assert_eq!(union(&folder).len(), 3200, "every vector is still in the union");
+    let factor = written as f64 / kept as f64;
+    assert!(factor <= 2.0, "{written} bytes written for {kept} bytes of vectors: {factor:.2}x");
+    // Few segments to list and read at open: fewer than MERGE_AT flush segments, the merged
+    // ones at least SEAL_BYTES each.
+    assert!(segments.len() as u64 <= merge::MERGE_AT as u64 + kept / merge::SEAL_BYTES, "{} segments", segments.len());
+}
+
 #[test]
 fn a_device_merges_the_segments_it_wrote_and_deletes_them_only_after_the_grace_period() {
     let mut folder = Folder::default();
@@ -298,7 +348,7 @@ fn a_device_merges_the_segments_it_wrote_and_deletes_them_only_after_the_grace_p
 #[test]
 fn a_reopened_device_deletes_what_it_merged_only_when_the_merged_segment_is_whole() {
     let mut folder = Folder::default();
-    let notes = many_notes(24);
+    let notes = many_notes(40);
     let mut written = Vec::new();
     drop(long_embedding(&mut folder, &notes, &mut written));
     // Which of the desktop's segments were merged, into which, from its manifest.

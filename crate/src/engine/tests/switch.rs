@@ -16,7 +16,11 @@ pub(super) struct WordHash {
 
 impl WordHash {
     pub(super) fn boxed(id: &str, seed: u64) -> Box<dyn TextEmbedder> {
-        let cfg = EmbedderConfig { model_id: id.into(), dimension: 64, ..EmbedderConfig::minilm_l6_v2() };
+        Self::boxed_dim(id, seed, 64)
+    }
+    /// With `dimension` dimensions (384: a real model's segment sizes).
+    pub(super) fn boxed_dim(id: &str, seed: u64, dimension: usize) -> Box<dyn TextEmbedder> {
+        let cfg = EmbedderConfig { model_id: id.into(), dimension, ..EmbedderConfig::minilm_l6_v2() };
         Box::new(WordHash { cfg, seed })
     }
     fn vector(&self, text: &str) -> Vec<f32> {
