@@ -45,6 +45,10 @@ const FOLDERS = ["sessionsFolder", "memoryFolder", "changelogFolder"] as const;
 
 /** What the rows of a setting kept per device (device-id.ts, DEVICE_SETTINGS) add to their description. */
 const ON_THIS_DEVICE = " This device only: not synced with the vault's settings.";
+/** Where another device's vectors come from (docs/plugin.md, "Several devices"). */
+const SHARED_VECTORS =
+  " Vectors made on one device answer on all of them when iCloud, Syncthing, Dropbox or git syncs the vault." +
+  " Obsidian Sync carries only a plugin's main.js, manifest.json, styles.css and data.json: with it, each device embeds for itself.";
 
 export class StrataSettingTab extends PluginSettingTab {
   private reindexTimer: number | null = null;
@@ -291,7 +295,7 @@ export class StrataSettingTab extends PluginSettingTab {
           ...modelInstallDefinitions(p, refresh),
           {
             name: "Embed notes",
-            desc: `Compute semantic vectors in the background.${Platform.isMobile ? " Off by default on mobile (battery); other devices' vectors still answer." : ""}${ON_THIS_DEVICE}`,
+            desc: `Compute semantic vectors in the background.${Platform.isMobile ? " Off by default on mobile (battery)." : ""}${SHARED_VECTORS}${ON_THIS_DEVICE}`,
             aliases: ["semantic search", "vectors", "embeddings"],
             control: { type: "toggle", key: "semantic" },
           },
