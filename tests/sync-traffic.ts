@@ -63,6 +63,27 @@ async function snapshot(vault: string): Promise<Map<string, { size: number; hash
   return out;
 }
 
+/** The segments the device's newest manifest lists and has not merged into another. */
+async function liveSegments(vault: string): Promise<Set<string>> {
+  interface Own {
+    generation: number;
+    segments: { name: string; mergedInto?: string }[];
+  }
+  const found: Own[] = [];
+  const walk = async (d: string): Promise<void> => {
+    for (const e of await readdir(d, { withFileTypes: true }).catch(() => [])) {
+      if (e.isDirectory()) await walk(path.join(d, e.name));
+      else if (/^manifest-[ab]\.json$/.test(e.name)) {
+        const text = await readFile(path.join(d, e.name), "utf8");
+        found.push(JSON.parse(text.slice(0, text.lastIndexOf("\nchecksum "))) as Own);
+      }
+    }
+  };
+  await walk(path.join(vault, INDEX, "devices"));
+  const newest = found.sort((a, b) => b.generation - a.generation)[0];
+  return new Set((newest?.segments ?? []).filter((o) => !o.mergedInto).map((o) => o.name));
+}
+
 interface Traffic {
   /** Bytes of the files created or changed, by where they are: this device's folder, the shared vectors. */
   device: number;
@@ -135,6 +156,18 @@ async function main(): Promise<void> {
     console.log(
       `traffic: the whole index: ${before.size} files, this device's folder ${mb(whole.device)}, the shared vectors ${mb(whole.vectors)}`,
     );
+    if (!GIVEN_INDEX && !NO_EMBED) {
+      // Nothing is deleted before the grace period: every segment file is what the first
+      // embedding sent; the segments merged into no other hold each vector once.
+      const live = await liveSegments(vault);
+      const files = [...before].filter(([n]) => n.startsWith("vectors/") && n.endsWith(".svec"));
+      const sent = files.reduce((a, [, f]) => a + f.size, 0);
+      const kept = files.filter(([n]) => live.has(n)).reduce((a, [, f]) => a + f.size, 0);
+      console.log(
+        `traffic: the first embedding: ${files.length} segment files, ${mb(sent)} sent for ${mb(kept)} of vectors ` +
+          `(${(sent / kept).toFixed(2)}x); ${live.size} segments once the merged ones are deleted`,
+      );
+    }
 
     // The working set of a day: 25 notes of the English folder, a few edited again and again.
     const notes = await notesUnder(vault, FOLDER);
