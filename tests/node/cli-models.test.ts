@@ -12,15 +12,9 @@ import { cleanupTemps, copyFixture, FIXTURE_NOTES, indexDirOf, MODEL, NEEDS_BOTH
 
 after(cleanupTemps);
 
-/** Five notes of the fixture vault, for the tests that embed with MiniLM to reach a code path
- *  (about a third of the fixture's chunks): the notes their queries name, and two more. */
-const FEW_NOTES = [
-  "Astronomy/Telescope care.md",
-  "Cooking/Fermented hot sauce.md",
-  "Cooking/Sourdough starter.md",
-  "Garden/Drip irrigation.md",
-  "Welcome.md",
-];
+/** Three notes of the fixture vault, for the --embed-limit test (it embeds with MiniLM to reach
+ *  a code path): the one its query names, with more chunks than the limit, and two more. */
+const FEW_NOTES = ["Cooking/Fermented hot sauce.md", "Cooking/Sourdough starter.md", "Welcome.md"];
 
 describe("strata CLI with the embedding model", NEEDS_MODEL, () => {
   let vault: string;
@@ -116,7 +110,8 @@ describe("strata CLI with the embedding model", NEEDS_MODEL, () => {
   });
 
   test("similar embeds first when the index has no vectors yet", async () => {
-    const fresh = await copyFixture(FEW_NOTES);
+    // The note and one other: similar embeds both before it answers.
+    const fresh = await copyFixture(["Garden/Drip irrigation.md", "Welcome.md"]);
     assert.equal(strataModel("index", fresh, "--no-embed").code, 0);
     const r = strataModel("similar", fresh, "Garden/Drip irrigation.md", "--json");
     assert.equal(r.code, 0, r.err);
@@ -181,7 +176,8 @@ describe("strata --model", () => {
   });
 
   test("auto falls back to all-MiniLM-L6-v2 when multilingual-e5-small is missing", NEEDS_MODEL, async () => {
-    const vault = await copyFixture(E5_NOTES);
+    // A Chinese and a Japanese note (four chunks): auto chooses e5, MiniLM embeds them all.
+    const vault = await copyFixture(E5_NOTES.slice(1, 3));
     const r = run({ STRATA_MODEL_DIR: MODEL!.dir, STRATA_MODELS: NO_MODEL_DIR }, ["index", vault, "--json"]);
     assert.equal(r.code, 0, r.err);
     const j = JSON.parse(r.out);
