@@ -275,7 +275,7 @@ fn a_first_embedding_writes_each_vector_at_most_twice() {
     // 3,200 texts, a flush every 24 (19 KB of vectors, as the plugin's flush every 8 s writes
     // at 3 texts a second): each vector goes out once in its flush's segment and at most once in
     // a merged one. (The rule before, 16 small segments merged smallest first up to 4 MiB,
-    // rewrote the growing merged segment at every merge: 4.4 times the vectors' bytes here.)
+    // rewrote the growing merged segment at every merge: 5.05 times the vectors' bytes here.)
     let mut folder = Folder::default();
     let notes = many_notes(1600);
     let (written, mut desk) = first_embedding(&mut folder, &notes, 24);
