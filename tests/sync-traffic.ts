@@ -19,6 +19,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { newestManifest } from "./index-manifest.ts";
+
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const INDEX = ".obsidian/plugins/strata-search/index";
 
@@ -65,22 +67,15 @@ async function snapshot(vault: string): Promise<Map<string, { size: number; hash
 
 /** The segments the device's newest manifest lists and has not merged into another. */
 async function liveSegments(vault: string): Promise<Set<string>> {
-  interface Own {
-    generation: number;
-    segments: { name: string; mergedInto?: string }[];
-  }
-  const found: Own[] = [];
+  const texts: string[] = [];
   const walk = async (d: string): Promise<void> => {
     for (const e of await readdir(d, { withFileTypes: true }).catch(() => [])) {
       if (e.isDirectory()) await walk(path.join(d, e.name));
-      else if (/^manifest-[ab]\.json$/.test(e.name)) {
-        const text = await readFile(path.join(d, e.name), "utf8");
-        found.push(JSON.parse(text.slice(0, text.lastIndexOf("\nchecksum "))) as Own);
-      }
+      else if (/^manifest-[ab]\.json$/.test(e.name)) texts.push(await readFile(path.join(d, e.name), "utf8"));
     }
   };
   await walk(path.join(vault, INDEX, "devices"));
-  const newest = found.sort((a, b) => b.generation - a.generation)[0];
+  const newest = newestManifest(texts);
   return new Set((newest?.segments ?? []).filter((o) => !o.mergedInto).map((o) => o.name));
 }
 

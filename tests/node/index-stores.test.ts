@@ -12,6 +12,7 @@ import { after, describe, test } from "node:test";
 import type { CoreConfig } from "../../plugin/core/api.ts";
 import { deleteOwnIndex, openIndex, prefetching, type IndexStore } from "../../plugin/core/index-store.ts";
 import { FsIndexStore } from "../../plugin/node/host.ts";
+import { newestManifest } from "../index-manifest.ts";
 import { copyEmbeddedFixture } from "./embedded-fixture.ts";
 import { cleanupTemps, CONFIG, copyFixture, Core, indexDirOf, indexVault, loadModelInto, NEEDS_MODEL, ROOT } from "./helpers.ts";
 
@@ -42,13 +43,11 @@ async function ownFiles(store: IndexStore, device: string): Promise<string[]> {
 
 /** The shared segments the newest manifest of `device` lists as written by it. */
 async function listedSegments(store: IndexStore, device: string): Promise<string[]> {
-  const manifests = await Promise.all(
-    (await ownFiles(store, device)).filter(isManifest).map(async (name) => {
-      const text = new TextDecoder().decode(await store.read(name));
-      return JSON.parse(text.slice(0, text.lastIndexOf("\nchecksum "))) as { generation: number; segments?: { name: string }[] };
-    }),
+  const newest = newestManifest(
+    await Promise.all(
+      (await ownFiles(store, device)).filter(isManifest).map(async (name) => new TextDecoder().decode(await store.read(name))),
+    ),
   );
-  const newest = manifests.sort((a, b) => b.generation - a.generation)[0];
   return (newest?.segments ?? []).map((s) => s.name).sort();
 }
 

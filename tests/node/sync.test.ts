@@ -22,6 +22,7 @@ import { addSharedVectors, openIndex, persist } from "../../plugin/core/index-st
 import { reconcile } from "../../plugin/core/reconcile.ts";
 import { FsIndexStore, NodeVault } from "../../plugin/node/host.ts";
 import { fileHashes } from "../file-tree.ts";
+import { newestManifest } from "../index-manifest.ts";
 import { copyEmbeddedFixture } from "./embedded-fixture.ts";
 import {
   cleanupTemps,
@@ -310,20 +311,10 @@ async function rebuiltAnswers(vault: string): Promise<string[][]> {
 
 /** The segments the desktop merged into another and has not deleted yet (its manifest): name → merged into. */
 async function mergedSegments(indexDir: string): Promise<Map<string, string>> {
+  const manifests = [...(await tree(indexDir)).keys()].filter((f) => /^devices\/desk\.v\d+\/manifest-[ab]\.json$/.test(f));
+  const newest = newestManifest(await Promise.all(manifests.map((f) => readFile(path.join(indexDir, f), "utf8"))));
   const out = new Map<string, string>();
-  let generation = -1;
-  for (const [f] of await tree(indexDir)) {
-    if (!/^devices\/desk\.v\d+\/manifest-[ab]\.json$/.test(f)) continue;
-    const text = await readFile(path.join(indexDir, f), "utf8");
-    const m = JSON.parse(text.slice(0, text.lastIndexOf("\nchecksum "))) as {
-      generation: number;
-      segments?: { name: string; mergedInto?: string }[];
-    };
-    if (m.generation < generation) continue;
-    generation = m.generation;
-    out.clear();
-    for (const s of m.segments ?? []) if (s.mergedInto) out.set(s.name, s.mergedInto);
-  }
+  for (const s of newest?.segments ?? []) if (s.mergedInto) out.set(s.name, s.mergedInto);
   return out;
 }
 

@@ -17,6 +17,7 @@ import * as path from "node:path";
 import type { Page } from "playwright-core";
 
 import { fileHashes } from "../file-tree.ts";
+import { newestManifest } from "../index-manifest.ts";
 import { launchChromium } from "./chromium.ts";
 
 const INDEX = ".obsidian/plugins/strata-search/index";
@@ -134,12 +135,7 @@ function node(root: string, args: string[], env: NodeJS.ProcessEnv = {}): Promis
 async function segments(vault: string): Promise<{ files: number; live: number; merged: number }> {
   const files = [...(await indexFiles(vault)).keys()];
   const manifests = files.filter((f) => /^devices\/desk\.v\d+\/manifest-[ab]\.json$/.test(f));
-  let newest: { generation: number; segments?: { mergedInto?: string }[] } | null = null;
-  for (const m of manifests) {
-    const text = await readFile(path.join(vault, INDEX, m), "utf8");
-    const json = JSON.parse(text.slice(0, text.lastIndexOf("\nchecksum "))) as { generation: number; segments?: { mergedInto?: string }[] };
-    if (!newest || json.generation > newest.generation) newest = json;
-  }
+  const newest = newestManifest(await Promise.all(manifests.map((m) => readFile(path.join(vault, INDEX, m), "utf8"))));
   const own = newest?.segments ?? [];
   const merged = own.filter((s) => s.mergedInto).length;
   return { files: files.filter((f) => f.endsWith(".svec")).length, live: own.length - merged, merged };
