@@ -130,9 +130,9 @@ lint_rest() {
 }
 spawn lint lint
 # The Rust side: clippy for the configurations the Rust tests do not compile, the wasm32 builds
-# (the core with its bindings; the embedder and the bench crate, with the core's tests of the
-# native embedder, which run natively only and are compiled for wasm32 under clippy, so tract is
-# never built or checked natively; the chunker with the grammars' C flags of
+# (the core with its bindings; the embedder, with its own tests and the core's tests of the native
+# embedder, and the bench crate: those tests run natively only and are compiled for wasm32 under
+# clippy, so tract is never built or checked natively; the chunker with the grammars' C flags of
 # scripts/wasm-cflags.sh); then the Rust tests. Both compile through clippy-driver as the
 # workspace's rustc (RUSTC_WORKSPACE_WRAPPER, warnings as errors): it lints the workspace's crates
 # as it builds them and hands every dependency to plain rustc, so the wasm32 lint reuses the
@@ -146,7 +146,7 @@ rust() {
   export RUSTC_WORKSPACE_WRAPPER
   export CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__
   local wasm=(--profile release --target wasm32-unknown-unknown) p
-  for p in strata-core strata-chunker strata-embedder strata-bench; do
+  for p in strata-core strata-model strata-chunker strata-embedder strata-bench; do
     wasm+=(--config "profile.release.package.$p.opt-level=0")
   done
   cargo build "${wasm[@]}" -p strata-core -p strata-embedder -p strata-bench --no-default-features \

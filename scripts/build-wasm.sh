@@ -3,8 +3,9 @@
 #   strata_core      the core (Markdown, tantivy, vectors, fusion): what every start loads
 #   strata_embedder  the embedder (tract + tokenizers): loaded only with a model
 #   strata_chunker   the code chunker (tree-sitter + grammars): loaded only when a vault has code
-# They are separate cargo invocations on purpose: one would unify features and put tract or the
-# grammars in the core. The grammars are C: clang and llvm-ar build them for wasm32, with the
+# The core and the embedder build in one cargo invocation, the chunker in another: built with the
+# core, its features (tree-sitter, the grammars, its wasm-bindgen exports) would unify into the
+# core's dependency on it. The grammars are C: clang and llvm-ar build them for wasm32, with the
 # flags of scripts/wasm-cflags.sh (set for that build only).
 # Skips the work when build/wasm was built from the same crate/, Cargo.toml, Cargo.lock, .cargo/,
 # build scripts and rustc (a content hash, so a `git checkout` or stash that restores the files
@@ -66,24 +67,22 @@ if [ -f "$stamp" ] && [ -f "$out/strata_core.js" ] && [ -f "$out/strata_embedder
 fi
 
 target=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/$profile
-# The embedder first: it depends on the core's crate, so its build compiles tantivy and the rest
-# of the core's dependencies on one core while tract's long chain of crates (tract-data, -core,
-# -hir, -onnx, one after the other) compiles on the other; the core's build then reuses them.
-# (The other order left one core idle for most of the embedder's build.)
-echo "build-wasm: cargo build strata-embedder (wasm32, $profile)" >&2
-cargo build -p strata-embedder --target wasm32-unknown-unknown --profile "$profile"
-# Its glue is written beside the core's build (wasm-bindgen is single-threaded).
-bindgen "$target/strata_embedder.wasm" &
-embedder_glue=$!
-echo "build-wasm: cargo build strata-core (wasm32, $profile, no embedder)" >&2
-# The release profile (tests, development) also turns on `unify-deps`: the embedder's and the
-# chunker's features in the crates they share with the core, so the builds share their compiled
-# tantivy, regex and the rest (crate/Cargo.toml); what a release ships (dist) leaves it out.
-features=bindings
-[ "$profile" = release ] && features=bindings,unify-deps
-cargo build -p strata-core --target wasm32-unknown-unknown --profile "$profile" --no-default-features --features "$features"
-bindgen "$target/strata_core.wasm"
-wait "$embedder_glue"
+# The core and the embedder in one cargo invocation: neither depends on the other (both on
+# crate/model), so one scheduler sees both graphs and compiles tantivy, the core and the rest on
+# one CPU while tract's long chain of crates (tract-data, -linalg, -core, -hir, -onnx, one after
+# the other) compiles on the other. The core's `embedder` feature stays off, so no tract is
+# in the core. The release profile (tests, development) also turns on `unify-deps`: the
+# chunker's features in the crates the core shares with it, so the chunker's build below, and
+# ./test.sh's wasm32 lint builds, reuse the compiled regex and the rest (crate/Cargo.toml); what a
+# release ships (dist) leaves it out.
+features=strata-core/bindings
+[ "$profile" = release ] && features=$features,strata-core/unify-deps
+echo "build-wasm: cargo build strata-core and strata-embedder (wasm32, $profile)" >&2
+cargo build -p strata-core -p strata-embedder --target wasm32-unknown-unknown --profile "$profile" \
+  --no-default-features --features "$features"
+# Their glue is written beside the chunker's build (wasm-bindgen is single-threaded).
+(bindgen "$target/strata_core.wasm" && bindgen "$target/strata_embedder.wasm") &
+glue=$!
 # clang and llvm-ar come from set-up: when ./run.sh left them installing in the background
 # (scripts/setup.sh --background), wait for it, and stop if it failed.
 if [ -f build/.setup.lock ]; then
@@ -95,5 +94,6 @@ cflags=$(bash scripts/wasm-cflags.sh)
 CFLAGS_wasm32_unknown_unknown="$cflags" \
   cargo build -p strata-chunker --target wasm32-unknown-unknown --profile "$profile" --features bindings
 bindgen "$target/strata_chunker.wasm"
+wait "$glue"
 echo "$inputs" > "$stamp"
 echo "build-wasm: core $(du -k "$out/strata_core_bg.wasm" | cut -f1) KiB, embedder $(du -k "$out/strata_embedder_bg.wasm" | cut -f1) KiB, code $(du -k "$out/strata_chunker_bg.wasm" | cut -f1) KiB -> $out" >&2

@@ -80,9 +80,9 @@ CONSTANTS = [
     (R, "a CJK character's weight", r"a CJK character (\d+) letters", 1,
      "crate/src/embed/choice.rs", r"const CJK_WEIGHT: u64 = ([^;]+);"),
     (R, "MiniLM's input tokens", r"all-MiniLM-L6-v2 (\d+) tokens", 1,
-     "crate/src/embed/mod.rs", r"model_id: MINILM_L6_V2\.into\(\),[^}]*?max_tokens: (\d+),"),
+     "crate/model/src/lib.rs", r"model_id: MINILM_L6_V2\.into\(\),[^}]*?max_tokens: (\d+),"),
     (R, "e5's input tokens", r"multilingual-e5-small (\d+) \(", 1,
-     "crate/src/embed/mod.rs", r"model_id: MULTILINGUAL_E5_SMALL\.into\(\),[^}]*?max_tokens: (\d+),"),
+     "crate/model/src/lib.rs", r"model_id: MULTILINGUAL_E5_SMALL\.into\(\),[^}]*?max_tokens: (\d+),"),
 ]
 
 # A path in the repository, cited anywhere in a cited file (a template like `v<N>/` or a glob is

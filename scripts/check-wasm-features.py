@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""Checks that the three wasm builds compile their shared dependencies with the same features.
+"""Checks that the wasm32 builds compile their shared dependencies with the same features.
 
-scripts/build-wasm.sh builds the core, the embedder and the code chunker for wasm32 in three cargo
-invocations (one would unify their features and put tract or the grammars in the core). Cargo
-compiles a crate once per distinct feature set: where the embedder's build turns on a feature of
-a crate the core also uses (tokenizers wants regex's `perf`, tract wants num-traits' `libm`, ...),
-that crate and every crate above it (tantivy among them) is compiled a second time. The core's and
-the chunker's Cargo.toml name those features themselves (the core's behind its feature
-`unify-deps`, which build-wasm.sh turns on in the release profile), so every shared crate is
-compiled once.
+scripts/build-wasm.sh builds the core and the embedder for wasm32 in one cargo invocation and the
+code chunker in another (built with the core, its features would put the grammars in the core);
+./test.sh's wasm32 lint builds the core alone. Cargo compiles a crate once per distinct feature
+set: where the embedder turns on a feature of a crate the core also uses (tokenizers wants regex's
+`perf`, tract wants num-traits' `libm`, ...), the core built alone would compile that crate and
+every crate above it (tantivy among them) a second time, and so would the chunker's build for the
+crates it shares. The core's and the chunker's Cargo.toml name those features themselves (the
+core's behind its feature `unify-deps`, which build-wasm.sh turns on in the release profile), so
+every shared crate is compiled once.
 
 The same holds for the proc macros, compiled for the host: where syn's features differ, every
 proc macro built on it is compiled again, and so is every crate using one (tantivy). The crates'
@@ -26,8 +27,9 @@ import sys
 from pathlib import Path
 
 BUILDS = {
+    "core and embedder": ["-p", "strata-core", "-p", "strata-embedder", "--no-default-features", "--features",
+                          "strata-core/bindings,strata-core/unify-deps"],
     "core": ["-p", "strata-core", "--no-default-features", "--features", "bindings,unify-deps"],
-    "embedder": ["-p", "strata-embedder"],
     "chunker": ["-p", "strata-chunker", "--features", "bindings"],
 }
 

@@ -1,12 +1,17 @@
-//! The embedder wasm: [`strata_core::embed::onnx::Embedder`] behind a wasm-bindgen class.
-//! The host hands it to the core (`globalThis.__strataCreateEmbedder`, see
+//! The embedder: [`onnx::Embedder`] (an ONNX sentence-embedding model run by tract, its
+//! tokenizer.json by tokenizers), and on wasm32 the embedder wasm, that embedder behind a
+//! wasm-bindgen class. The host hands it to the core (`globalThis.__strataCreateEmbedder`, see
 //! `strata_core::embed`), which calls `embed` for passages and queries. A pool worker loads the
 //! model alone (`forTokenIds`) and embeds the token ids the core's thread makes (`passageIds`).
+//! The core depends on this crate only natively (its `embedder` feature); this crate never
+//! depends on the core, so its wasm carries no search engine.
+
+pub mod onnx;
 
 #[cfg(target_arch = "wasm32")]
 mod bindings {
-    use strata_core::embed::onnx::Embedder;
-    use strata_core::embed::EmbedderConfig;
+    use crate::onnx::Embedder;
+    use strata_model::EmbedderConfig;
     use wasm_bindgen::prelude::*;
 
     #[wasm_bindgen]

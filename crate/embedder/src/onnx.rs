@@ -39,7 +39,7 @@ use tokenizers::Tokenizer;
 use tract_onnx::prelude::*;
 use tract_onnx::tract_hir::infer::Factoid;
 
-use super::{EmbedderConfig, Pooling, ShapeMode, TextEmbedder, SEQ_BUCKET};
+use strata_model::{EmbedderConfig, Pooling, ShapeMode, TextEmbedder, SEQ_BUCKET};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Role {

@@ -8,14 +8,14 @@ fn model_dir() -> PathBuf {
     if let Ok(d) = std::env::var("STRATA_MODEL_DIR") {
         return PathBuf::from(d);
     }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../models/all-MiniLM-L6-v2")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../models/all-MiniLM-L6-v2")
 }
 
 fn fixture_path() -> PathBuf {
     if let Ok(p) = std::env::var("STRATA_REFERENCE_JSON") {
         return PathBuf::from(p);
     }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/embeddings/reference.json")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/embeddings/reference.json")
 }
 
 /// Model bytes, or None (with a message) when the model was not fetched.
