@@ -67,19 +67,25 @@ if [ -f "$stamp" ] && [ -f "$out/strata_core.js" ] && [ -f "$out/strata_embedder
 fi
 
 target=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/$profile
-# The core and the embedder in one cargo invocation: neither depends on the other (both on
-# crate/model), so one scheduler sees both graphs and compiles tantivy, the core and the rest on
-# one CPU while tract's long chain of crates (tract-data, -linalg, -core, -hir, -onnx, one after
-# the other) compiles on the other. The core's `embedder` feature stays off, so no tract is
-# in the core. The release profile (tests, development) also turns on `unify-deps`: the
-# chunker's features in the crates the core shares with it, so the chunker's build below, and
-# ./test.sh's wasm32 lint builds, reuse the compiled regex and the rest (crate/Cargo.toml); what a
-# release ships (dist) leaves it out.
-features=strata-core/bindings
-[ "$profile" = release ] && features=$features,strata-core/unify-deps
-echo "build-wasm: cargo build strata-core and strata-embedder (wasm32, $profile)" >&2
-cargo build -p strata-core -p strata-embedder --target wasm32-unknown-unknown --profile "$profile" \
-  --no-default-features --features "$features"
+# The release profile (tests, development): the core and the embedder in one cargo invocation.
+# Neither depends on the other (both on crate/model), so one scheduler sees both graphs and
+# compiles tantivy, the core and the rest on one CPU while tract's long chain of crates
+# (tract-data, -linalg, -core, -hir, -onnx, one after the other) compiles on the other; the
+# core's `embedder` feature stays off, so no tract is in the core. It also turns on `unify-deps`:
+# the chunker's features in the crates the core shares with it, so the chunker's build below, and
+# ./test.sh's wasm32 lint builds, reuse the compiled regex and the rest (crate/Cargo.toml).
+# What a release ships (dist) builds them one after the other: in one invocation the embedder's
+# features (regex's faster matchers, +0.5 MB) would unify into the core.
+if [ "$profile" = release ]; then
+  echo "build-wasm: cargo build strata-core and strata-embedder (wasm32, $profile)" >&2
+  cargo build -p strata-core -p strata-embedder --target wasm32-unknown-unknown --profile "$profile" \
+    --no-default-features --features strata-core/bindings,strata-core/unify-deps
+else
+  echo "build-wasm: cargo build strata-embedder (wasm32, $profile)" >&2
+  cargo build -p strata-embedder --target wasm32-unknown-unknown --profile "$profile"
+  echo "build-wasm: cargo build strata-core (wasm32, $profile)" >&2
+  cargo build -p strata-core --target wasm32-unknown-unknown --profile "$profile" --no-default-features --features bindings
+fi
 # Their glue is written beside the chunker's build (wasm-bindgen is single-threaded).
 (bindgen "$target/strata_core.wasm" && bindgen "$target/strata_embedder.wasm") &
 glue=$!
