@@ -22,12 +22,12 @@
 //! once a group has [`MERGE_AT`] segments they are merged, as many as fit in
 //! [`MAX_SEGMENT_BYTES`] into each new segment. A merged segment holds `MERGE_AT` or more of a
 //! group (unless the cap split the group: then it is near the cap), so it lands in a larger
-//! group; one of `SEAL_BYTES` or more is never merged again. Each vector is therefore written once by the flush that embedded it and then once per
-//! level: twice in all when a flush writes `SEAL_BYTES / MERGE_AT` (16 KiB, 20 vectors of 384
-//! dimensions) or more, as a first embedding's flushes do, three times for the smallest flushes
-//! (a vector or two, a day's edits), whose merged segments are small. Segments of very different
-//! sizes are never merged together, so a day's edits never rewrite the vectors of a first
-//! embedding. A device keeps fewer than `MERGE_AT` segments per group of sizes below
+//! group; one of `SEAL_BYTES` or more is never merged again. Each vector is therefore written
+//! once by the flush that embedded it and then once per level: twice in all when a flush writes
+//! `SEAL_BYTES / MERGE_AT` (16 KiB, 20 vectors of 384 dimensions) or more, as a first
+//! embedding's flushes do, three times for the smallest flushes (a vector or two, a day's edits),
+//! whose merged segments are small. Segments of very different sizes are never merged together,
+//! so a day's edits never rewrite the vectors of a first embedding. A device keeps fewer than `MERGE_AT` segments per group of sizes below
 //! `SEAL_BYTES` (a first embedding: one group of flushes, then sealed ones) plus at most one per
 //! `SEAL_BYTES` of vectors.
 
