@@ -21,7 +21,14 @@ use crate::token_estimate::estimate_tokens;
 /// available (the wasm core's host has not loaded the code wasm).
 pub fn chunk(lang: CodeLang, text: &str, budget: usize, syntax: bool) -> Result<CodeFile, String> {
     if !syntax {
-        return Ok(CodeFile { lang, chunks: Vec::new(), error_regions: 0, fallback: true, imports: None });
+        return Ok(CodeFile {
+            lang,
+            chunks: Vec::new(),
+            error_regions: 0,
+            fallback: true,
+            imports: None,
+            literals: Vec::new(),
+        });
     }
     #[cfg(test)]
     if tests::CHUNKER_OFF.get() {

@@ -33,7 +33,14 @@ pub(crate) fn chunk(lang: CodeLang, lines: &Lines, budget: usize) -> CodeFile {
     let error_count = errors.len() as u32;
     let mut emit = Emit::new(lines, budget, errors);
     emit.file(kept);
-    CodeFile { lang, chunks: emit.chunks, error_regions: error_count, fallback: false, imports: None }
+    CodeFile {
+        lang,
+        chunks: emit.chunks,
+        error_regions: error_count,
+        fallback: false,
+        imports: None,
+        literals: Vec::new(),
+    }
 }
 
 /// The mappings at the top of the tree (through YAML's stream, documents and block nodes).

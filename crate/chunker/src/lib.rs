@@ -15,6 +15,8 @@ mod data;
 #[cfg(feature = "parse")]
 mod lang;
 #[cfg(feature = "parse")]
+mod literals;
+#[cfg(feature = "parse")]
 mod parse;
 #[cfg(feature = "parse")]
 mod source;
@@ -40,7 +42,14 @@ pub fn chunk(lang: CodeLang, text: &str, budget_tokens: usize) -> CodeFile {
     let lines = text::Lines::new(text);
     let budget = budget_tokens.max(1);
     if lines.trim(0, lines.len().saturating_sub(1)).is_none() {
-        return CodeFile { lang, chunks: Vec::new(), error_regions: 0, fallback: false, imports: None };
+        return CodeFile {
+            lang,
+            chunks: Vec::new(),
+            error_regions: 0,
+            fallback: false,
+            imports: None,
+            literals: Vec::new(),
+        };
     }
     match lang {
         CodeLang::Json | CodeLang::Yaml => data::chunk(lang, &lines, budget),

@@ -37,10 +37,11 @@ pub(crate) fn chunk(lang: CodeLang, lines: &Lines, budget: usize) -> CodeFile {
         return windows(lang, lines, budget, errors, true);
     }
     let imports = imports(lang, root, lines.text());
+    let literals = crate::literals::literals(lang, root, lines.text());
     let error_count = errors.len() as u32;
     let mut emit = Emit::new(lines, budget, errors);
     emit.file(items);
-    CodeFile { lang, chunks: emit.chunks, error_regions: error_count, fallback: false, imports }
+    CodeFile { lang, chunks: emit.chunks, error_regions: error_count, fallback: false, imports, literals }
 }
 
 /// The whole file as `Lines` windows of at most `budget` tokens.
@@ -56,7 +57,7 @@ pub(crate) fn windows(
     if lines.len() > 0 {
         emit.item(crate::chunker::Item::region(0, lines.len() - 1, 1), None);
     }
-    CodeFile { lang, chunks: emit.chunks, error_regions: error_count, fallback, imports: None }
+    CodeFile { lang, chunks: emit.chunks, error_regions: error_count, fallback, imports: None, literals: Vec::new() }
 }
 
 /// Row ranges of the outermost `ERROR` nodes and of the `MISSING` nodes (a node the parser

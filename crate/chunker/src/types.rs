@@ -248,6 +248,22 @@ pub struct CodeFile {
     pub fallback: bool,
     /// The file's import lines, first to last ("import x", "use a::b", "#include"), if any.
     pub imports: Option<(u32, u32)>,
+    /// Its string literals as a reader sees them (messages, log lines), in source order; none
+    /// for a file chunked in line windows.
+    pub literals: Vec<Literal>,
+}
+
+/// Stands for an interpolated value in a [`Literal`]'s text (`${x}`, `{e}`, `%s`).
+pub const PLACEHOLDER: char = '\u{fffc}';
+
+/// A string literal of a source file: concatenated and formatted pieces joined, interpolations
+/// and format placeholders as [`PLACEHOLDER`] between spaces, escapes decoded, whitespace
+/// collapsed (at most ~600 bytes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Literal {
+    /// The line its first piece starts on.
+    pub line: u32,
+    pub text: String,
 }
 
 impl CodeFile {
@@ -278,7 +294,7 @@ impl CodeFile {
         if start > 0 {
             chunks.push(Chunk::lines(start, last_text));
         }
-        CodeFile { lang, chunks, error_regions: 0, fallback: true, imports: None }
+        CodeFile { lang, chunks, error_regions: 0, fallback: true, imports: None, literals: Vec::new() }
     }
 
     /// The postcard encoding the code wasm returns.
@@ -350,6 +366,7 @@ mod tests {
             error_regions: 0,
             fallback: false,
             imports: None,
+            literals: vec![Literal { line: 2, text: "no such \u{fffc} here".into() }],
         };
         assert_eq!(CodeFile::decode(&f.encode()).unwrap(), f);
         assert!(CodeFile::decode(b"\xff\xff").is_err());
