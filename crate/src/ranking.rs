@@ -37,6 +37,22 @@ pub const BOOST_BODY: f32 = 1.0;
 pub const BOOST_SYMBOL: f32 = 4.0;
 /// Field boost of a code section's own lines.
 pub const BOOST_CODE: f32 = 1.0;
+/// Boost of a quoted phrase found in a code section's string literal, a run of its words
+/// standing for one of the literal's interpolated values (`lexical::search`).
+pub const BOOST_LITERAL_PHRASE: f32 = 4.0;
+/// Boost of each run of a free-text query's words found together in a code section's string
+/// literal (a pasted message meets the line that prints it; `lexical::search`): pairs of
+/// adjacent words for a query that reads like a message, runs of [`LITERAL_PLAIN_RUN`] for one
+/// of plain words. Large: a literal's match outranks identifiers that share the message's
+/// common words (`find`, `error`, `get`).
+pub const BOOST_LITERAL_RUN: f32 = 20.0;
+/// Words in a row a query of plain words must share with a string literal to be lifted by it.
+pub const LITERAL_PLAIN_RUN: usize = 5;
+/// A quoted phrase's run of words standing for an interpolated value is at most this long.
+pub const LITERAL_HOLE_WORDS: usize = 6;
+/// A quoted phrase of more words is matched in literals as written only (no run standing for
+/// a value: the variants grow with the square of its length).
+pub const LITERAL_HOLE_PHRASE_MAX: usize = 24;
 /// English function words dropped from free-text queries (never inside quotes, never when
 /// nothing else would remain).
 pub const QUERY_STOPWORDS: &[&str] = &[

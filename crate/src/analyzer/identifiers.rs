@@ -7,9 +7,10 @@
 
 use tantivy::tokenizer::{AsciiFoldingFilter, RemoveLongFilter, TextAnalyzer, TokenStream, Tokenizer};
 
-use super::filters::{LangSlot, LanguageStemmer, Normalize};
+use super::filters::{ExactSink, LangSlot, LanguageStemmer, Normalize};
 use super::{tokenize_into, CjkTokenStream, TokenBuf, KEPT_SLOTS, MAX_TOKEN_BYTES};
 use crate::language::Stem;
+pub use strata_chunker::PLACEHOLDER;
 
 /// Name under which the code analyzer is registered on the index.
 pub const CODE_TOKENIZER_NAME: &str = "strata-code";
@@ -61,6 +62,12 @@ pub fn tokenize_code(text: &str, out: &mut TokenBuf, scratch: &mut TokenBuf) {
             position = push_identifier(text, start, end, position, out);
         } else if c.is_ascii() {
             iter.next();
+        } else if c == PLACEHOLDER {
+            // An interpolated value in a string literal: a term of its own, which a quoted
+            // phrase's run of words can stand in for (`lexical::search`).
+            iter.next();
+            out.slot_at(start, start + c.len_utf8(), position).push(PLACEHOLDER);
+            position += 1;
         } else {
             let mut end = start;
             while let Some(&(i, c)) = iter.peek() {
@@ -135,10 +142,29 @@ pub fn split_identifier(word: &str, parts: &mut Vec<(usize, usize)>) {
 /// The code fields' analyzer: identifiers whole and split, English stemming of the parts and
 /// of comments' words, accents folded.
 pub fn code_analyzer() -> TextAnalyzer {
+    code_analyzer_into(None)
+}
+
+/// The index's code analyzer: also hands the words its stemmer changed, as written, to the
+/// exact-form field (`sink`), so that a quoted phrase finds them in code as in notes.
+pub fn code_analyzer_into(sink: Option<ExactSink>) -> TextAnalyzer {
     TextAnalyzer::builder(CodeTokenizer::default())
         .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
         .filter(Normalize)
-        .filter(LanguageStemmer { slot: LangSlot::fixed(Stem::ENGLISH), sink: None })
+        .filter(LanguageStemmer { slot: LangSlot::fixed(Stem::ENGLISH), sink })
+        .filter(AsciiFoldingFilter)
+        .build()
+}
+
+/// Name under which the string literals' analyzer ([`literal_analyzer`]) is registered.
+pub const LITERAL_TOKENIZER_NAME: &str = "strata-literal";
+
+/// The string literals' analyzer: the code analyzer's words, not stemmed (a message is matched
+/// as it was printed; a quoted phrase's words as written).
+pub fn literal_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(CodeTokenizer::default())
+        .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
+        .filter(Normalize)
         .filter(AsciiFoldingFilter)
         .build()
 }

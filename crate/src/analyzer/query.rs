@@ -73,28 +73,41 @@ pub fn spread_query(query: &str) -> String {
 
 /// Keeps the query parser's syntax to what Strata documents (words, `"phrases"`, `-excluded`,
 /// `+required`, `AND`/`OR`, `field:term`): outside double quotes, apostrophes, brackets and braces
-/// become spaces, and so does a colon after a word that names no field (`is_field`). The parser
+/// become spaces, and so do a colon after a word that names no field (`is_field`) and the
+/// dashes of a command line's `--flag`. The parser
 /// read `'…'` as a phrase, so the elisions and contractions of natural language (`l'apparence de
 /// l'appli`, `ім'я`) asked for phrases that matched nothing; `[[Daily notes]]` as a range
 /// (every note matched); `{…}` and `Note: …` (an unknown field) found nothing. The index splits
 /// words at these characters too, so the words meet as they were written.
 pub fn plain_syntax(query: &str, is_field: impl Fn(&str) -> bool) -> String {
-    if !query.contains(['\'', '[', ']', '{', '}', ':']) {
+    if !query.contains(['\'', '[', ']', '{', '}', ':']) && !query.contains("--") && !query.contains("++") {
         return query.to_string();
     }
     let mut out = String::with_capacity(query.len());
     let mut in_quotes = false;
     let mut word_start = 0;
-    for c in query.chars() {
+    let chars: Vec<char> = query.chars().collect();
+    // Which characters became spaces.
+    let mut blank = vec![false; chars.len()];
+    for (i, &c) in chars.iter().enumerate() {
         if c == '"' {
             in_quotes = !in_quotes;
         }
+        // A command line's `--flag` (pasted with a message: `'--dry'`) is the word `flag`, not
+        // an exclusion: a run of two or more `-`/`+` that starts a word.
+        let flag = || {
+            let start = chars[..i].iter().rposition(|c| !matches!(c, '-' | '+')).map_or(0, |p| p + 1);
+            let run = chars[start..].iter().take_while(|c| matches!(c, '-' | '+')).count();
+            run >= 2 && (start == 0 || chars[start - 1].is_whitespace() || blank[start - 1])
+        };
         let plain = !in_quotes
             && match c {
                 '\'' | '[' | ']' | '{' | '}' => true,
                 ':' => !is_field(out[word_start..].trim_start_matches(['+', '-'])),
+                '-' | '+' => flag(),
                 _ => false,
             };
+        blank[i] = plain;
         out.push(if plain { ' ' } else { c });
         if c.is_whitespace() || plain {
             word_start = out.len();
@@ -211,6 +224,10 @@ mod tests {
         assert_eq!(plain("title:sync -tags:a Note: todo https://x.org"), "title:sync -tags:a Note  todo https //x.org");
         assert_eq!(plain("\"a: [b]\" c"), "\"a: [b]\" c");
         assert_eq!(plain("no syntax"), "no syntax");
+        // A pasted command line's flags are words; one dash still excludes, inside words it stays.
+        assert_eq!(plain("unknown option --dry-run -v"), "unknown option   dry-run -v");
+        assert_eq!(plain("a ++b \"--c\" x--y"), "a   b \"--c\" x--y");
+        assert_eq!(plain("unknown option '--dry'"), "unknown option    dry ");
     }
 
     #[test]

@@ -52,7 +52,8 @@ impl Engine {
         let lines = LineIndex::new(text);
         let line_count = lines.line_count();
         let sections = crate::code_sections::file_sections(text, &chunks, line_count, known);
-        let texts = CodeTexts::of(text, &sections);
+        let mut texts = CodeTexts::of(text, &sections);
+        texts.add_literals(&sections, &chunks.literals);
         let folders = paths::folder_prefixes(path);
         let title = paths::file_name(path).to_string();
         let mut titles = vec![title.clone()];

@@ -3,6 +3,8 @@
 //! symbol text. Used by the indexing of notes (`index.rs`) and of source files
 //! (`code_index.rs`), which thus do not depend on each other.
 
+use strata_chunker::Literal;
+
 use crate::lexical::CodeDoc;
 use crate::sections::Section;
 
@@ -11,13 +13,16 @@ use crate::sections::Section;
 pub(super) struct CodeTexts {
     own: Vec<Option<String>>,
     symbols: Vec<String>,
+    /// Each code section's string literals (those on its own lines).
+    literals: Vec<Vec<String>>,
 }
 
 impl CodeTexts {
     pub fn of(text: &str, sections: &[Section]) -> CodeTexts {
         if sections.iter().all(|s| s.code.is_none()) {
             // A note without code (nearly all of them): nothing to cut, no line index to build.
-            return CodeTexts { own: vec![None; sections.len()], symbols: vec![String::new(); sections.len()] };
+            let n = sections.len();
+            return CodeTexts { own: vec![None; n], symbols: vec![String::new(); n], literals: vec![Vec::new(); n] };
         }
         let mut holds_code = vec![false; sections.len()];
         for s in sections.iter().filter(|s| s.code.is_some()) {
@@ -36,7 +41,21 @@ impl CodeTexts {
                 None => String::new(),
             })
             .collect();
-        CodeTexts { own, symbols }
+        CodeTexts { own, symbols, literals: vec![Vec::new(); sections.len()] }
+    }
+
+    /// Gives each of a source file's literals to the innermost code section whose lines hold
+    /// its first line (the one whose own text it is in).
+    pub fn add_literals(&mut self, sections: &[Section], literals: &[Literal]) {
+        for l in literals {
+            let inner = sections
+                .iter()
+                .filter(|s| s.code.is_some() && s.start_line <= l.line && l.line <= s.end_line)
+                .max_by_key(|s| (s.depth, s.order));
+            if let Some(s) = inner {
+                self.literals[s.order as usize].push(l.text.clone());
+            }
+        }
     }
 
     /// Section `i`'s own text, when it is or holds code.
@@ -46,6 +65,11 @@ impl CodeTexts {
 
     /// The code part of section `i`'s lexical document.
     pub fn doc(&self, i: usize, s: &Section) -> Option<CodeDoc<'_>> {
-        s.code.as_ref().map(|c| CodeDoc { lang: c.lang().name(), kind: c.kind().name(), symbol: &self.symbols[i] })
+        s.code.as_ref().map(|c| CodeDoc {
+            lang: c.lang().name(),
+            kind: c.kind().name(),
+            symbol: &self.symbols[i],
+            literals: &self.literals[i],
+        })
     }
 }

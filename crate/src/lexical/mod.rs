@@ -71,7 +71,13 @@ impl Lexical {
         let slot = analyzer::LangSlot::default();
         let exact = analyzer::ExactSink::default();
         index.tokenizers().register(analyzer::TOKENIZER_NAME, analyzer::analyzer(slot.clone(), exact.clone()));
-        index.tokenizers().register(analyzer::identifiers::CODE_TOKENIZER_NAME, analyzer::identifiers::code_analyzer());
+        index.tokenizers().register(
+            analyzer::identifiers::CODE_TOKENIZER_NAME,
+            analyzer::identifiers::code_analyzer_into(Some(exact.clone())),
+        );
+        index
+            .tokenizers()
+            .register(analyzer::identifiers::LITERAL_TOKENIZER_NAME, analyzer::identifiers::literal_analyzer());
         index.tokenizers().register(analyzer::EXACT_TOKENIZER_NAME, analyzer::exact_analyzer(exact.clone()));
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
         let metas = index.load_metas()?;

@@ -8,7 +8,7 @@
 use tantivy::schema::{Document, OwnedValue};
 use tantivy::schema::{Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, FAST, STRING};
 
-use crate::analyzer::identifiers::CODE_TOKENIZER_NAME;
+use crate::analyzer::identifiers::{CODE_TOKENIZER_NAME, LITERAL_TOKENIZER_NAME};
 use crate::analyzer::{EXACT_TOKENIZER_NAME, TOKENIZER_NAME};
 
 #[derive(Clone, Copy, Debug)]
@@ -28,6 +28,10 @@ pub struct Fields {
     pub code: Field,
     /// A code section's breadcrumb, name and signature (code analyzer; boosted).
     pub symbol: Field,
+    /// A code section's string literals as a reader sees them (`strata_chunker::Literal`: pieces
+    /// joined, each interpolation a placeholder token), one value each, analysed as code but not
+    /// stemmed: where a quoted phrase or a pasted message meets the line that prints it.
+    pub literal: Field,
     /// A code section's language ("python") and kind ("function"), for filters.
     pub code_lang: Field,
     pub kind: Field,
@@ -64,6 +68,14 @@ pub fn build_schema() -> (Schema, Fields) {
         body: b.add_text_field("body", text_indexed),
         code: b.add_text_field("code", code_indexed.clone()),
         symbol: b.add_text_field("symbol", code_indexed),
+        literal: b.add_text_field(
+            "literal",
+            TextOptions::default().set_indexing_options(
+                TextFieldIndexing::default()
+                    .set_tokenizer(LITERAL_TOKENIZER_NAME)
+                    .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+            ),
+        ),
         code_lang: b.add_text_field("code_lang", STRING),
         kind: b.add_text_field("kind", STRING),
         exact: b.add_text_field(
@@ -107,6 +119,8 @@ pub struct CodeDoc<'a> {
     pub kind: &'static str,
     /// The breadcrumb, the name and the signature.
     pub symbol: &'a str,
+    /// The string literals on its own lines.
+    pub literals: &'a [String],
 }
 
 /// Filter terms of a tag: the tag and each parent ("a/b/c" → a, a/b, a/b/c), lower-cased.
@@ -183,6 +197,9 @@ impl Fields {
             Some(c) => {
                 doc.add_text(self.code, d.body);
                 doc.add_text(self.symbol, c.symbol);
+                for l in c.literals {
+                    doc.add_text(self.literal, l);
+                }
                 doc.add_text(self.code_lang, c.lang);
                 doc.add_text(self.kind, c.kind);
             }

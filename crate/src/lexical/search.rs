@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 use tantivy::collector::TopDocs;
 use tantivy::query::{
-    AllQuery, BooleanQuery, ConstScoreQuery, DisjunctionMaxQuery, Occur, Query, QueryParser, TermQuery,
+    AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, Occur, PhraseQuery, Query, QueryParser,
+    TermQuery,
 };
 
 use tantivy::columnar::{Column, StrColumn};
@@ -14,12 +15,14 @@ use tantivy::Term;
 
 use super::schema::tag_terms;
 use super::Lexical;
-use crate::analyzer::identifiers::{code_analyzer, CODE_TOKENIZER_NAME};
+use crate::analyzer::identifiers::{code_analyzer, literal_analyzer, CODE_TOKENIZER_NAME, PLACEHOLDER};
 use crate::analyzer::{self, drop_stopwords, plain_syntax, query_parts, spread_query, QueryOp, TOKENIZER_NAME};
 use crate::error::Result;
 use crate::language::{self, Stem};
 use crate::ranking::{
-    BOOST_ALIASES, BOOST_BODY, BOOST_CODE, BOOST_HEADINGS, BOOST_SYMBOL, BOOST_TAGS, BOOST_TITLE, SECTION_MAX_DEPTH,
+    BOOST_ALIASES, BOOST_BODY, BOOST_CODE, BOOST_HEADINGS, BOOST_LITERAL_PHRASE, BOOST_LITERAL_RUN, BOOST_SYMBOL,
+    BOOST_TAGS, BOOST_TITLE, LITERAL_HOLE_PHRASE_MAX, LITERAL_HOLE_WORDS, LITERAL_PLAIN_RUN, QUERY_STOPWORDS,
+    SECTION_MAX_DEPTH,
 };
 use tantivy::tokenizer::TokenizerManager;
 use whatlang::Lang;
@@ -59,44 +62,169 @@ impl Lexical {
     /// The query of `text`: stemmed in each of `langs` ([`Self::analysed`]), and each quoted
     /// phrase's words also required as written ([`Self::written`]: a quoted "running" does not
     /// find "runs"). A phrase with none of the words a stemmer may change needs nothing more.
-    fn user_query(&self, text: &str, langs: &[Lang]) -> Box<dyn Query> {
+    fn user_query(&self, text: &str, langs: &[Lang], literals: bool) -> Box<dyn Query> {
         let schema = self.index.schema();
+        let message = reads_like_message(text);
         let text = &plain_syntax(text, |f| schema.get_field(f).is_ok());
         let parts = query_parts(text);
         let exact: Vec<Vec<String>> =
             parts.iter().map(|p| if p.phrase { analyzer::exact_terms(&p.text) } else { Vec::new() }).collect();
-        if exact.iter().all(Vec::is_empty) {
-            return self.analysed(text, langs);
+        // With code literals in the index: a quoted phrase may also be found in a literal, a
+        // run of its words standing for an interpolated value; a free-text query that reads
+        // like a pasted message lifts the sections whose literals share its word pairs.
+        let in_literals: Vec<Option<Box<dyn Query>>> =
+            parts.iter().map(|p| if literals && p.phrase { self.literal_phrase(&p.text) } else { None }).collect();
+        let query = if in_literals.iter().all(Option::is_none) && exact.iter().all(Vec::is_empty) {
+            self.analysed(text, langs)
+        } else {
+            self.with_exact(&parts, &exact, langs, &in_literals)
+        };
+        // Not for a query with required words (no pasted message), nor for one of quoted
+        // phrases only (those must match as phrases). Its exclusions apply.
+        if !literals || parts.iter().any(|p| p.op == QueryOp::Must) || parts.iter().all(|p| p.phrase) {
+            return query;
         }
+        let Some(pairs) = self.literal_runs(text, message) else { return query };
+        let mut lifted: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, pairs)];
+        for p in parts.iter().filter(|p| p.op == QueryOp::MustNot) {
+            lifted.push((Occur::MustNot, self.analysed(&p.text, langs)));
+        }
+        Box::new(BooleanQuery::new(vec![(Occur::Should, query), (Occur::Should, Box::new(BooleanQuery::new(lifted)))]))
+    }
+
+    /// [`Self::user_query`] with its quoted phrases as clauses of their own: each phrase's
+    /// words also required as written (`exact`), or its match in a literal (`in_literals`).
+    fn with_exact(
+        &self,
+        parts: &[analyzer::QueryPart],
+        exact: &[Vec<String>],
+        langs: &[Lang],
+        in_literals: &[Option<Box<dyn Query>>],
+    ) -> Box<dyn Query> {
         // Each phrase with exact words is its own clause, the rest of the query another; the
         // operators (`+`, `-`) apply at the top level, as the query parser applies them.
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         let mut rest: Vec<&str> = Vec::new();
-        for (part, exact) in parts.iter().zip(&exact) {
+        for (i, (part, exact)) in parts.iter().zip(exact).enumerate() {
             let occur = match part.op {
                 QueryOp::Should => Occur::Should,
                 QueryOp::Must => Occur::Must,
                 QueryOp::MustNot => Occur::MustNot,
             };
-            if exact.is_empty() && part.op == QueryOp::Should {
+            let in_literal = in_literals.get(i).and_then(|q| q.as_ref());
+            if exact.is_empty() && part.op == QueryOp::Should && in_literal.is_none() {
                 rest.push(&part.text);
                 continue;
             }
             let analysed = self.analysed(&part.text, langs);
-            if exact.is_empty() {
-                clauses.push((occur, analysed));
-                continue;
+            let mut query: Box<dyn Query> = if exact.is_empty() {
+                analysed
+            } else {
+                let mut all: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, analysed)];
+                for t in exact {
+                    all.push((Occur::Must, Box::new(ConstScoreQuery::new(self.written(t), 0.0))));
+                }
+                Box::new(BooleanQuery::new(all))
+            };
+            if let Some(lit) = in_literal {
+                // The literals are not stemmed: a match there is as written already.
+                query = Box::new(BooleanQuery::new(vec![(Occur::Should, query), (Occur::Should, lit.box_clone())]));
             }
-            let mut all: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, analysed)];
-            for t in exact {
-                all.push((Occur::Must, Box::new(ConstScoreQuery::new(self.written(t), 0.0))));
-            }
-            clauses.push((occur, Box::new(BooleanQuery::new(all))));
+            clauses.push((occur, query));
         }
         if !rest.is_empty() {
             clauses.push((Occur::Should, self.analysed(&rest.join(" "), langs)));
         }
         Box::new(BooleanQuery::new(clauses))
+    }
+
+    /// A quoted phrase in the code sections' string literals: as written, or with one run of
+    /// up to [`LITERAL_HOLE_WORDS`] of its words standing for a placeholder (the value a
+    /// message was printed with: `"invalid path: /etc/ssl/ca.pem here"` finds
+    /// `f"invalid path: {loc} here"`). None for a phrase of fewer than two words.
+    fn literal_phrase(&self, phrase: &str) -> Option<Box<dyn Query>> {
+        let terms = literal_terms(phrase.trim_matches('"'));
+        if terms.len() < 2 {
+            return None;
+        }
+        let field = self.fields.literal;
+        let term = |t: &str| Term::from_field_text(field, t);
+        let hole = term(&PLACEHOLDER.to_string());
+        let n = terms.len();
+        let mut variants: Vec<Box<dyn Query>> =
+            vec![Box::new(PhraseQuery::new(terms.iter().map(|t| term(t)).collect()))];
+        // A longer phrase (a pasted paragraph) is matched as written only: its variants would
+        // grow with the square of its length.
+        let holes = if n <= LITERAL_HOLE_PHRASE_MAX { n } else { 0 };
+        for i in 0..holes {
+            for j in i..n.min(i + LITERAL_HOLE_WORDS) {
+                if i == 0 && j == n - 1 {
+                    continue;
+                }
+                let mut with_hole: Vec<(usize, Term)> =
+                    terms[..i].iter().enumerate().map(|(k, t)| (k, term(t))).collect();
+                with_hole.push((i, hole.clone()));
+                with_hole.extend(terms[j + 1..].iter().enumerate().map(|(k, t)| (i + 1 + k, term(t))));
+                variants.push(Box::new(PhraseQuery::new_with_offset(with_hole)));
+            }
+        }
+        Some(Box::new(BoostQuery::new(Box::new(DisjunctionMaxQuery::new(variants)), BOOST_LITERAL_PHRASE)))
+    }
+
+    /// A free-text query's runs of words as phrases in the code sections' string literals,
+    /// lifting the sections whose literals printed it. A query that reads like a pasted
+    /// message (`message`: [`reads_like_message`], of the query as typed) lifts a section for
+    /// each pair of its adjacent words (not both stop words) found together in a literal, a
+    /// word with a digit also standing for a placeholder (the value it was printed with); a
+    /// query of plain words needs a run of [`LITERAL_PLAIN_RUN`] words (a question shares pairs
+    /// with literals by chance, five words in a row seldom). None for a query of fewer than
+    /// three words.
+    fn literal_runs(&self, text: &str, message: bool) -> Option<Box<dyn Query>> {
+        let terms = literal_terms(text);
+        if terms.len() < 3 {
+            return None;
+        }
+        let field = self.fields.literal;
+        let term = |t: &str| Term::from_field_text(field, t);
+        let hole = PLACEHOLDER.to_string();
+        let mut runs: Vec<Vec<&str>> = Vec::new();
+        if message {
+            let stop = |w: &str| w.chars().count() < 2 || QUERY_STOPWORDS.contains(&w);
+            let value = |w: &str| w.chars().any(|c| c.is_ascii_digit());
+            for w in terms.windows(2) {
+                let (a, b) = (w[0].as_str(), w[1].as_str());
+                if !(stop(a) && stop(b)) {
+                    runs.push(vec![a, b]);
+                }
+                if value(b) && !value(a) && !stop(a) {
+                    runs.push(vec![a, &hole]);
+                }
+                if value(a) && !value(b) && !stop(b) {
+                    runs.push(vec![&hole, b]);
+                }
+            }
+        } else {
+            runs.extend(terms.windows(LITERAL_PLAIN_RUN).map(|w| w.iter().map(String::as_str).collect()));
+        }
+        runs.sort();
+        runs.dedup();
+        if runs.is_empty() {
+            return None;
+        }
+        let clauses: Vec<(Occur, Box<dyn Query>)> = runs
+            .into_iter()
+            .map(|r| (Occur::Should, Box::new(PhraseQuery::new(r.into_iter().map(term).collect())) as Box<dyn Query>))
+            .collect();
+        Some(Box::new(BoostQuery::new(Box::new(BooleanQuery::new(clauses)), BOOST_LITERAL_RUN)))
+    }
+
+    /// Whether any code section has a string literal indexed.
+    fn has_literals(&self) -> bool {
+        self.reader
+            .searcher()
+            .segment_readers()
+            .iter()
+            .any(|r| r.inverted_index(self.fields.literal).is_ok_and(|ii| ii.terms().num_terms() > 0))
     }
 
     /// Sections where the word `term` (an [`analyzer::exact_terms`] term) is written as it is:
@@ -106,7 +234,8 @@ impl Lexical {
     /// "notes" only).
     fn written(&self, term: &str) -> Box<dyn Query> {
         let f = &self.fields;
-        Box::new(any_term([f.exact, f.title, f.aliases, f.headings, f.tags, f.body].map(|field| (field, term))))
+        let fields = [f.exact, f.title, f.aliases, f.headings, f.tags, f.body, f.code, f.symbol, f.literal];
+        Box::new(any_term(fields.map(|field| (field, term))))
     }
 
     /// The query of `text` analysed in each of `langs` (its stop words dropped, stemmed; one
@@ -200,8 +329,11 @@ impl Lexical {
     }
 
     pub fn search(&self, q: &LexQuery) -> Result<LexResults> {
-        let user: Box<dyn Query> =
-            if q.text.trim().is_empty() { Box::new(AllQuery) } else { self.user_query(&q.text, &q.langs) };
+        let user: Box<dyn Query> = if q.text.trim().is_empty() {
+            Box::new(AllQuery)
+        } else {
+            self.user_query(&q.text, &q.langs, self.has_literals())
+        };
         let filters = self.filter_query(q);
         let query: Box<dyn Query> = if filters.is_empty() {
             user.box_clone()
@@ -241,6 +373,30 @@ impl Lexical {
         g.set_max_num_chars(SNIPPET_CHARS);
         Ok(g)
     }
+}
+
+/// Whether a query reads like a pasted message or log line rather than a question: it holds
+/// punctuation that prose questions do not (`:`, double quotes, backticks, brackets, `=`, `<`,
+/// `/`; not the apostrophes of "doesn't"), or a number or an id.
+pub fn reads_like_message(text: &str) -> bool {
+    text.chars().any(|c| ":\"`()[]{}=<>/\\".contains(c) || c.is_ascii_digit())
+}
+
+/// The terms a literal's text has for `text` (the literal analyzer's), one a position: the
+/// first (an identifier whole, where it also has parts).
+fn literal_terms(text: &str) -> Vec<String> {
+    let mut a = literal_analyzer();
+    let mut stream = a.token_stream(text);
+    let mut out: Vec<String> = Vec::new();
+    let mut last = usize::MAX;
+    while stream.advance() {
+        let t = stream.token();
+        if t.position != last {
+            last = t.position;
+            out.push(t.text.clone());
+        }
+    }
+    out
 }
 
 /// Documents holding any of `terms` (a field and a term's text each).

@@ -7,6 +7,8 @@ use super::*;
 use crate::lexical::search::LexQuery;
 
 mod code;
+#[cfg(feature = "code")]
+mod code_messages;
 mod devices;
 mod handout;
 /// Property tests of incremental indexing (proptest), native only.
