@@ -149,9 +149,9 @@ export async function evalCommand(args: string[]): Promise<number> {
           `unanswerable queries, n=${res.unanswerable_n}: ${res.unanswerable_shown.toFixed(2)} results shown on average (weaker matches not counted)\n`,
         );
       }
-      if (res.symbol_hit5 !== null && res.symbol_precise_hit5 !== null) {
+      if (res.symbol_hit1 !== null && res.symbol_hit5 !== null && res.symbol_precise_hit5 !== null) {
         process.stdout.write(
-          `symbols, n=${res.symbol_n}: hit@${SYMBOL_K} ${res.symbol_hit5.toFixed(3)} (a top-${SYMBOL_K} hit overlaps the definition) · precise hit@${SYMBOL_K} ${res.symbol_precise_hit5.toFixed(3)} (mostly inside it)\n`,
+          `symbols, n=${res.symbol_n}: first ${res.symbol_hit1.toFixed(3)} (the first hit overlaps the definition) · hit@${SYMBOL_K} ${res.symbol_hit5.toFixed(3)} (a top-${SYMBOL_K} hit overlaps the definition) · precise hit@${SYMBOL_K} ${res.symbol_precise_hit5.toFixed(3)} (mostly inside it)\n`,
         );
       }
     }

@@ -176,6 +176,8 @@ export interface EvalResult {
   p95_ms: number;
   /** Queries scored at symbol level (labelled with definitions, hits with lines). */
   symbol_n: number;
+  /** Share of them whose first hit overlaps a labelled definition (null when none is scored). */
+  symbol_hit1: number | null;
   /** Share of them with one of the first SYMBOL_K hits overlapping a labelled definition
    *  (null when none is scored). */
   symbol_hit5: number | null;
@@ -232,6 +234,7 @@ export function evaluate(queries: EvalQuery[], k: number, search: (q: string) =>
     p50_ms: round(percentile(times, 50), 3),
     p95_ms: round(percentile(times, 95), 3),
     symbol_n: scored.length,
+    symbol_hit1: share((x) => x.symbol_rank === 1),
     symbol_hit5: share((x) => x.symbol_rank != null),
     symbol_precise_hit5: share((x) => x.symbol_precise_rank != null),
     per_query: per.map((x) => ({ ...x, recall: round(x.recall, 4), rr: round(x.rr, 4), ndcg: round(x.ndcg, 4) })),

@@ -46,26 +46,30 @@ describe("evaluate with symbols", () => {
     { id: "s1", query: "alpha", relevant: { "a.rs": 2 }, symbols: [{ path: "a.rs", start: 3, end: 8 }] },
     { id: "s2", query: "beta", relevant: { "b.rs": 2 }, symbols: [{ path: "b.rs", start: 40, end: 60 }] },
     { id: "n1", query: "gamma", relevant: { "c.md": 2 } },
+    { id: "s3", query: "delta", relevant: { "d.rs": 2 }, symbols: [{ path: "d.rs", start: 10, end: 20 }] },
   ];
   const ranked: Record<string, RankedHit[]> = {
     alpha: [hit("z.rs", 1, 2), hit("a.rs", 1, 100)],
     beta: [hit("b.rs", 1, 10), hit("b.rs", 45, 50)],
     gamma: [hit("c.md", 1, 3)],
+    delta: [hit("d.rs", 12, 18), hit("z.rs", 1, 2)],
   };
 
   test("symbol hit@5 over the labelled queries; note-level metrics as with paths", () => {
     const res = evaluate(queries, 10, (q) => ranked[q]);
-    assert.equal(res.symbol_n, 2);
+    assert.equal(res.symbol_n, 3);
+    assert.equal(res.symbol_hit1, 0.3333, "only delta's first hit is inside its definition");
     assert.equal(res.symbol_hit5, 1);
-    assert.equal(res.symbol_precise_hit5, 0.5);
+    assert.equal(res.symbol_precise_hit5, 0.6667);
     const byId = Object.fromEntries(res.per_query.map((q) => [q.id, q]));
     assert.equal(byId.s1.symbol_rank, 2);
     assert.equal(byId.s1.symbol_precise_rank, null);
     assert.equal(byId.s2.symbol_precise_rank, 2);
     assert.equal(byId.n1.symbol_rank, undefined);
+    assert.equal(byId.s3.symbol_rank, 1);
     const paths = evaluate(queries, 10, (q) => ranked[q].map((h) => h.path));
     assert.deepEqual([res.recall10, res.mrr10, res.ndcg10], [paths.recall10, paths.mrr10, paths.ndcg10]);
-    assert.equal(res.mrr10, 0.8333);
+    assert.equal(res.mrr10, 0.875);
   });
 
   test("hits without lines are not scored at symbol level", () => {
@@ -77,7 +81,8 @@ describe("evaluate with symbols", () => {
 
   test("no hit at all is a miss", () => {
     const res = evaluate(queries, 10, () => []);
-    assert.equal(res.symbol_n, 2);
+    assert.equal(res.symbol_n, 3);
+    assert.equal(res.symbol_hit1, 0);
     assert.equal(res.symbol_hit5, 0);
   });
 });
