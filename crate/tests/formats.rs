@@ -2,7 +2,8 @@
 //! tests/fixtures/vault by the Strata of that format with the fixture embedder
 //! (crate/examples/make_format_fixture.rs; see tests/fixtures/formats/README.md). Opening one
 //! must upgrade as designed: the current format opens as it is; an older one is rebuilt, says
-//! why, and keeps its embedded vectors so that only what the new format adds is embedded.
+//! why, and keeps its embedded vectors so that only what the new format adds is embedded (the
+//! device folder of the format before, and format 15's single index for the vault).
 
 mod common;
 
@@ -128,10 +129,47 @@ fn ctime_count(e: &Engine, expr: &str) -> usize {
 }
 
 #[test]
+fn the_previous_device_folder_gives_way_and_the_shared_vectors_stay() {
+    // From format 16 on each device has its own folder: an older one of this device is deleted
+    // and its lexical index rebuilt; the shared vectors stay and nothing is embedded again.
+    let previous = FORMAT_VERSION - 1;
+    assert!(previous >= 16, "format {previous} has no device folders");
+    let files = fixture(previous);
+    assert!(!files.is_empty(), "tests/fixtures/formats/v{previous} is missing");
+    let names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
+    let plan = layout::plan_open(layout::DEFAULT_DEVICE, &names);
+    let own_old = format!("devices/{}.v{previous}/", layout::DEFAULT_DEVICE);
+    let old_folder: Vec<&String> = names.iter().filter(|n| n.starts_with(&own_old)).collect();
+    assert!(!old_folder.is_empty());
+    assert_eq!(plan.obsolete.iter().collect::<Vec<_>>(), old_folder, "the older folder goes, nothing else");
+    assert!(plan.read.iter().all(|n| !n.starts_with(&own_old)));
+    let read =
+        |wanted: &[String]| -> Vec<IndexFile> { files.iter().filter(|f| wanted.contains(&f.name)).cloned().collect() };
+    let mut e = Engine::open(CoreConfig::default(), read(&plan.read));
+    assert!(e.open_report().fresh, "{:?}", e.open_report());
+    let wanted = e.wanted_vector_files(&plan.vectors);
+    e.add_vectors(read(&wanted));
+    let shared = e.status().vectors;
+    assert!(shared > 0, "{:?}", e.status());
+
+    let notes = vault();
+    e.update(UpdateBatch { upserts: notes.clone(), ..Default::default() }).unwrap();
+    let p = e.use_embedder(Box::new(FixtureEmbedder::new())).unwrap();
+    assert_eq!((p.done, p.total), (shared, shared), "every text has its shared vector: {p:?}");
+    assert_eq!(embed_all(&mut e, &notes), 0);
+    let out = e.flush().unwrap();
+    assert!(out.writes.iter().all(|w| !w.name.starts_with("vectors/")), "no vector written again");
+    assert!(out
+        .writes
+        .iter()
+        .any(|w| w.name.starts_with(&format!("devices/{}.v{FORMAT_VERSION}/", layout::DEFAULT_DEVICE))));
+}
+
+#[test]
 fn the_single_device_format_is_adopted_keeping_its_vectors() {
     // Format 15 was the last with one index for the vault at the top of the folder; from 16 on
     // each device has its own folder and the vectors are shared (`layout`).
-    let previous = FORMAT_VERSION - 1;
+    let previous = 15;
     let files = fixture(previous);
     assert!(!files.is_empty(), "tests/fixtures/formats/v{previous} is missing");
     let names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
