@@ -8,7 +8,7 @@
 
 use std::sync::OnceLock;
 
-use regex::Regex;
+use regex_lite::Regex;
 use tree_sitter::Node;
 
 use crate::lang::named_children;
@@ -264,7 +264,7 @@ fn format_holes(t: &str) -> String {
     if !t.contains(['%', '{', '}']) {
         return t.to_string();
     }
-    re.replace_all(t, |c: &regex::Captures| match &c[0] {
+    re.replace_all(t, |c: &regex_lite::Captures| match &c[0] {
         "%%" => "%".to_string(),
         "{{" => "{".to_string(),
         "}}" => "}".to_string(),

@@ -377,9 +377,11 @@ impl Lexical {
 
 /// Whether a query reads like a pasted message or log line rather than a question: it holds
 /// punctuation that prose questions do not (`:`, double quotes, backticks, brackets, `=`, `<`,
-/// `/`; not the apostrophes of "doesn't"), or a number or an id.
+/// `/`; not the apostrophes of "doesn't"), or a number (a word that starts with a digit: `42`,
+/// `12.6`, not the `int8` or `sha256` of a question about code).
 pub fn reads_like_message(text: &str) -> bool {
-    text.chars().any(|c| ":\"`()[]{}=<>/\\".contains(c) || c.is_ascii_digit())
+    text.chars().any(|c| ":\"`()[]{}=<>/\\".contains(c))
+        || text.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w.starts_with(|c: char| c.is_ascii_digit()))
 }
 
 /// The terms a literal's text has for `text` (the literal analyzer's), one a position: the
