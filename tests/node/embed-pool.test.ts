@@ -19,6 +19,7 @@ import { openIndex, persist } from "../../plugin/core/index-store.ts";
 import { FsIndexStore, loadModelFiles, NodeVault } from "../../plugin/node/host.ts";
 import { loadedModel } from "../../plugin/core/wasm-classes.ts";
 import { initSync, StrataEmbedder } from "../../build/wasm/strata_embedder.js";
+import { newestManifest } from "../index-manifest.ts";
 import { CLI } from "./cli-run.ts";
 import { cleanupTemps, CONFIG, copyFixture, Core, indexDirOf, indexVault, loadModelInto, NEEDS_MODEL, ROOT } from "./helpers.ts";
 
@@ -192,12 +193,18 @@ describe("the pool of embedder workers", NEEDS_MODEL, () => {
         env,
         stdio: "ignore",
       });
-      // Kill once a vector segment is written (a persist with vectors) while embedding goes on.
-      const dir = indexDirOf(vault);
+      // Kill once a persist with vectors is complete (a manifest lists a segment: the manifest is
+      // its last write) while embedding goes on. A segment file alone is not that persist: a kill
+      // between it and the manifest leaves the persist before it, with no vector.
+      const store = new FsIndexStore(indexDirOf(vault));
       const poll = setInterval(() => {
-        void new FsIndexStore(dir)
+        void store
           .list()
-          .then((names) => names.some((n) => n.startsWith("vectors/") && n.endsWith(".svec")) && child.kill("SIGKILL"))
+          .then(async (names) => {
+            const manifests = names.filter((n) => /^devices\/[^/]+\/manifest-[ab]\.json$/.test(n));
+            const texts = await Promise.all(manifests.map(async (n) => new TextDecoder().decode(await store.read(n))));
+            if ((newestManifest(texts)?.segments ?? []).length > 0) child.kill("SIGKILL");
+          })
           .catch(() => undefined);
       }, 20);
       child.on("exit", () => clearInterval(poll));

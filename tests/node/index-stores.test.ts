@@ -5,6 +5,7 @@
 // crate/src/engine/tests/devices.rs).
 
 import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
 import { cp, mkdir, readdir, writeFile } from "node:fs/promises";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
@@ -18,8 +19,17 @@ import { cleanupTemps, CONFIG, copyFixture, Core, indexDirOf, indexVault, loadMo
 
 after(cleanupTemps);
 
-/** The folder format 16 wrote for the fixture vault: device "local", one segment of the 8-dimensional fixture model. */
-const V16 = path.join(ROOT, "tests", "fixtures", "formats", "v16");
+/** The folder this format wrote for the fixture vault (the newest of tests/fixtures/formats): device "local", one
+ *  segment of the 8-dimensional fixture model. */
+const FORMATS = path.join(ROOT, "tests", "fixtures", "formats");
+const CURRENT = path.join(
+  FORMATS,
+  `v${Math.max(
+    ...readdirSync(FORMATS)
+      .filter((n) => /^v\d+$/.test(n))
+      .map((n) => Number(n.slice(1))),
+  )}`,
+);
 const LOCAL: CoreConfig = { configDir: ".obsidian", deviceId: "local" };
 
 /** A store that records every file read. */
@@ -55,7 +65,7 @@ describe("index stores", () => {
   test("an open reads the shared segments of the device's model only", async () => {
     const vault = await copyFixture();
     const index = indexDirOf(vault);
-    await cp(V16, index, { recursive: true });
+    await cp(CURRENT, index, { recursive: true });
     // Another model's vectors beside them, as a device embedding with it writes them: its folder
     // with a spec file and a segment (the bytes of the fixture's, which verify by their name).
     const [space] = await readdir(path.join(index, "vectors"));
