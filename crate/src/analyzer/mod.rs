@@ -18,7 +18,7 @@ pub mod segment;
 use crate::language::Stem;
 pub use filters::{ExactSink, LangSlot, WordList};
 use filters::{ExactWords, LanguageStemmer, Normalize};
-pub use query::{drop_stopwords, plain_syntax, query_parts, spread_query, QueryOp, QueryPart};
+pub use query::{drop_stopwords, plain_syntax, query_parts, spread_identifier_paths, spread_query, QueryOp, QueryPart};
 use segment::is_sea;
 
 use tantivy::tokenizer::{AsciiFoldingFilter, RemoveLongFilter, TextAnalyzer, Token, TokenStream, Tokenizer};

@@ -116,6 +116,43 @@ pub fn plain_syntax(query: &str, is_field: impl Fn(&str) -> bool) -> String {
     out
 }
 
+/// The identifier paths of a query about code (`Type::method`, `Type.method`,
+/// `module.function`, `a::b::c`), each followed by its parts as loose words
+/// (`Type.method Type method`): the whole still meets a definition's breadcrumb `Type > method`
+/// as a phrase, and a module or file qualifier, which no breadcrumb holds, meets the file's name
+/// beside the definition's. `::` is written `.` (the code analyzer splits at both; a colon would
+/// read as a field). Quoted phrases, `+`/`-` parts and numbers (`12.6`) are left as they are.
+pub fn spread_identifier_paths(query: &str) -> String {
+    if !query.contains("::") && !query.contains('.') {
+        return query.to_string();
+    }
+    let mut out = String::with_capacity(query.len() * 2);
+    let mut in_quotes = false;
+    for (i, word) in query.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let quoted = in_quotes || word.starts_with('"');
+        in_quotes ^= word.matches('"').count() % 2 == 1;
+        let core = word.trim_end_matches(['(', ')', ',', ';', '?', '!']);
+        let parts: Vec<&str> = core.split("::").flat_map(|p| p.split('.')).collect();
+        let ident = |p: &&str| {
+            p.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '$')
+                && p.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+        };
+        if quoted || parts.len() < 2 || !parts.iter().all(ident) {
+            out.push_str(word);
+            continue;
+        }
+        out.push_str(&parts.join("."));
+        for p in &parts {
+            out.push(' ');
+            out.push_str(p);
+        }
+    }
+    out
+}
+
 /// How a top-level part of a query takes part in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QueryOp {
@@ -224,6 +261,12 @@ mod tests {
         assert_eq!(plain("title:sync -tags:a Note: todo https://x.org"), "title:sync -tags:a Note  todo https //x.org");
         assert_eq!(plain("\"a: [b]\" c"), "\"a: [b]\" c");
         assert_eq!(plain("no syntax"), "no syntax");
+        assert_eq!(spread_identifier_paths("CjkTokenStream::token"), "CjkTokenStream.token CjkTokenStream token");
+        assert_eq!(spread_identifier_paths("see fusion.rrf() now"), "see fusion.rrf fusion rrf now");
+        assert_eq!(spread_identifier_paths("a::b::c_d"), "a.b.c_d a b c_d");
+        for same in ["12.6 MB", "\"Type.method\"", "-a.b", "e.g. this", "end.", "v1.2"] {
+            assert_eq!(spread_identifier_paths(same), same);
+        }
         // A pasted command line's flags are words; one dash still excludes, inside words it stays.
         assert_eq!(plain("unknown option --dry-run -v"), "unknown option   dry-run -v");
         assert_eq!(plain("a ++b \"--c\" x--y"), "a   b \"--c\" x--y");

@@ -64,6 +64,14 @@ impl Lexical {
     /// find "runs"). A phrase with none of the words a stemmer may change needs nothing more.
     fn user_query(&self, text: &str, langs: &[Lang], literals: bool) -> Box<dyn Query> {
         let schema = self.index.schema();
+        // In a vault with code, `Type::method` and `module.function` are also their parts.
+        let spread;
+        let text = if literals {
+            spread = analyzer::spread_identifier_paths(text);
+            &spread
+        } else {
+            text
+        };
         let message = reads_like_message(text);
         let text = &plain_syntax(text, |f| schema.get_field(f).is_ok());
         let parts = query_parts(text);
