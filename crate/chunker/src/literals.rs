@@ -43,7 +43,7 @@ pub(crate) fn literals(lang: CodeLang, root: Node, src: &str) -> Vec<Literal> {
             let parts: Vec<Node> = named_children(node).collect();
             concatenation(lang, &parts, src, &mut pieces, &mut inner);
         } else if is_string(lang, node.kind()) && !is_docstring(node) {
-            string(lang, node, src, &mut pieces, &mut inner);
+            string(node, src, &mut pieces, &mut inner);
         } else {
             let mut children: Vec<Node> = named_children(node).collect();
             children.reverse();
@@ -127,11 +127,11 @@ fn concatenation<'t, 's>(
 ) {
     for &o in operands {
         if is_string(lang, o.kind()) {
-            string(lang, o, src, pieces, inner);
+            string(o, src, pieces, inner);
         } else if o.kind() == "concatenated_string" {
             for part in named_children(o) {
                 if is_string(lang, part.kind()) {
-                    string(lang, part, src, pieces, inner);
+                    string(part, src, pieces, inner);
                 } else {
                     pieces.push(Piece::Hole);
                     inner.push(part);
@@ -145,13 +145,7 @@ fn concatenation<'t, 's>(
 }
 
 /// The content pieces of one string node: its text and escapes, its interpolations as holes.
-fn string<'t, 's>(
-    lang: CodeLang,
-    node: Node<'t>,
-    src: &'s str,
-    pieces: &mut Vec<Piece<'s>>,
-    inner: &mut Vec<Node<'t>>,
-) {
+fn string<'t, 's>(node: Node<'t>, src: &'s str, pieces: &mut Vec<Piece<'s>>, inner: &mut Vec<Node<'t>>) {
     let before = pieces.len();
     content(node, src, pieces, inner);
     if pieces.len() == before {
@@ -162,7 +156,7 @@ fn string<'t, 's>(
         let t = t.trim_end_matches('#');
         let quote = |c: char| matches!(c, '"' | '\'' | '`');
         let t = t.strip_prefix(quote).map_or(t, |t| t.strip_suffix(quote).unwrap_or(t));
-        if !t.is_empty() && lang != CodeLang::Json {
+        if !t.is_empty() {
             pieces.push(Piece::Text(t));
         }
     }
