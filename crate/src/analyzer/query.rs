@@ -87,27 +87,27 @@ pub fn plain_syntax(query: &str, is_field: impl Fn(&str) -> bool) -> String {
     let mut in_quotes = false;
     let mut word_start = 0;
     let chars: Vec<char> = query.chars().collect();
-    // Which characters became spaces.
-    let mut blank = vec![false; chars.len()];
+    // A command line's `--flag` (pasted with a message: `'--dry'`) is the word `flag`, not an
+    // exclusion: a run of two or more `-`/`+` that starts a word (after a space, or a character
+    // made one). Whether the current run is such a flag, decided at its first character.
+    let mut flag_run = false;
+    let mut blank_before = true;
     for (i, &c) in chars.iter().enumerate() {
         if c == '"' {
             in_quotes = !in_quotes;
         }
-        // A command line's `--flag` (pasted with a message: `'--dry'`) is the word `flag`, not
-        // an exclusion: a run of two or more `-`/`+` that starts a word.
-        let flag = || {
-            let start = chars[..i].iter().rposition(|c| !matches!(c, '-' | '+')).map_or(0, |p| p + 1);
-            let run = chars[start..].iter().take_while(|c| matches!(c, '-' | '+')).count();
-            run >= 2 && (start == 0 || chars[start - 1].is_whitespace() || blank[start - 1])
-        };
+        let dash = matches!(c, '-' | '+');
+        if dash && !(i > 0 && matches!(chars[i - 1], '-' | '+')) {
+            flag_run = blank_before && chars.get(i + 1).is_some_and(|n| matches!(n, '-' | '+'));
+        }
         let plain = !in_quotes
             && match c {
                 '\'' | '[' | ']' | '{' | '}' => true,
                 ':' => !is_field(out[word_start..].trim_start_matches(['+', '-'])),
-                '-' | '+' => flag(),
+                '-' | '+' => flag_run,
                 _ => false,
             };
-        blank[i] = plain;
+        blank_before = plain || c.is_whitespace();
         out.push(if plain { ' ' } else { c });
         if c.is_whitespace() || plain {
             word_start = out.len();
@@ -271,6 +271,8 @@ mod tests {
         assert_eq!(plain("unknown option --dry-run -v"), "unknown option   dry-run -v");
         assert_eq!(plain("a ++b \"--c\" x--y"), "a   b \"--c\" x--y");
         assert_eq!(plain("unknown option '--dry'"), "unknown option    dry ");
+        // Linear in the query's length, however long a run of dashes.
+        assert_eq!(plain(&"-".repeat(200_000)).trim(), "");
     }
 
     #[test]

@@ -13,7 +13,8 @@ use crate::sections::Section;
 pub(super) struct CodeTexts {
     own: Vec<Option<String>>,
     symbols: Vec<String>,
-    /// Each code section's string literals (those on its own lines).
+    /// Each code section's string literals (those on its own lines); empty for a text without
+    /// any (a note, a fenced block).
     literals: Vec<Vec<String>>,
 }
 
@@ -22,7 +23,7 @@ impl CodeTexts {
         if sections.iter().all(|s| s.code.is_none()) {
             // A note without code (nearly all of them): nothing to cut, no line index to build.
             let n = sections.len();
-            return CodeTexts { own: vec![None; n], symbols: vec![String::new(); n], literals: vec![Vec::new(); n] };
+            return CodeTexts { own: vec![None; n], symbols: vec![String::new(); n], literals: Vec::new() };
         }
         let mut holds_code = vec![false; sections.len()];
         for s in sections.iter().filter(|s| s.code.is_some()) {
@@ -41,12 +42,16 @@ impl CodeTexts {
                 None => String::new(),
             })
             .collect();
-        CodeTexts { own, symbols, literals: vec![Vec::new(); sections.len()] }
+        CodeTexts { own, symbols, literals: Vec::new() }
     }
 
     /// Gives each of a source file's literals to the innermost code section whose lines hold
     /// its first line (the one whose own text it is in).
     pub fn add_literals(&mut self, sections: &[Section], literals: &[Literal]) {
+        if literals.is_empty() {
+            return;
+        }
+        self.literals.resize(sections.len(), Vec::new());
         for l in literals {
             let inner = sections
                 .iter()
@@ -69,7 +74,7 @@ impl CodeTexts {
             lang: c.lang().name(),
             kind: c.kind().name(),
             symbol: &self.symbols[i],
-            literals: &self.literals[i],
+            literals: self.literals.get(i).map_or(&[], Vec::as_slice),
         })
     }
 }

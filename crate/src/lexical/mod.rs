@@ -31,6 +31,9 @@ pub struct Lexical {
     slot: analyzer::LangSlot,
     /// Collects each section's exact forms while it is added (see [`analyzer::ExactSink`]).
     exact: analyzer::ExactSink,
+    /// Whether a committed section has a string literal (set at each reader reload, read by
+    /// every search).
+    has_literals: bool,
 }
 
 const META: &str = "meta.json";
@@ -82,7 +85,7 @@ impl Lexical {
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
         let metas = index.load_metas()?;
         let files = writer::segment_files(&index, &ram, &metas.segments);
-        Ok(Lexical {
+        let mut lex = Lexical {
             ram,
             reader,
             fields,
@@ -93,7 +96,10 @@ impl Lexical {
             index,
             slot,
             exact,
-        })
+            has_literals: false,
+        };
+        lex.has_literals = lex.count_literals();
+        Ok(lex)
     }
 
     fn committer(&self) -> Committer<'_> {
@@ -169,6 +175,7 @@ impl Lexical {
         let json = writer::meta_json(&self.index, segments.clone(), self.opstamp)?;
         self.ram.atomic_write(Path::new(META), json.as_bytes())?;
         self.reader.reload()?;
+        self.has_literals = self.count_literals();
         let files = writer::segment_files(&self.index, &self.ram, &segments);
         for old in self.files.difference(&files) {
             let _ = self.ram.delete(old);

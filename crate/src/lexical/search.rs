@@ -226,8 +226,8 @@ impl Lexical {
         Some(Box::new(BoostQuery::new(Box::new(BooleanQuery::new(clauses)), BOOST_LITERAL_RUN)))
     }
 
-    /// Whether any code section has a string literal indexed.
-    fn has_literals(&self) -> bool {
+    /// Whether any committed code section has a string literal (see `Lexical::has_literals`).
+    pub(super) fn count_literals(&self) -> bool {
         self.reader
             .searcher()
             .segment_readers()
@@ -340,7 +340,7 @@ impl Lexical {
         let user: Box<dyn Query> = if q.text.trim().is_empty() {
             Box::new(AllQuery)
         } else {
-            self.user_query(&q.text, &q.langs, self.has_literals())
+            self.user_query(&q.text, &q.langs, self.has_literals)
         };
         let filters = self.filter_query(q);
         let query: Box<dyn Query> = if filters.is_empty() {
