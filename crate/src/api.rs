@@ -7,10 +7,12 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::snippet::Snippet;
 
+mod code_pass;
 mod definition;
 mod read;
 mod similar;
 mod structured;
+pub use code_pass::*;
 pub use definition::*;
 pub use read::*;
 pub use similar::*;
@@ -178,11 +180,17 @@ pub struct UpdateBatch {
     #[serde(default = "yes")]
     #[cfg_attr(test, ts(as = "Option<_>", optional))]
     pub commit: bool,
+    /// A bulk index: a code file without definitions in the index yet is indexed in line
+    /// windows (plain-text speed), its definitions left to the background pass
+    /// (`codePassStep`); a file with definitions is chunked at once either way.
+    #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
+    pub defer_code: bool,
 }
 
 impl Default for UpdateBatch {
     fn default() -> Self {
-        UpdateBatch { upserts: Vec::new(), deletes: Vec::new(), renames: Vec::new(), commit: true }
+        UpdateBatch { upserts: Vec::new(), deletes: Vec::new(), renames: Vec::new(), commit: true, defer_code: false }
     }
 }
 

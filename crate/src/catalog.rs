@@ -50,6 +50,9 @@ pub struct NoteEntry {
     pub lang: String,
     /// The note's task list items (`tasks::extract`): empty for most notes.
     pub tasks: Vec<crate::tasks::Task>,
+    /// A code file indexed in line windows by a bulk index, waiting for the code pass to replace
+    /// them with its definitions (`engine::code_pass`). Its windows are never embedded.
+    pub code_pending: bool,
 }
 
 /// A note's links, kept encoded in the catalog: only [`crate::Engine::note`] reads them, one
@@ -86,12 +89,24 @@ pub fn title_text(path: &str, title: &str) -> String {
 }
 
 impl NoteEntry {
-    /// Every vector key of the note: the lead's (None), then its leaves' (their order).
+    /// Every vector key of the note: the lead's (None), then its leaves' (their order). None for
+    /// a code file waiting for its definitions: its windows' vectors would be thrown away.
     pub fn vector_keys(&self) -> impl Iterator<Item = (Option<u32>, [u8; 32])> + '_ {
+        let sections = if self.code_pending { &[][..] } else { &self.sections[..] };
         self.lead_key
+            .filter(|_| !self.code_pending)
             .map(|k| (None, k))
             .into_iter()
-            .chain(self.sections.iter().filter_map(|s| s.embed_key.map(|k| (Some(s.order), k))))
+            .chain(sections.iter().filter_map(|s| s.embed_key.map(|k| (Some(s.order), k))))
+    }
+
+    /// The vectors a code file waiting for its definitions stands for until then (its windows'
+    /// and its lead's): what the embedding coverage counts as to come.
+    pub fn deferred_vectors(&self) -> usize {
+        if !self.code_pending {
+            return 0;
+        }
+        self.lead_key.iter().count() + self.sections.iter().filter(|s| s.embed_key.is_some()).count()
     }
 }
 
@@ -433,6 +448,7 @@ mod tests {
             script: ScriptCounts::default(),
             lang: String::new(),
             tasks: vec![],
+            code_pending: false,
         }
     }
 

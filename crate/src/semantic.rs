@@ -131,6 +131,9 @@ pub struct Semantic {
     /// Since when chunks have been in flight without a pause (for the rate over all workers).
     busy_since: Option<f64>,
     total: usize,
+    /// Vectors that code files waiting for their definitions stand for (`NoteEntry::deferred_vectors`):
+    /// not queued, but to come.
+    deferred: usize,
     /// Work done in this session, for the rate.
     embedded: usize,
     embed_ms: f64,
@@ -397,8 +400,10 @@ impl Semantic {
         notes.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
         let mut seen: HashSet<Key> = HashSet::new();
         let mut queue = Vec::new();
+        self.deferred = 0;
         for (_, path) in notes {
             let note = catalog.get(path).expect("listed");
+            self.deferred += note.deferred_vectors();
             for (order, key) in note.vector_keys() {
                 if !seen.insert(key) {
                     continue;
@@ -446,17 +451,19 @@ impl Semantic {
         }
     }
 
-    /// The share of the vault's texts the serving space has a vector for (1 when done).
+    /// The share of the vault's texts the serving space has a vector for (1 when done), code
+    /// files waiting for their definitions counted as to come.
     pub fn coverage(&mut self, catalog: &Catalog) -> f32 {
         let p = self.progress(catalog);
         if self.previous.as_ref().is_some_and(|s| s.embedder.is_some()) {
             // The old space serves: it was complete when the switch started.
             return 1.0;
         }
-        if p.total == 0 {
+        let total = p.total + self.deferred;
+        if total == 0 {
             1.0
         } else {
-            p.done as f32 / p.total as f32
+            p.done as f32 / total as f32
         }
     }
 

@@ -40,8 +40,10 @@ pub const FORMAT_NAME: &str = "strata-index";
 /// stemmed in English, not cut to a prefix. 16: one folder per device, the vectors shared by
 /// all devices as content-addressed segments (`layout`); the format 15 index's vectors are
 /// adopted (see `salvage_vectors`). 17: code sections' string literals in a lexical field of
-/// their own (quoted phrases and pasted messages); the code analyzer's exact forms.
-pub const FORMAT_VERSION: u32 = 17;
+/// their own (quoted phrases and pasted messages); the code analyzer's exact forms. 18: a code
+/// file indexed in line windows and waiting for its definitions is marked in the catalog (the
+/// code pass resumes after a restart).
+pub const FORMAT_VERSION: u32 = 18;
 pub const SLOTS: [&str; 2] = ["manifest-a.json", "manifest-b.json"];
 pub const LEX_DIR: &str = "lex/";
 /// The fixed tail of tantivy's file footer: its length and magic number (two u32).

@@ -54,6 +54,7 @@ fn generated() -> String {
         UpdateBatch,
         Warning,
         UpdateReport,
+        CodePassProgress,
         FlushOutput,
         PropertyFilter,
         SearchFilters,

@@ -349,6 +349,45 @@ impl StrataCore {
         to_js(&self.engine.embed_progress())
     }
 
+    /// Takes up to `maxFiles` code files waiting for their definitions (a bulk index indexed them in
+    /// line windows: `deferCode`) for the next `codePassStep`, and returns their paths to read.
+    #[wasm_bindgen(js_name = codePassNeeds, unchecked_return_type = "string[]")]
+    pub fn code_pass_needs(&mut self, max_files: usize) -> Result<JsValue, JsError> {
+        to_js(&self.engine.code_pass_needs(max_files))
+    }
+
+    /// Replaces the line windows of the files `codePassNeeds` took with their definitions, from
+    /// `texts` (their bytes; a file missing there or changed is dropped for this session). Throws
+    /// "[unavailable] …" before changing anything when the code wasm is not loaded. Call in a loop
+    /// until `left` is 0 (`codePassAll`); `flush()` persists.
+    #[wasm_bindgen(js_name = codePassStep, unchecked_return_type = "api.CodePassProgress")]
+    pub fn code_pass_step(
+        &mut self,
+        max_files: usize,
+        #[wasm_bindgen(unchecked_param_type = "api.NoteTexts")] texts: JsValue,
+    ) -> Result<JsValue, JsError> {
+        let texts: NoteTexts = from_js(texts, "texts")?;
+        to_js(&self.engine.code_pass_step(max_files, &texts).map_err(err)?)
+    }
+
+    /// The code pass's progress: files left in line windows, files given their definitions.
+    #[wasm_bindgen(js_name = codePassProgress, unchecked_return_type = "api.CodePassProgress")]
+    pub fn code_pass_progress(&mut self) -> Result<JsValue, JsError> {
+        to_js(&self.engine.code_pass_progress())
+    }
+
+    /// Whether an update of `paths` (with `deferCode` as given) chunks a code file at once, so
+    /// that the host loads the code wasm before it.
+    #[wasm_bindgen(js_name = codeChunkerWanted)]
+    pub fn code_chunker_wanted(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string[]")] paths: JsValue,
+        defer_code: bool,
+    ) -> Result<bool, JsError> {
+        let paths: Vec<String> = from_js(paths, "paths")?;
+        Ok(self.engine.code_chunker_wanted(&paths, defer_code))
+    }
+
     /// Moves notes to the front of the embedding queue (opened or edited notes).
     pub fn prioritize(
         &mut self,

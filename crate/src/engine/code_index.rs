@@ -16,7 +16,10 @@ use crate::markdown::LineIndex;
 use crate::paths;
 
 impl Engine {
-    /// Indexes a source file: its chunks are its sections; the file name is its title.
+    /// Indexes a source file: its chunks are its sections; the file name is its title. In a bulk
+    /// index (`defer_code`) a file without definitions in the index yet is indexed in line
+    /// windows and left to the code pass (`code_pass.rs`); so is a file the chunker is missing
+    /// for (the host has not loaded the code wasm).
     pub(super) fn index_code(
         &mut self,
         path: &str,
@@ -25,18 +28,39 @@ impl Engine {
         file: FileFacts,
         report: &mut UpdateReport,
     ) -> Result<()> {
-        let FileFacts { hash, size, mtime, ctime, existed, known } = file;
-        let chunked = crate::code_sections::chunk(lang, text, self.config.chunk_budget, self.config.code_syntax);
-        let chunks = match chunked {
-            Ok(chunks) => chunks,
-            Err(e) => {
-                let message = format!("code chunker unavailable ({e}): indexed in line windows");
-                report.warnings.push(Warning { path: path.to_string(), message });
-                strata_chunker::CodeFile::line_windows(lang, text, self.config.chunk_budget)
+        let defer = self.defer_code && self.config.code_syntax && !file.defined;
+        let chunks = if defer {
+            None
+        } else {
+            match crate::code_sections::chunk(lang, text, self.config.chunk_budget, self.config.code_syntax) {
+                Ok(chunks) => Some(chunks),
+                Err(e) => {
+                    let message = format!("code chunker unavailable ({e}): indexed in line windows until it is loaded");
+                    report.warnings.push(Warning { path: path.to_string(), message });
+                    None
+                }
             }
         };
+        self.index_code_chunks(path, text, lang, file, chunks, report)
+    }
+
+    /// [`Engine::index_code`] with the file's chunks (None: line windows, pending the code pass).
+    pub(super) fn index_code_chunks(
+        &mut self,
+        path: &str,
+        text: &str,
+        lang: CodeLang,
+        file: FileFacts,
+        chunked: Option<strata_chunker::CodeFile>,
+        report: &mut UpdateReport,
+    ) -> Result<()> {
+        let FileFacts { hash, size, mtime, ctime, existed, known, .. } = file;
+        let pending = chunked.is_none();
+        self.code_pass.forget(path);
+        let chunks =
+            chunked.unwrap_or_else(|| strata_chunker::CodeFile::line_windows(lang, text, self.config.chunk_budget));
         let unparsed = chunks.fallback && chunks.error_regions == 0;
-        if unparsed && self.config.code_syntax && !chunks.chunks.is_empty() && !report_has(report, path) {
+        if unparsed && !pending && self.config.code_syntax && !chunks.chunks.is_empty() && !report_has(report, path) {
             let message =
                 "not parsed (minified or bundled code, or beyond the parser's limits): indexed in line windows";
             report.warnings.push(Warning { path: path.to_string(), message: message.into() });
@@ -111,6 +135,7 @@ impl Engine {
             script: Default::default(),
             lang: String::new(),
             tasks: Vec::new(),
+            code_pending: pending,
         };
         entry.lead_key = Some(crate::sections::embed_key(&entry.lead_text(text)));
         self.catalog.insert(entry);

@@ -31,6 +31,9 @@ pub(super) struct FileFacts {
     pub existed: bool,
     /// The whole-note section's hash, when already known (see `known_for`).
     pub known: Option<KnownHash>,
+    /// A code file whose definitions are in the index (chunked at once when it changes, so that
+    /// they never give way to line windows).
+    pub defined: bool,
 }
 
 /// A creation time the host gave, if it is one: a positive, finite time (a file system without
@@ -41,7 +44,7 @@ fn known_ctime(ctime: Option<f64>) -> Option<f64> {
 
 /// A note's content hash (hex) and the hash of its whole-note section's bytes, in one pass
 /// over the note (see `hash::sha256_and_trimmed`).
-fn note_hashes(bytes: &[u8]) -> (String, KnownHash) {
+pub(super) fn note_hashes(bytes: &[u8]) -> (String, KnownHash) {
     let (content, known) = crate::hash::sha256_and_trimmed(bytes);
     (hex::encode(content), known)
 }
@@ -49,7 +52,7 @@ fn note_hashes(bytes: &[u8]) -> (String, KnownHash) {
 /// `known` applies to the decoded text only when that text is the note's bytes themselves:
 /// valid UTF-8 and no BOM removed (a replacement character can take the place of three
 /// invalid bytes, so equal lengths alone do not say it).
-fn known_for(decoded: &markdown::Decoded, bytes: &[u8], known: KnownHash) -> Option<KnownHash> {
+pub(super) fn known_for(decoded: &markdown::Decoded, bytes: &[u8], known: KnownHash) -> Option<KnownHash> {
     (!decoded.lossy && decoded.text.len() == bytes.len()).then_some(known)
 }
 
@@ -119,7 +122,9 @@ impl Engine {
         // The decoded property columns follow the notes the batch inserts and removes.
         let t0 = now_ms();
         self.catalog.track_changes(self.props.has_columns());
+        self.defer_code = batch.defer_code;
         let mut report = self.apply_batch(batch);
+        self.defer_code = false;
         match self.catalog.take_changes() {
             Some(changes) if report.is_ok() => self.props.update(&self.catalog, &changes),
             _ => self.props.clear(),
@@ -143,7 +148,7 @@ impl Engine {
             };
             if let Some(e) = self.catalog.remove(&path) {
                 self.lex.delete_note(&path)?;
-                self.recent_deletes.insert(e.hash, path);
+                self.recent_deletes.insert(e.hash, (path, !e.code_pending));
                 report.deleted += 1;
             }
         }
@@ -156,6 +161,7 @@ impl Engine {
         if report.added + report.updated + report.moved + report.deleted > 0 {
             self.semantic.invalidate();
             self.key_map = None;
+            self.code_pass.invalidate();
         }
         let touched: Vec<String> = batch.upserts.iter().map(|n| n.path.clone()).collect();
         self.semantic.prioritize(&touched, now_wall_ms());
@@ -208,6 +214,8 @@ impl Engine {
         }
         let existed = self.catalog.get(&path).is_some();
         let moved_from = self.recent_deletes.remove(&hash);
+        // A code file moved (deleted, then added with the same bytes) keeps its definitions.
+        let defined = self.catalog.get(&path).map_or(moved_from.as_ref().is_some_and(|m| m.1), |e| !e.code_pending);
         let decoded = markdown::decode(&note.bytes);
         if decoded.lossy {
             report.warnings.push(Warning {
@@ -219,7 +227,7 @@ impl Engine {
         let fm_error = self.index_text(
             &path,
             &decoded.text,
-            FileFacts { hash, size, mtime: note.mtime, ctime, existed, known },
+            FileFacts { hash, size, mtime: note.mtime, ctime, existed, known, defined },
             report,
         )?;
         if let Some(err) = fm_error {
@@ -295,14 +303,19 @@ impl Engine {
             self.index_text(
                 &to,
                 &decoded.text,
-                FileFacts { hash: old.hash, size: old.size, mtime, ctime, existed, known },
+                FileFacts { hash: old.hash, size: old.size, mtime, ctime, existed, known, defined: !old.code_pending },
                 report,
             )?;
             report.moved += 1;
         } else {
-            // Edited as well as renamed: a delete and an upsert.
+            // Edited as well as renamed: a delete and an upsert (a code file with definitions
+            // keeps them: chunked at once).
             report.deleted += 1;
-            self.upsert(&NoteInput { path: to.clone(), bytes: bytes.to_vec(), mtime, ctime }, report)?;
+            let defer = self.defer_code;
+            self.defer_code = defer && old.code_pending;
+            let done = self.upsert(&NoteInput { path: to.clone(), bytes: bytes.to_vec(), mtime, ctime }, report);
+            self.defer_code = defer;
+            done?;
         }
         if self.catalog.get(&to).is_some() {
             self.catalog.move_access(&from, &to, usage);
@@ -334,7 +347,7 @@ impl Engine {
         file: FileFacts,
         report: &mut UpdateReport,
     ) -> Result<Option<String>> {
-        let FileFacts { hash, size, mtime, ctime, existed, known } = file;
+        let FileFacts { hash, size, mtime, ctime, existed, known, .. } = file;
         let parsed = markdown::parse(path, text);
         let (sections, chunker_missing) = self.note_sections(text, &parsed, known);
         if chunker_missing {
@@ -443,6 +456,7 @@ impl Engine {
             script: crate::embed::choice::ScriptCounts::of(text),
             lang: langs.iter().map(|l| language::code(*l)).collect::<Vec<_>>().join(" "),
             tasks: crate::tasks::extract(text),
+            code_pending: false,
         };
         entry.lead_key = Some(crate::sections::embed_key(&entry.lead_text(text)));
         self.catalog.insert(entry);

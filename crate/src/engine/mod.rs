@@ -10,7 +10,8 @@
 //! The engine is one struct with an `impl` per concern: opening and the public surface
 //! (here), [`index`] (plan, update, rename, flush), [`search`] (lexical search, hits and
 //! snippets), [`hybrid`] (vector hits and their fusion with the lexical ones), [`similar`],
-//! [`read`], [`embedding`] (the model and the embedding queue), and the structured queries
+//! [`read`], [`embedding`] (the model and the embedding queue), [`code_pass`] (code files'
+//! definitions in the background), and the structured queries
 //! [`tasks`] and [`query`] (property expressions).
 
 use std::collections::{HashMap, HashSet};
@@ -29,6 +30,7 @@ use crate::vectors::Key;
 
 mod code_filter;
 mod code_index;
+mod code_pass;
 mod code_texts;
 mod embedding;
 mod hybrid;
@@ -57,12 +59,16 @@ pub struct Engine {
     lex: Lexical,
     persisted: Persisted,
     report: OpenReport,
-    /// Notes deleted since the last flush, by content hash: a new path with the same
-    /// content is counted as a move.
-    recent_deletes: HashMap<String, String>,
+    /// Notes deleted since the last flush, by content hash, with whether they had definitions
+    /// (code): a new path with the same content is counted as a move.
+    recent_deletes: HashMap<String, (String, bool)>,
     /// Notes indexed with their large fenced code blocks whole (no code chunker loaded): passed
     /// again, they are indexed again even when unchanged.
     blocks_pending: HashSet<String>,
+    /// The batch being applied is a bulk index (`UpdateBatch::defer_code`).
+    defer_code: bool,
+    /// The code pass's queue and this session's counts (`code_pass`).
+    code_pass: code_pass::CodePass,
     semantic: Semantic,
     /// Vector key → the notes and leaf sections (None: the note's lead) with that text
     /// (built on demand).
@@ -114,6 +120,8 @@ impl Engine {
             report: OpenReport { fresh: true, ..Default::default() },
             recent_deletes: HashMap::new(),
             blocks_pending: HashSet::new(),
+            defer_code: false,
+            code_pass: Default::default(),
             semantic: Semantic::default(),
             key_map: None,
             plan_seen: None,
@@ -379,6 +387,8 @@ impl Engine {
             report,
             recent_deletes: HashMap::new(),
             blocks_pending: HashSet::new(),
+            defer_code: false,
+            code_pass: Default::default(),
             semantic,
             key_map: None,
             plan_seen: None,

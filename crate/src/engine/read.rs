@@ -146,6 +146,7 @@ impl Engine {
             script: Default::default(),
             lang: String::new(),
             tasks: Vec::new(),
+            code_pending: false,
         };
         if let Some(lang) = paths::code_language(path, &self.config) {
             let chunks = crate::code_sections::chunk(lang, text, self.config.chunk_budget, self.config.code_syntax)

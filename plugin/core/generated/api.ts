@@ -184,7 +184,13 @@ export type UpdateBatch = { upserts?: Array<NoteInput>, deletes?: Array<string>,
  * Make the batch searchable now (default). A bulk index passes false for all but
  * the last batch, so the batches share one segment.
  */
-commit?: boolean, };
+commit?: boolean, 
+/**
+ * A bulk index: a code file without definitions in the index yet is indexed in line
+ * windows (plain-text speed), its definitions left to the background pass
+ * (`codePassStep`); a file with definitions is chunked at once either way.
+ */
+deferCode?: boolean, };
 
 export type Warning = { path: string, message: string, };
 
@@ -194,6 +200,32 @@ export type UpdateReport = { added: number, updated: number, unchanged: number, 
  * loaded: the host loads it and passes these notes again (their blocks are then chunked).
  */
 codeChunkerNeeded?: Array<string>, };
+
+/**
+ * What the code pass has done and has left (`codePassStep`, `codePassProgress`).
+ */
+export type CodePassProgress = { 
+/**
+ * Code files still in line windows that the pass will chunk in this session.
+ */
+left: number, 
+/**
+ * Files given their definitions by this call.
+ */
+defined: number, 
+/**
+ * Files this call took without chunking them: their text was not supplied, or changed since
+ * the file was indexed (its next update indexes it again).
+ */
+dropped: number, 
+/**
+ * Files given their definitions in this session.
+ */
+done: number, 
+/**
+ * What the chunker said about the files of this call (syntax errors, files not parsed).
+ */
+warnings?: Array<Warning>, };
 
 export type FlushOutput = { writes: Array<IndexFile>, deletes: Array<string>, bytesWritten: number, };
 

@@ -7,10 +7,10 @@ use super::*;
 use crate::embed::{EmbedderConfig, TextEmbedder};
 use crate::vectors::VectorIndex;
 
-struct WordHash(EmbedderConfig);
+pub(super) struct WordHash(EmbedderConfig);
 
 impl WordHash {
-    fn boxed(id: &str) -> Box<dyn TextEmbedder> {
+    pub(super) fn boxed(id: &str) -> Box<dyn TextEmbedder> {
         Box::new(WordHash(EmbedderConfig { model_id: id.into(), dimension: 16, ..EmbedderConfig::minilm_l6_v2() }))
     }
 }

@@ -8,6 +8,8 @@ use crate::lexical::search::LexQuery;
 
 mod code;
 #[cfg(feature = "code")]
+mod code_background;
+#[cfg(feature = "code")]
 mod code_messages;
 mod devices;
 mod handout;
