@@ -18,6 +18,7 @@ import { machineDeviceId } from "../node/device-id.ts";
 import { readNote, searchWithSnippets } from "../core/note-reads.ts";
 import { reconcile } from "../core/reconcile.ts";
 import { codeLoadFailure, prepareCode, retryCodeBlocks } from "../core/code-hook.ts";
+import { codePassAll } from "../core/code-pass.ts";
 import { embedAll } from "../core/embedding/loop.ts";
 import { chooseWorkers, EmbedPool } from "../core/embedding/pool.ts";
 import { nodeEmbedSpawner } from "../node/pool-workers.ts";
@@ -241,6 +242,9 @@ export class HeadlessBackend implements VaultBackend {
       .run(async () => {
         const t0 = Date.now();
         const sum = await reconcile(this.core, this.vault, { store: this.store });
+        // Code files another run left in line windows (an interrupted `strata index`): defined.
+        const pass = await codePassAll(this.core, this.vault, this.store);
+        if (pass.failure) this.log(`${pass.failure.path}: ${pass.failure.message}`);
         this.refreshCost = Date.now() - t0;
         this.toolSettings = { ...DEFAULT_SETTINGS, ...(await readPluginSettings(this.vaultDir, this.configDir)), ...this.opts.settings };
         if (sum.added + sum.updated + sum.moved + sum.deleted > 0) {

@@ -218,11 +218,17 @@ export async function openVaultIndex(ctx: VaultContext, refresh: boolean, quiet:
   return { core, report, summary };
 }
 
-export async function indexWithProgress(core: StrataCoreApi, ctx: VaultContext, quiet: boolean): Promise<ReconcileSummary> {
+export async function indexWithProgress(
+  core: StrataCoreApi,
+  ctx: VaultContext,
+  quiet: boolean,
+  deferCode = false,
+): Promise<ReconcileSummary> {
   const bar = quiet ? undefined : new Progress("indexing");
   try {
     return await reconcile(core, ctx.vault, {
       store: ctx.store,
+      deferCode,
       onProgress: (p: ReconcileProgress) => bar?.update(p.phase, p.done, p.total),
     });
   } finally {

@@ -1,6 +1,9 @@
-// `strata index <vault>`: build or update the vault's index, then embed its pending chunks
-// (when the embedding model is present and --no-embed is not given).
+// `strata index <vault>`: build or update the vault's index (code files without definitions yet in
+// line windows, searchable at plain-text speed), give those files their definitions (the code
+// pass), then embed the pending chunks (when the embedding model is present and --no-embed is not
+// given).
 
+import { codePassAll, type CodePassSummary } from "../core/code-pass.ts";
 import { openIndex } from "../core/index-store.ts";
 import type { ReconcileSummary } from "../core/reconcile.ts";
 import { describeModel, modelReport, type ModelLoad } from "../core/models.ts";
@@ -42,8 +45,12 @@ export async function indexCommand(args: string[]): Promise<number> {
   if (report.rebuilt) {
     process.stderr.write(`strata: the index in ${ctx.indexDir} was unusable (${report.reason ?? "unknown reason"}); rebuilding it\n`);
   }
-  const sum = await indexWithProgress(core, ctx, quiet);
+  const sum = await indexWithProgress(core, ctx, quiet, true);
   const lexicalMs = performance.now() - t0;
+  // Searchable now; the code files indexed in line windows get their definitions.
+  const pass: CodePassSummary = await codePassAll(core, ctx.vault, ctx.store);
+  const definitionsMs = performance.now() - t0;
+  sum.warnings.push(...pass.warnings, ...(pass.failure ? [pass.failure] : []));
 
   // Semantic: load the model the setting chooses (when present) and embed what the index
   // lacks. Lexical search is already persisted and usable, whatever happens here.
@@ -99,11 +106,12 @@ export async function indexCommand(args: string[]): Promise<number> {
           warnings: sum.warnings,
           sections: sum.sections,
           bytesRead: sum.bytesRead,
-          bytesWritten: sum.bytesWritten + embedding.bytesWritten,
+          bytesWritten: sum.bytesWritten + pass.bytesWritten + embedding.bytesWritten,
           indexBytes,
           notes: status.notes,
           totalSections: status.sections,
           lexicalMs: Math.round(lexicalMs),
+          codePass: { defined: pass.defined, left: pass.left, tookMs: Math.round(pass.tookMs), definitionsMs: Math.round(definitionsMs) },
           model: model && modelReport(model),
           embedding,
           tookMs: Math.round(tookMs),
@@ -114,6 +122,10 @@ export async function indexCommand(args: string[]): Promise<number> {
     );
   } else {
     let out = humanSummary(ctx.vaultDir, ctx.indexDir, sum, status.notes, indexBytes, lexicalMs);
+    if (pass.defined > 0 || pass.left > 0) {
+      const left = pass.left > 0 ? ` · ${pass.left} left in line windows (run \`strata index\` again)` : "";
+      out += `  definitions of ${pass.defined} code files in ${seconds(pass.tookMs)} (all indexed at ${seconds(definitionsMs)})${left}\n`;
+    }
     if (values["no-embed"]) {
       out += `  embedding skipped (--no-embed): ${progress.done}/${progress.total} chunks have a vector\n`;
     } else if (run) {

@@ -22,6 +22,7 @@ export type {
   AccessInfo,
   AddVectorsReport,
   CodeInfo,
+  CodePassProgress,
   CoreConfig,
   DepthOrder,
   EmbedBatch,

@@ -1,10 +1,11 @@
 // The code chunker's wasm (build/wasm/strata_chunker_bg.wasm, tree-sitter and its grammars,
 // ~10 MB) as the core reaches it: through `globalThis.__strataChunkCode`, installed by the host.
 // A host registers how it loads the module (setCodeLoader: Node reads the file, the plugin's
-// worker decodes its inlined copy); the module is loaded only when files about to be indexed
-// include a code file (prepareCode, called by the reconcile and by each host's event path), so
-// a vault of notes never pays for it. Without the hook the core indexes code files as plain line
-// windows and says so in its report.
+// worker decodes its inlined copy); the module is loaded only when an update is to chunk a code
+// file at once (prepareCode: a file whose definitions are in the index, or an update that is not a
+// bulk index) or when the code pass has files to define (code-pass.ts), so a vault of notes never
+// pays for it. Without the hook the core indexes code files as plain line windows, waiting for the
+// code pass, and says so in its report.
 
 import type { NoteInput, StrataCoreApi, UpdateReport, Warning } from "./api.ts";
 import { errorMessage } from "./errors.ts";
@@ -96,28 +97,28 @@ export function installCodeHook(chunk: ChunkCode): void {
 }
 
 /**
- * Before files are indexed: when `paths` hold a code file and the hook is not installed, loads
- * the code wasm (once per thread) and installs it. Returns null when the hook is there (or not
- * needed), else a warning on the first code file saying why code files will be indexed as plain
- * line windows: no loader in this host, or a load that failed (missing or corrupt wasm; not
- * retried until setCodeLoader is called again). Never throws: the notes are indexed regardless.
+ * Before files are indexed: when the update of `paths` chunks a code file at once (the core's
+ * `codeChunkerWanted`: one whose definitions are in the index, or any code file when `deferCode`
+ * is false) and the hook is not installed, loads the code wasm (once per thread) and installs
+ * it. Returns null when the hook is there (or not needed), else a warning on the first code file
+ * saying why code files will be indexed as plain line windows: no loader in this host, or a load
+ * that failed (missing or corrupt wasm; not retried until setCodeLoader is called again). Never
+ * throws: the notes are indexed regardless.
  */
-export async function prepareCode(core: Pick<StrataCoreApi, "shouldIndex">, paths: Iterable<string>): Promise<Warning | null> {
+export async function prepareCode(
+  core: Pick<StrataCoreApi, "shouldIndex" | "codeChunkerWanted">,
+  paths: Iterable<string>,
+  deferCode = false,
+): Promise<Warning | null> {
   if (codeHookInstalled()) return null;
-  let first: string | null = null;
-  for (const p of paths) {
-    if (isCodePath(core, p)) {
-      first = p;
-      break;
-    }
-  }
-  if (first === null) return null;
-  return loadFor(first);
+  const all = [...paths];
+  if (!core.codeChunkerWanted(all, deferCode)) return null;
+  return loadCodeChunker(all.find((p) => isCodePath(core, p)) ?? all[0]);
 }
 
-/** Loads the code wasm (once per thread) and installs the hook; a warning on `path` when it
- *  cannot be loaded. */
-async function loadFor(first: string): Promise<Warning | null> {
+/** Loads the code wasm (once per thread) and installs the hook; a warning on `first` (the file
+ *  it is loaded for) when it cannot be loaded. */
+export async function loadCodeChunker(first: string): Promise<Warning | null> {
   if (codeHookInstalled()) return null;
   if (failure) return { path: first, message: failure };
   const load = loader;
@@ -150,7 +151,7 @@ export async function retryCodeBlocks(
   const needed = new Set(report.codeChunkerNeeded ?? []);
   if (needed.size === 0) return null;
   const first = [...needed][0];
-  const warning = await loadFor(first);
+  const warning = await loadCodeChunker(first);
   if (warning) {
     return { added: 0, updated: 0, unchanged: 0, moved: 0, deleted: 0, skipped: [], warnings: [warning], sections: 0, tookMs: 0 };
   }

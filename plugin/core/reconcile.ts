@@ -34,6 +34,10 @@ export interface ReconcileOptions {
    *  batches). Default {@link yieldToEvents}; the plugin's worker also waits there for the
    *  searches in flight, so a search never queues behind background indexing. */
   pause?: Pause;
+  /** A bulk index (`UpdateBatch.deferCode`): code files without definitions in the index yet are
+   *  indexed in line windows, at plain-text speed, and given their definitions by the code pass
+   *  (code-pass.ts), which the host runs afterwards. Default false: chunked at once. */
+  deferCode?: boolean;
 }
 
 /**
@@ -114,8 +118,9 @@ export async function reconcile(core: StrataCoreApi, vault: VaultSource, opts: R
     tookMs: 0,
   };
 
-  // The code chunker's wasm, loaded only when code files are to be indexed.
-  const code = await prepareCode(core, plan.read);
+  // The code chunker's wasm, loaded only when code files are to be chunked now.
+  const deferCode = opts.deferCode ?? false;
+  const code = await prepareCode(core, plan.read, deferCode);
   if (code) sum.warnings.push(code);
 
   const stats = new Map(listing.files.map((f) => [f.path, f]));
@@ -142,7 +147,7 @@ export async function reconcile(core: StrataCoreApi, vault: VaultSource, opts: R
     const t = performance.now();
     // Batches are staged uncommitted so that a bulk index makes one segment; the commit
     // comes with the next persist() (flush commits) or the core.commit() at the end.
-    const rep: UpdateReport = core.update({ upserts, deletes: pendingDeletes, commit: false });
+    const rep: UpdateReport = core.update({ upserts, deletes: pendingDeletes, commit: false, deferCode });
     pendingDeletes = [];
     // Notes whose large fenced code blocks waited for the code chunker: again, with it.
     const again = await retryCodeBlocks(core, rep, upserts, false);

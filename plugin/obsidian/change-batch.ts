@@ -58,7 +58,8 @@ export async function changeBatch(
       }
     }),
   );
-  const prepared = await prepare([...changed.keys(), ...renames.map((r) => r.to)], changed.size);
+  // A renamed file's definitions are known under its old path.
+  const prepared = await prepare([...changed.keys(), ...renames.flatMap((r) => [r.from, r.to])], changed.size);
   if (prepared) warnings.push(prepared);
   const upserts: NoteInput[] = [];
   await Promise.all(

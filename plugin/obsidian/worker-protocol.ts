@@ -4,6 +4,7 @@
 
 import type {
   AddVectorsReport,
+  CodePassProgress,
   CoreConfig,
   EmbedProgress,
   FileStat,
@@ -66,6 +67,8 @@ export interface WorkerState {
   reconcile: ReconcileProgress | null;
   embedding: EmbedProgress | null;
   embeddingActive: boolean;
+  /** The code pass: code files left in line windows until their definitions are indexed. */
+  codePass?: CodePassProgress | null;
   /** Embedder workers of the last embedding run (0: the core's own embedder), restarts, and the embedder build loaded. */
   embedWorkers: { workers: number; restarts: number; fallback: string | null; build: EmbedderBuild | null };
   pendingNotes: number;

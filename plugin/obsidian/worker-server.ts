@@ -5,10 +5,11 @@
 // renames the renamed note and embedding the notes a step needs, all through the host.
 //
 // Writes to the index are serialised (one job at a time: open, reconcile, apply, persist,
-// rebuild, loadModel); background embedding pauses for them and resumes after. Reads (search,
+// rebuild, loadModel); background work (the code pass, then embedding) pauses for them and
+// resumes after. Reads (search,
 // read, similar, list, note, status) run between the jobs' awaits and never wait for them,
-// except for the open of the index, which they wait for; the reconcile and embedding in turn
-// wait between their parts for the searches and reads in flight (readsFirst). Models are read
+// except for the open of the index, which they wait for; the reconcile, the code pass and
+// embedding in turn wait between their parts for the searches and reads in flight (reads-first.ts). Models are read
 // from the plugin folder through the UI thread (HostApi.modelFiles), like the index.
 
 import init, { StrataCore } from "../../build/wasm/strata_core.js";
@@ -16,6 +17,7 @@ import type { AddVectorsReport, CoreConfig, EmbedProgress, ModelInfo, FileStat, 
 import { errorMessage } from "../core/errors.ts";
 import { globalScope } from "../core/global-scope.ts";
 import { prepareCode, retryCodeBlocks, setCodeLoader } from "../core/code-hook.ts";
+import { codePassAll } from "../core/code-pass.ts";
 import { changeBatch } from "./change-batch.ts";
 import { workerCodeLoader } from "./code-loader.ts";
 import { asBytes } from "../core/bytes.ts";
@@ -29,6 +31,7 @@ import { CancelledError, Endpoint, type CallContext, type Handlers, type PortLik
 import { coreReadTable, runCoreRead, type CoreRead, type CoreReadAnswer, type CoreReadRequest } from "../core/core-reads.ts";
 import { pluginModelHowTo } from "./settings.ts";
 import { decodeBase64, decodeInlineWasm } from "./wasm-inline.ts";
+import { macrotask, ReadsFirst } from "./reads-first.ts";
 import type { ApplyResult, ChangeSet, WorkerState, HostApi, OpenResult, WasmLoaders, WorkerApi } from "./worker-protocol.ts";
 
 /** Background embedding steps aim at this (ms): a search queued behind a step waits at most
@@ -37,10 +40,6 @@ const EMBED_STEP_MS = 800;
 
 /** Vault files checked per part of the listing before other work (a search) may run. */
 const LIST_CHUNK = 1024;
-
-/** Background work (reconcile, embedding) waits between its parts for the searches and reads
- *  in flight, at most this long per part (a read stuck on the UI thread must not stall indexing). */
-const READS_FIRST_MAX_MS = 2000;
 
 const PERSIST_AFTER_MS = 2000;
 /** How often an open index looks for vectors other devices wrote into the folder. */
@@ -62,14 +61,15 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
   private embedRun: Promise<void> | null = null;
   private embedAbort: AbortController | null = null;
   private embedStalled = false;
+  /** The code pass could not go on (the code wasm failed to load, a step threw) until the next job. */
+  private codeStalled = false;
   private embedderWasm: EmbedderWasm | null = null;
   private readonly embedding: Embedding;
   private idleWaiters: (() => void)[] = [];
   /** The core whose property columns warmQueries() built (once per opened index). */
   private warmedCore: StrataCoreApi | null = null;
   /** Searches and reads in flight, and the background work waiting for them to finish. */
-  private reads = 0;
-  private readWaiters: (() => void)[] = [];
+  private readonly readGate = new ReadsFirst();
   private persistTimer: ReturnType<typeof setTimeout> | null = null;
   private dirty = false;
   private readonly st: WorkerState = {
@@ -116,7 +116,7 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
         const files: FileStat[] = [];
         for (let i = 0; i < all.length; i += LIST_CHUNK) {
           for (const f of all.slice(i, i + LIST_CHUNK)) if (shouldIndex(f.path)) files.push(f);
-          if (i + LIST_CHUNK < all.length) await this.readsFirst();
+          if (i + LIST_CHUNK < all.length) await this.readGate.pause();
         }
         return { files, skipped: [], ignored: all.length - files.length };
       },
@@ -219,7 +219,8 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
       const sum = await reconcile(core, this.vault, {
         store: this.store,
         batchNotes: batchNotes ?? 200,
-        pause: () => this.readsFirst(),
+        deferCode: true,
+        pause: () => this.readGate.pause(),
         onProgress: (p: ReconcileProgress) => {
           this.st.reconcile = p;
           this.st.pendingNotes = Math.max(0, p.total - p.done);
@@ -249,10 +250,10 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
         // The code chunker's wasm, loaded before the first code file is indexed.
         (paths, notes) => {
           this.st.pendingNotes = notes;
-          return prepareCode(core, paths);
+          return prepareCode(core, paths, true);
         },
       );
-      const rep = core.update({ upserts, deletes, renames, commit: true });
+      const rep = core.update({ upserts, deletes, renames, commit: true, deferCode: true });
       const again = await retryCodeBlocks(core, rep, upserts, true);
       if (again) rep.warnings.push(...again.warnings);
       this.st.counters.notesRead += upserts.length;
@@ -363,7 +364,7 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
   }
 
   embedIdle(): Promise<EmbedProgress | null> {
-    if (!this.embedRun && this.jobDepth === 0 && (!this.embedEnabled || this.queueEmpty())) {
+    if (!this.embedRun && this.jobDepth === 0 && (!this.embedEnabled || this.queueEmpty()) && !this.codeWaiting()) {
       return Promise.resolve(this.core?.embedProgress() ?? null);
     }
     return new Promise((resolve) => this.idleWaiters.push(() => resolve(this.core?.embedProgress() ?? null)));
@@ -389,7 +390,7 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
   // ---- reads -----------------------------------------------------------------------------
 
   search(req: Parameters<WorkerApi["search"]>[0], ctx: { signal: AbortSignal }) {
-    return this.reading(async () => {
+    return this.readGate.reading(async () => {
       await this.opened;
       // Let queued messages (a newer keystroke's cancel) arrive before the search runs.
       await macrotask();
@@ -407,7 +408,7 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
   }
 
   read(req: Parameters<WorkerApi["read"]>[0]) {
-    return this.reading(async () => {
+    return this.readGate.reading(async () => {
       await this.opened;
       return readNote(
         () => this.need(),
@@ -420,7 +421,7 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
   /** A core read (core-reads.ts: similar notes, list, tasks, query): once the index is open,
    *  after queued messages (a newer request's cancel), counted as a read in flight. */
   private coreRead<K extends CoreRead>(read: K, req: CoreReadRequest<K>, ctx: CallContext): Promise<CoreReadAnswer<K>> {
-    return this.reading(async () => {
+    return this.readGate.reading(async () => {
       await this.opened;
       await macrotask();
       if (ctx.signal.aborted) throw new CancelledError();
@@ -460,6 +461,7 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
       ...this.st,
       embedding: this.core ? this.core.embedProgress() : this.st.embedding,
       embeddingActive: this.embedRun !== null,
+      codePass: this.core?.codePassProgress() ?? null,
       embedWorkers: this.embedding.info(),
       counters: { ...this.st.counters },
       memory: { coreWasm: this.coreMemory?.buffer.byteLength ?? 0, embedderWasm: embedderWasmBytes() },
@@ -484,7 +486,7 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
     return run.finally(() => {
       this.jobDepth--;
       if (this.jobDepth === 0) {
-        this.embedStalled = false;
+        this.embedStalled = this.codeStalled = false;
         this.kickEmbedding();
       }
     });
@@ -500,36 +502,49 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
     if (this.embedRun) await this.embedRun;
   }
 
+  /** Code files wait for their definitions (a bulk index left them in line windows). */
+  private codeWaiting(): boolean {
+    return !this.codeStalled && (this.core?.codePassProgress().left ?? 0) > 0;
+  }
+
+  /** The background work between jobs: the code pass first (definitions, which embedding waits
+   *  for), then embedding; both stop between steps for a job and resume after it. */
   private kickEmbedding(): void {
-    if (!this.embedEnabled || !this.core || this.embedRun || this.jobDepth > 0) {
+    const code = this.codeWaiting();
+    if (!(this.embedEnabled || code) || !this.core || this.embedRun || this.jobDepth > 0) {
       if (!this.embedRun && this.jobDepth === 0) this.wakeIdle();
       return;
     }
-    if (this.queueEmpty()) {
+    if (!code && this.queueEmpty()) {
       this.wakeIdle();
       return;
     }
     const core = this.core;
     const ctl = new AbortController();
     this.embedAbort = ctl;
-    this.embedRun = this.embedding
-      .run(core, this.vault, this.store, {
-        signal: ctl.signal,
-        maxChunks: this.embedChunks,
-        stepMs: EMBED_STEP_MS,
-        pause: () => this.readsFirst(),
-        onProgress: (p) => {
-          this.st.embedding = p;
-          this.host.emit("embed", p);
-        },
-        onPersist: (bytes) => {
-          this.st.counters.persists++;
-          this.st.counters.bytesWritten += bytes;
-        },
-        onWorkerFailure: (message) =>
-          this.host.emit("error", { message: `an embedder worker failed and was restarted: ${message}`, where: "embedding" }),
-      })
+    this.embedRun = this.runCodePass(core, ctl.signal)
+      .then(() =>
+        !this.embedEnabled || ctl.signal.aborted || this.queueEmpty()
+          ? null
+          : this.embedding.run(core, this.vault, this.store, {
+              signal: ctl.signal,
+              maxChunks: this.embedChunks,
+              stepMs: EMBED_STEP_MS,
+              pause: () => this.readGate.pause(),
+              onProgress: (p) => {
+                this.st.embedding = p;
+                this.host.emit("embed", p);
+              },
+              onPersist: (bytes) => {
+                this.st.counters.persists++;
+                this.st.counters.bytesWritten += bytes;
+              },
+              onWorkerFailure: (message) =>
+                this.host.emit("error", { message: `an embedder worker failed and was restarted: ${message}`, where: "embedding" }),
+            }),
+      )
       .then((sum) => {
+        if (!sum) return;
         this.st.counters.embedded += sum.embedded;
         if (!sum.aborted && sum.done < sum.total) this.embedStalled = true;
       })
@@ -545,6 +560,19 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
       });
   }
 
+  /** The code pass, in steps between searches; a failure stalls it until the next job. */
+  private async runCodePass(core: StrataCoreApi, signal: AbortSignal): Promise<void> {
+    if (!this.codeWaiting()) return;
+    try {
+      const sum = await codePassAll(core, this.vault, this.store, { signal, maxFiles: 32, pause: () => this.readGate.pause() });
+      if (sum.failure || (!sum.aborted && sum.left > 0)) this.codeStalled = true;
+      if (sum.defined > 0) this.st.lastUpdate = Date.now();
+    } catch (err) {
+      this.codeStalled = true;
+      this.host.emit("error", { message: errorMessage(err), where: "the code pass" });
+    }
+  }
+
   /**
    * Builds the property columns of the queries once per opened index, after its first reconcile
    * (whose updates they would otherwise follow note by note) and after the reads in flight: the
@@ -553,44 +581,13 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
   private async warmQueries(core: StrataCoreApi): Promise<void> {
     if (this.warmedCore === core) return;
     this.warmedCore = core;
-    await this.readsFirst();
+    await this.readGate.pause();
     if (this.core === core) this.st.counters.queryColumnsWarmed += core.warmQueries();
   }
 
   private wakeIdle(): void {
     for (const w of this.idleWaiters.splice(0)) w();
   }
-
-  /** Counts `fn` as a read in flight (a search, a note read, similar notes) until it settles. */
-  private async reading<T>(fn: () => Promise<T>): Promise<T> {
-    this.reads++;
-    try {
-      return await fn();
-    } finally {
-      if (--this.reads === 0) for (const w of this.readWaiters.splice(0)) w();
-    }
-  }
-
-  /**
-   * Where background work (the reconcile, embedding) pauses between its parts: queued messages
-   * run first, then the searches and reads in flight finish (their awaits on the UI thread's
-   * note reads would otherwise let the next part in ahead of them). At start-up this answers a
-   * search typed at once before the reconcile lists the vault.
-   */
-  private async readsFirst(): Promise<void> {
-    await macrotask();
-    if (this.reads === 0) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      new Promise<void>((resolve) => this.readWaiters.push(resolve)),
-      new Promise<void>((resolve) => (timer = globalScope.setTimeout(resolve, READS_FIRST_MAX_MS))),
-    ]);
-    globalScope.clearTimeout(timer);
-  }
-}
-
-function macrotask(): Promise<void> {
-  return new Promise((resolve) => globalScope.setTimeout(resolve, 0));
 }
 
 /** Serves WorkerApi on `port` (a worker's global scope, or a MessagePort in tests). */

@@ -79,9 +79,12 @@ describe("plugin: code files", () => {
     StrataPlugin.codeWasm = null;
     const { plugin } = await loadPlugin(await makeVault(), { settings: { semantic: false } });
     try {
-      assert.ok(
-        plugin.notices.some((n) => /loading the code chunker failed: .*no code chunker wasm.*Notes are indexed as usual/.test(n)),
-        plugin.notices.join("\n"),
+      // The code pass, after the reconcile, asks for the code wasm.
+      await eventually(
+        async () =>
+          plugin.notices.some((n) => /loading the code chunker failed: .*no code chunker wasm.*Notes are indexed as usual/.test(n)),
+        10_000,
+        "the notice",
       );
       assert.equal(plugin.lastReconcile?.added, Object.keys(NOTES).length + Object.keys(CODE_FILES).length - 1);
       assert.equal(codeHookInstalled(), false);
@@ -89,12 +92,38 @@ describe("plugin: code files", () => {
       assert.equal(note?.path, "Notes/Sourdough.md");
       const code = (await plugin.search({ query: "liveness probe", k: 3, mode: "lexical" })).hits[0];
       assert.equal(code?.path, "cmd/server/main.go");
+      assert.equal(code?.code?.kind, "lines");
     } finally {
       await unloadPlugin(plugin);
     }
   });
 
-  test("a new .py file: its event loads the code wasm, then its definitions are found", async () => {
+  test("a vault with code: the code pass after the reconcile loads the code wasm once and brings the definitions", async () => {
+    offerCodeWasm();
+    asked = 0;
+    const { plugin } = await loadPlugin(await makeVault(), { settings: { semantic: false } });
+    try {
+      // Searchable at once, by a word of the code (in line windows until the pass reaches it).
+      const first = (await plugin.search({ query: "liveness probe", k: 3, mode: "lexical" })).hits[0];
+      assert.equal(first?.path, "cmd/server/main.go");
+      const hit = await eventually(
+        async () => {
+          const h = (await plugin.search({ query: "liveness probe", k: 3, mode: "lexical" })).hits[0];
+          return h?.code?.kind === "function" ? h : null;
+        },
+        15_000,
+        "the definitions",
+      );
+      assert.equal(hit?.code?.name, "healthHandler");
+      assert.equal(asked, 1);
+    } finally {
+      await unloadPlugin(plugin);
+      // The worker runs in this thread here: the next test starts without the hook, as a new worker would.
+      delete (globalThis as Record<string, unknown>).__strataChunkCode;
+    }
+  });
+
+  test("a new .py file: its event indexes it, the code pass loads the code wasm, then its definitions are found", async () => {
     offerCodeWasm();
     asked = 0;
     const { plugin, app } = await loadPlugin(await copyFixture(), { settings: { semantic: false } });
@@ -104,15 +133,11 @@ describe("plugin: code files", () => {
       await app.vault.create("src/auth/session.py", CODE_FILES["src/auth/session.py"]);
       await app.vault.create("node_modules/left-pad/index.js", CODE_FILES["node_modules/left-pad/index.js"]);
       const hit = await eventually(
-        async () =>
-          (
-            await plugin.search({
-              query: "strip authentication so credentials do not leak to another host",
-              k: 3,
-              mode: "lexical",
-              filters: { lang: "python" },
-            })
-          ).hits[0],
+        async () => {
+          const query = "strip authentication so credentials do not leak to another host";
+          const h = (await plugin.search({ query, k: 3, mode: "lexical", filters: { lang: "python" } })).hits[0];
+          return h?.code?.kind === "method" ? h : null;
+        },
         10_000,
         "the new file's definition",
       );
