@@ -124,7 +124,7 @@ impl NoteEntry {
     /// The text embedded for one of the note's sections (Markdown or code).
     pub fn embed_text(&self, note_text: &str, section: &Section) -> String {
         match section.code {
-            Some(_) => crate::code_sections::embed_text(note_text, &self.sections, section.order as usize),
+            Some(_) => crate::code_sections::embed_text(&self.path, note_text, &self.sections, section.order as usize),
             None => crate::sections::embed_text(note_text, section, self.body_start_line),
         }
     }

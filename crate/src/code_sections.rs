@@ -86,7 +86,13 @@ mod chunker {
 }
 
 /// The sections of a source file: the whole file (depth 0), then its chunks in pre-order.
-pub fn file_sections(text: &str, file: &CodeFile, line_count: u32, known: Option<KnownHash>) -> Vec<Section> {
+pub fn file_sections(
+    path: &str,
+    text: &str,
+    file: &CodeFile,
+    line_count: u32,
+    known: Option<KnownHash>,
+) -> Vec<Section> {
     let lines = LineIndex::new(text);
     let range = lines.byte_range(text, 1, line_count.max(1));
     let hash = match known {
@@ -111,7 +117,7 @@ pub fn file_sections(text: &str, file: &CodeFile, line_count: u32, known: Option
         // No chunks: the file is one section, embedded whole (up to the model's limit).
         out[0].embed_key = Some(embed_key(text.trim()));
     }
-    set_embed_keys(text, &mut out, 1);
+    set_embed_keys(path, text, &mut out, 1);
     out
 }
 
@@ -162,6 +168,7 @@ fn push_chunks(text: &str, lines: &LineIndex, file: &CodeFile, offset: u32, pare
                 name: c.name.clone(),
                 signature: c.signature.clone(),
                 signature_end_line: c.signature_end_line + offset,
+                doc: c.doc.clone(),
                 syntax_errors: c.has_syntax_errors,
             })),
         });
@@ -170,7 +177,7 @@ fn push_chunks(text: &str, lines: &LineIndex, file: &CodeFile, offset: u32, pare
 
 /// Token estimates and embedding keys of the code sections from `from` on: each has a vector
 /// when it has text of its own (a class's declaration and fields beside its methods).
-fn set_embed_keys(text: &str, sections: &mut [Section], from: usize) {
+fn set_embed_keys(path: &str, text: &str, sections: &mut [Section], from: usize) {
     let tree = Tree::new(text, sections);
     let mut keys = Vec::new();
     for i in from..sections.len() {
@@ -178,7 +185,7 @@ fn set_embed_keys(text: &str, sections: &mut [Section], from: usize) {
             continue;
         }
         let own = tree.own_text(sections, i, false);
-        let key = (!own.trim().is_empty()).then(|| embed_key(&tree.embed_text(sections, i)));
+        let key = (!own.trim().is_empty()).then(|| embed_key(&tree.embed_text(path, sections, i)));
         keys.push((i, estimate_tokens(&own) as u32, key));
     }
     for (i, tokens, key) in keys {
@@ -233,16 +240,34 @@ impl<'a> Tree<'a> {
         out
     }
 
-    /// The text embedded for code section `i`: its breadcrumb, then (for a part of an oversized
-    /// definition) the definition's signature, then its own lines with its children collapsed
-    /// to their signatures. Nothing depends on the file's path, so a rename keeps every key.
-    pub fn embed_text(&self, sections: &[Section], i: usize) -> String {
+    /// The text embedded for code section `i` of the file or note at `path`.
+    ///
+    /// A definition is embedded by what describes it: the path, its breadcrumb and kind, its
+    /// doc comment and its signature; its body is left out (measured on `tests/eval-code`'s
+    /// questions, semantic definition hit@5 .46 with the body, .66 without:
+    /// docs/benchmarks.md, Code). Data (JSON, YAML) and line windows (a part of an oversized
+    /// definition, a file the parser gave up on), whose lines are all they have, are embedded
+    /// with their lines: the path, the breadcrumb, the definition's signature for a part, then
+    /// the own lines with children collapsed to their signatures. The path is part of every
+    /// code key: moving or renaming a source file embeds its definitions again.
+    pub fn embed_text(&self, path: &str, sections: &[Section], i: usize) -> String {
         let s = &sections[i];
-        let mut out = String::new();
-        if !s.heading_path.is_empty() {
-            out.push_str(&s.heading_path);
-            out.push_str("\n\n");
+        let mut out = String::from(path);
+        out.push('\n');
+        out.push_str(&s.heading_path);
+        if let Some(code) = s.code.as_ref().filter(|c| describes(c)) {
+            out.push_str(" (");
+            out.push_str(code.kind().name());
+            out.push(')');
+            for part in [&code.doc, &code.signature] {
+                if !part.is_empty() {
+                    out.push('\n');
+                    out.push_str(part.trim());
+                }
+            }
+            return out;
         }
+        out.push_str("\n\n");
         let parent = s.parent.and_then(|p| sections.get(p as usize)).and_then(|p| p.code.as_ref());
         if let (Some(code), Some(sig)) = (&s.code, parent.map(|c| &c.signature)) {
             if code.kind() == ChunkKind::Lines && !sig.is_empty() {
@@ -255,9 +280,15 @@ impl<'a> Tree<'a> {
     }
 }
 
+/// Whether a code section is embedded by its description (a definition in a programming
+/// language) rather than by its lines.
+fn describes(code: &SectionCode) -> bool {
+    code.kind() != ChunkKind::Lines && !matches!(code.lang(), CodeLang::Json | CodeLang::Yaml)
+}
+
 /// [`Tree::embed_text`] of one section.
-pub fn embed_text(text: &str, sections: &[Section], i: usize) -> String {
-    Tree::new(text, sections).embed_text(sections, i)
+pub fn embed_text(path: &str, text: &str, sections: &[Section], i: usize) -> String {
+    Tree::new(text, sections).embed_text(path, sections, i)
 }
 
 /// Adds the chunks of the note's large fenced code blocks as children of the sections that
@@ -266,6 +297,7 @@ pub fn embed_text(text: &str, sections: &[Section], i: usize) -> String {
 /// is over `budget` estimated tokens; smaller blocks stay part of their section's text, and so
 /// do large ones when no chunker is available (`missing` is then set).
 pub fn add_code_blocks(
+    path: &str,
     text: &str,
     sections: Vec<Section>,
     blocks: &[crate::markdown::CodeBlock],
@@ -313,7 +345,7 @@ pub fn add_code_blocks(
         for (offset, file) in chunked.iter().filter(|(o, _)| *o + 1 >= start && *o < end) {
             push_chunks(text, &lines, file, *offset, at, &mut out);
         }
-        set_embed_keys(text, &mut out, from);
+        set_embed_keys(path, text, &mut out, from);
     }
     out
 }

@@ -52,6 +52,9 @@ pub struct SectionCode {
     pub signature: String,
     /// The signature's last line: a class's embedded text keeps its methods' signatures.
     pub signature_end_line: u32,
+    /// The doc comment or docstring without comment markers ("" when there is none): what a
+    /// definition's vector is made from, with its path, breadcrumb and signature.
+    pub doc: String,
     pub syntax_errors: bool,
 }
 

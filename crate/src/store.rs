@@ -42,8 +42,9 @@ pub const FORMAT_NAME: &str = "strata-index";
 /// adopted (see `salvage_vectors`). 17: code sections' string literals in a lexical field of
 /// their own (quoted phrases and pasted messages); the code analyzer's exact forms. 18: a code
 /// file indexed in line windows and waiting for its definitions is marked in the catalog (the
-/// code pass resumes after a restart).
-pub const FORMAT_VERSION: u32 = 18;
+/// code pass resumes after a restart). 19: code sections' doc comments in the catalog, and a
+/// definition's key made from its description (path, breadcrumb, kind, doc, signature).
+pub const FORMAT_VERSION: u32 = 19;
 pub const SLOTS: [&str; 2] = ["manifest-a.json", "manifest-b.json"];
 pub const LEX_DIR: &str = "lex/";
 /// The fixed tail of tantivy's file footer: its length and magic number (two u32).

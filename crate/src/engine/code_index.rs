@@ -75,7 +75,7 @@ impl Engine {
         }
         let lines = LineIndex::new(text);
         let line_count = lines.line_count();
-        let sections = crate::code_sections::file_sections(text, &chunks, line_count, known);
+        let sections = crate::code_sections::file_sections(path, text, &chunks, line_count, known);
         let mut texts = CodeTexts::of(text, &sections);
         texts.add_literals(&sections, &chunks.literals);
         let folders = paths::folder_prefixes(path);

@@ -349,7 +349,7 @@ impl Engine {
     ) -> Result<Option<String>> {
         let FileFacts { hash, size, mtime, ctime, existed, known, .. } = file;
         let parsed = markdown::parse(path, text);
-        let (sections, chunker_missing) = self.note_sections(text, &parsed, known);
+        let (sections, chunker_missing) = self.note_sections(path, text, &parsed, known);
         if chunker_missing {
             self.blocks_pending.insert(path.to_string());
             report.code_chunker_needed.push(path.to_string());
@@ -467,6 +467,7 @@ impl Engine {
     /// under them; `true` when a block stayed whole for want of a code chunker.
     pub(super) fn note_sections(
         &self,
+        path: &str,
         text: &str,
         parsed: &markdown::ParsedNote,
         known: Option<KnownHash>,
@@ -481,6 +482,7 @@ impl Engine {
         );
         let mut missing = false;
         let sections = crate::code_sections::add_code_blocks(
+            path,
             text,
             sections,
             &parsed.code_blocks,

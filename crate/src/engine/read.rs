@@ -152,11 +152,11 @@ impl Engine {
             let chunks = crate::code_sections::chunk(lang, text, self.config.chunk_budget, self.config.code_syntax)
                 .unwrap_or_else(|_| strata_chunker::CodeFile::line_windows(lang, text, self.config.chunk_budget));
             let line_count = markdown::LineIndex::new(text).line_count();
-            let sections = crate::code_sections::file_sections(text, &chunks, line_count, None);
+            let sections = crate::code_sections::file_sections(path, text, &chunks, line_count, None);
             return entry(paths::file_name(path).to_string(), sections, line_count, 1);
         }
         let parsed = markdown::parse(path, text);
-        let (sections, _) = self.note_sections(text, &parsed, None);
+        let (sections, _) = self.note_sections(path, text, &parsed, None);
         entry(parsed.title, sections, parsed.line_count, parsed.body_start_line)
     }
 }

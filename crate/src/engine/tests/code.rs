@@ -125,10 +125,16 @@ mod syntax {
         assert!(class.embed_key.is_some(), "a class with methods has its own vector (declaration and fields)");
         let note = e.catalog.get("src/auth/session.py").unwrap();
         assert_eq!(note.title, "session.py");
+        // A definition's vector is made from its path, breadcrumb, kind, doc and signature.
         let embed = note.embed_text(SESSION_PY, class);
-        assert!(embed.contains("max_redirects = 30"), "{embed}");
-        assert!(embed.contains("def rebuild_auth(self, prepared_request, response): …"), "methods collapsed: {embed}");
-        assert!(!embed.contains("del headers"), "{embed}");
+        assert_eq!(
+            embed,
+            "src/auth/session.py\nSessionRedirectMixin (class)\nFollows redirects for a session.\nclass SessionRedirectMixin:"
+        );
+        let method = note.embed_text(SESSION_PY, m);
+        assert!(method.starts_with("src/auth/session.py\nSessionRedirectMixin > rebuild_auth (method)\n"), "{method}");
+        assert!(method.ends_with("def rebuild_auth(self, prepared_request, response):"), "{method}");
+        assert!(!method.contains("del headers"), "no body: {method}");
         let evict = code_section(&e, "web/store.ts", "evictFolder");
         assert_eq!(evict.heading_path, "NoteCache > evictFolder");
     }
@@ -221,18 +227,25 @@ mod syntax {
             let n = e.catalog.get("src/auth/session.py").unwrap();
             n.sections.iter().map(|s| (s.heading_path.clone(), s.embed_key)).collect()
         };
-        let before = keys(&e);
-        let edited = SESSION_PY.replace("return old_url != new_url", "return old_url.host != new_url.host");
-        e.update(UpdateBatch {
-            upserts: vec![file("src/auth/session.py", &edited)],
-            commit: true,
-            ..Default::default()
-        })
-        .unwrap();
-        let after = keys(&e);
-        assert_eq!(before.len(), after.len());
-        let changed: Vec<&str> =
-            before.iter().zip(&after).filter(|(a, b)| a.1 != b.1).map(|(a, _)| a.0.as_str()).collect();
+        let mut edit = |from: &str, to: &str| {
+            let before = keys(&e);
+            e.update(UpdateBatch {
+                upserts: vec![file("src/auth/session.py", &SESSION_PY.replace(from, to))],
+                commit: true,
+                ..Default::default()
+            })
+            .unwrap();
+            let after = keys(&e);
+            assert_eq!(before.len(), after.len());
+            before.iter().zip(&after).filter(|(a, b)| a.1 != b.1).map(|(a, _)| a.0.clone()).collect::<Vec<_>>()
+        };
+        // A definition is embedded by its description: its body can change without a new vector.
+        let changed = edit("return old_url != new_url", "return old_url.host != new_url.host");
+        assert!(changed.is_empty(), "{changed:?}");
+        let changed = edit(
+            "def should_strip_auth(self, old_url, new_url=None):",
+            "def should_strip_auth(self, old_url, new_url):",
+        );
         assert_eq!(changed, ["SessionRedirectMixin > should_strip_auth"]);
     }
 
