@@ -160,6 +160,11 @@ impl Engine {
         let mut weights_used = None;
         // The query's background similarity, for weaker matches (`fusion::is_weak`).
         let mut background = None;
+        // The first query's lexical section hits per note and its vector, for the definition a
+        // source file's hit shows (`code_pick`).
+        let mut first_lex: HashMap<String, Vec<(u32, f32)>> = HashMap::new();
+        let mut first_qv: Option<Vec<f32>> = None;
+        let message = crate::lexical::search::reads_like_message(&req.query);
         for (qi, (q, _)) in queries.iter().enumerate() {
             let lex: Vec<SectionScore> = if mode == SearchMode::Hybrid {
                 let r = self.lex_search_where(
@@ -192,6 +197,11 @@ impl Engine {
             let vec_notes = self.vector_hits(q, &filters, filter, pool)?;
             let lex_notes = best_per_note(&lex);
             if qi == 0 {
+                for h in &lex {
+                    first_lex.entry(h.path.clone()).or_default().push((h.order, h.score));
+                }
+                // The vector `vector_hits` just made (the semantic space caches the last query's).
+                first_qv = self.semantic.query_vector(q).ok();
                 background = fusion::background(&vec_notes.iter().map(|h| h.score).collect::<Vec<_>>());
                 strong = fusion::strong_signal(&lex_notes.iter().map(|x| x.score).collect::<Vec<_>>());
             }
@@ -292,8 +302,17 @@ impl Engine {
         for (path, final_score) in &ranked {
             let Some(note) = self.catalog.get(path) else { continue };
             let e = &notes[path];
-            // The section shown: the better-ranked of the lexical and vector evidence.
-            let Some(sec) = note.section(e.shown_order()) else { continue };
+            // The section shown: in source code, the definition both lists' evidence points to;
+            // elsewhere, that of the list that ranked the note better.
+            let lex_here = first_lex.get(path).map_or(&[][..], Vec::as_slice);
+            let vectors = self.semantic.vectors();
+            let w = if message {
+                fusion::Weights { lex: 1.0, vec: 0.0 }
+            } else {
+                weights_used.as_ref().map_or(e.weights, |w| fusion::Weights { lex: w.lex, vec: w.vec })
+            };
+            let code = super::code_pick::pick(note, lex_here, first_qv.as_deref(), vectors, w, &filters, filter);
+            let Some(sec) = note.section(code.unwrap_or_else(|| e.shown_order())) else { continue };
             let reason = weights_used.as_ref().map(|w| w.reason.as_str()).unwrap_or("");
             scored.push((
                 note,

@@ -31,6 +31,7 @@ use crate::vectors::Key;
 mod code_filter;
 mod code_index;
 mod code_pass;
+mod code_pick;
 mod code_texts;
 mod embedding;
 mod hybrid;
