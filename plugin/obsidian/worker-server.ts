@@ -564,7 +564,11 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
   private async runCodePass(core: StrataCoreApi, signal: AbortSignal): Promise<void> {
     if (!this.codeWaiting()) return;
     try {
-      const sum = await codePassAll(core, this.vault, this.store, { signal, maxFiles: 32, pause: () => this.readGate.pause() });
+      const sum = await codePassAll(core, this.vault, this.store, {
+        signal,
+        stepMs: EMBED_STEP_MS / 2,
+        pause: () => this.readGate.pause(),
+      });
       if (sum.failure || (!sum.aborted && sum.left > 0)) this.codeStalled = true;
       if (sum.defined > 0) this.st.lastUpdate = Date.now();
     } catch (err) {

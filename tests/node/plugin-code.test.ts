@@ -141,6 +141,7 @@ describe("plugin: code files", () => {
         10_000,
         "the new file's definition",
       );
+      assert.ok(hit);
       assert.deepEqual([hit.path, hit.code?.kind, hit.code?.name], ["src/auth/session.py", "method", "rebuild_auth"]);
       assert.equal(asked, 1);
       assert.equal(codeHookInstalled(), true);
