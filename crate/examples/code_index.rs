@@ -1,18 +1,23 @@
 //! The cost of chunking code by its syntax: a folder of source files (and notes) indexed with
-//! syntax-aware chunks, as plain text (the Markdown path, what a code extension added to the
-//! note extensions gets) and as one section per file, alternated, medians of the update +
-//! commit time; then the chunker's time per file (p50/p95/max) and what it made.
+//! syntax-aware chunks, in line windows first (a bulk index, `defer_code`) and then given their
+//! definitions by the code pass (steps of 64 files), as plain text (the Markdown path, what a code
+//! extension added to the note extensions gets) and as one section per file, alternated, medians
+//! of the update + commit time (and, for the bulk index, of the time until every definition is
+//! indexed); then the chunker's time per file (p50/p95/max) and what it made.
 //! `cargo run --release -p strata-core --example code_index -- <folder> [rounds]`
 use std::path::Path;
 use std::time::Instant;
 
-use strata_core::api::{NoteInput, UpdateBatch};
+use strata_core::api::{NoteInput, NoteTexts, UpdateBatch};
 use strata_core::{CoreConfig, Engine};
 
 mod common;
 use common::walk_with;
 
-fn index(files: &[(String, Vec<u8>)], config: &CoreConfig) -> (f64, usize, usize) {
+/// Indexes `files` in batches of 200; with `defer`, as a bulk index followed by the code pass.
+/// Returns the time until searchable, until every definition is indexed, the sections written
+/// and the files skipped.
+fn index(files: &[(String, Vec<u8>)], config: &CoreConfig, defer: bool) -> (f64, f64, usize, usize) {
     let mut engine = Engine::create(config.clone()).unwrap();
     let t = Instant::now();
     let (mut sections, mut skipped) = (0, 0);
@@ -22,11 +27,22 @@ fn index(files: &[(String, Vec<u8>)], config: &CoreConfig) -> (f64, usize, usize
             .iter()
             .map(|(p, b)| NoteInput { path: p.clone(), bytes: b.clone(), mtime: 0.0, ctime: None })
             .collect();
-        let r = engine.update(UpdateBatch { upserts, commit: batches.peek().is_none(), ..Default::default() }).unwrap();
+        let commit = batches.peek().is_none();
+        let r = engine.update(UpdateBatch { upserts, commit, defer_code: defer, ..Default::default() }).unwrap();
         sections += r.sections;
         skipped += r.skipped.len();
     }
-    (t.elapsed().as_secs_f64(), sections, skipped)
+    let searchable = t.elapsed().as_secs_f64();
+    while defer && engine.code_pass_progress().left > 0 {
+        let needs = engine.code_pass_needs(64);
+        let texts: NoteTexts = files
+            .iter()
+            .filter(|(p, _)| needs.contains(p))
+            .map(|(p, b)| (p.clone(), Some(serde_bytes::ByteBuf::from(b.clone()))))
+            .collect();
+        engine.code_pass_step(64, &texts).unwrap();
+    }
+    (searchable, t.elapsed().as_secs_f64(), sections, skipped)
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -54,30 +70,37 @@ fn main() {
     plain.code_enabled = false;
     plain.extensions.extend(config.code_extensions.iter().cloned());
     let modes = [
-        ("syntax chunks", config.clone()),
-        ("plain text (Markdown path)", plain),
-        ("one section per file", CoreConfig { code_syntax: false, ..config.clone() }),
+        ("syntax chunks", config.clone(), false),
+        ("line windows, then the code pass", config.clone(), true),
+        ("plain text (Markdown path)", plain, false),
+        ("one section per file", CoreConfig { code_syntax: false, ..config.clone() }, false),
     ];
     let mut times = vec![Vec::new(); modes.len()];
+    let mut defined = vec![Vec::new(); modes.len()];
     let mut counts = vec![(0, 0); modes.len()];
     for _ in 0..rounds.max(1) {
         if rounds == 0 {
             break;
         }
-        for (m, (_, c)) in modes.iter().enumerate() {
-            let (t, n, s) = index(&files, c);
+        for (m, (_, c, defer)) in modes.iter().enumerate() {
+            let (t, all, n, s) = index(&files, c, *defer);
             times[m].push(t);
+            defined[m].push(all);
             counts[m] = (n, s);
         }
     }
     let base = if rounds == 0 { 0.0 } else { median(&mut times[0].clone()) };
-    for (m, (name, _)) in modes.iter().enumerate().filter(|_| rounds > 0) {
+    let plain_t = if rounds == 0 { 0.0 } else { median(&mut times[2].clone()) };
+    for (m, (name, _, defer)) in modes.iter().enumerate().filter(|_| rounds > 0) {
         let t = median(&mut times[m]);
+        let all =
+            if *defer { format!(", every definition at {:.2} s", median(&mut defined[m])) } else { String::new() };
         println!(
-            "{name}: median {t:.2} s ({} sections, {} skipped); syntax chunks {:+.1} % over it",
+            "{name}: median {t:.2} s{all} ({} sections, {} skipped); syntax chunks {:+.1} % over it; {:.2}× plain text",
             counts[m].0,
             counts[m].1,
-            (base / t - 1.0) * 100.0
+            (base / t - 1.0) * 100.0,
+            t / plain_t
         );
     }
     // The chunker alone, per file.
