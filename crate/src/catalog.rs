@@ -113,6 +113,9 @@ impl NoteEntry {
 impl NoteEntry {
     /// The text of the note's lead vector, from the note's text (the indexed version).
     pub fn lead_text(&self, note_text: &str) -> String {
+        if let Some(lead) = crate::code_sections::lead_text(&self.path, &self.sections) {
+            return lead;
+        }
         crate::sections::lead_text(
             note_text,
             &title_text(&self.path, &self.title),

@@ -286,6 +286,38 @@ fn describes(code: &SectionCode) -> bool {
     code.kind() != ChunkKind::Lines && !matches!(code.lang(), CodeLang::Json | CodeLang::Yaml)
 }
 
+/// The lead vector's text of a source file chunked into definitions: its path, its module doc
+/// comments, and its top-level definitions' names (what the file holds, as its definitions'
+/// vectors describe each); `None` for anything else (a note, an unchunked file).
+pub fn lead_text(path: &str, sections: &[Section]) -> Option<String> {
+    let code: Vec<&SectionCode> = sections.iter().skip(1).filter_map(|s| s.code.as_deref()).collect();
+    if code.is_empty() || code.len() + 1 != sections.len() {
+        return None;
+    }
+    let mut out = String::from(path);
+    for c in code.iter().filter(|c| c.kind() == ChunkKind::Module && !c.doc.is_empty()) {
+        out.push('\n');
+        out.push_str(&c.doc);
+    }
+    let names: Vec<&str> = sections
+        .iter()
+        .filter(|s| s.depth == 1)
+        .filter_map(|s| s.code.as_deref())
+        .filter(|c| c.kind() != ChunkKind::Module && c.kind() != ChunkKind::Lines && !c.name.is_empty())
+        .map(|c| c.name.as_str())
+        .collect();
+    if !names.is_empty() {
+        out.push('\n');
+        out.push_str(&names.join(", "));
+    }
+    let mut cut = out.len().min(crate::ranking::LEAD_MAX_BYTES);
+    while !out.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    out.truncate(cut);
+    Some(out)
+}
+
 /// [`Tree::embed_text`] of one section.
 pub fn embed_text(path: &str, text: &str, sections: &[Section], i: usize) -> String {
     Tree::new(text, sections).embed_text(path, sections, i)

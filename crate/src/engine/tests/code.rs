@@ -131,6 +131,11 @@ mod syntax {
             embed,
             "src/auth/session.py\nSessionRedirectMixin (class)\nFollows redirects for a session.\nclass SessionRedirectMixin:"
         );
+        // The file's lead: its path, module doc and top-level definitions.
+        let lead = note.lead_text(SESSION_PY);
+        assert!(lead.starts_with("src/auth/session.py\n"), "{lead}");
+        assert!(lead.ends_with("\nSessionRedirectMixin, validate_user_token"), "{lead}");
+        assert!(!lead.contains("import os"), "{lead}");
         let method = note.embed_text(SESSION_PY, m);
         assert!(method.starts_with("src/auth/session.py\nSessionRedirectMixin > rebuild_auth (method)\n"), "{method}");
         assert!(method.ends_with("def rebuild_auth(self, prepared_request, response):"), "{method}");
