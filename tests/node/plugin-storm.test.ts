@@ -21,7 +21,7 @@ import { CODE_WASM_NAME } from "../../plugin/core/code-hook.ts";
 import { findWasm } from "../../plugin/node/host.ts";
 import { CODE_FILES } from "./code-vault.ts";
 import { cleanupTemps, copyFixture } from "./helpers.ts";
-import { loadPlugin, StrataPlugin, TFile, unloadPlugin, type StrataPluginT } from "./plugin-env.ts";
+import { eventually, loadPlugin, StrataPlugin, TFile, unloadPlugin, type StrataPluginT } from "./plugin-env.ts";
 
 after(cleanupTemps);
 
@@ -100,6 +100,9 @@ async function sample(round: number): Promise<Sample> {
 /** What the index answers: its catalog, each note's sections, and the hits of `queries`. */
 async function snapshot(plugin: StrataPluginT, queries: string[]) {
   const worker = plugin.worker!;
+  // A bulk index (the rebuild, a burst of events) leaves new code files in line windows until
+  // the worker's code pass gives them their definitions: compare once no file is left.
+  await eventually(async () => ((await worker.call("state", {})).codePass?.left ?? 0) === 0, 60_000, "the code pass");
   const list = await worker.call("list", { limit: 100_000 });
   const paths = list.entries.map((e: { path: string }) => e.path).sort();
   const notes: Record<string, unknown> = {};
