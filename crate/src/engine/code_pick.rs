@@ -6,6 +6,8 @@
 //! each divided by the file's best, mixed with the query's fusion weights. A query that reads
 //! like a pasted message keeps the lexical choice: the definition whose string literal holds it.
 
+use std::collections::HashMap;
+
 use super::search::{lift, note_matches};
 use super::where_filter::WhereFilter;
 use crate::api::SearchFilters;
@@ -16,7 +18,6 @@ use crate::vectors::{FlatIndex, Key, VectorIndex};
 /// The section of source-code note `note` to show, given the first query's lexical section hits
 /// in it (`lex`: section order and BM25) and its vector `qv`, weighed by `w`; `None` when the
 /// note holds no code sections or no candidate passes the filters (the caller keeps its choice).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn pick(
     note: &NoteEntry,
     lex: &[(u32, f32)],
@@ -35,24 +36,24 @@ pub(super) fn pick(
             _ => 0.0,
         }
     };
-    // Each candidate as shown (lifted to the maximum depth, filtered): its best BM25 and cosine.
+    // Each candidate as shown (lifted to the maximum depth, filtered): its best BM25 and cosine,
+    // indexed by section order (a file may hold thousands of definitions).
     let mut cands: Vec<(u32, f32, f32)> = Vec::new();
+    let mut at: HashMap<u32, usize> = HashMap::new();
     let mut add = |order: u32, bm25: f32, cos: f32| {
         let Some(sec) = note.section(order).and_then(|s| lift(note, s, filters.max_depth)) else { return };
         if !note_matches(note, sec, filters) {
             return;
         }
-        match cands.iter_mut().find(|c| c.0 == sec.order) {
-            Some(c) => {
-                c.1 = c.1.max(bm25);
-                c.2 = c.2.max(cos);
-            }
-            None => cands.push((sec.order, bm25, cos)),
-        }
+        let i = *at.entry(sec.order).or_insert_with(|| {
+            cands.push((sec.order, 0.0, 0.0));
+            cands.len() - 1
+        });
+        cands[i].1 = cands[i].1.max(bm25);
+        cands[i].2 = cands[i].2.max(cos);
     };
     for s in note.sections.iter().filter(|s| s.embed_key.is_some()) {
-        let bm25 = lex.iter().filter(|(o, _)| *o == s.order).map(|(_, b)| *b).fold(0.0, f32::max);
-        add(s.order, bm25, cosine(&s.embed_key));
+        add(s.order, 0.0, cosine(&s.embed_key));
     }
     for &(order, bm25) in lex {
         add(order, bm25, 0.0);
