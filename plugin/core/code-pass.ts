@@ -7,8 +7,9 @@
 import type { CodePassProgress, StrataCoreApi, Warning } from "./api.ts";
 import { codeHookInstalled, loadCodeChunker } from "./code-hook.ts";
 import { stepChunks } from "./embedding/loop.ts";
-import { persist, type IndexStore } from "./index-store.ts";
+import type { IndexStore } from "./index-store.ts";
 import { readNoteTexts, type VaultSource } from "./note-reads.ts";
+import { PersistCadence } from "./persist-cadence.ts";
 import { yieldToEvents, type Pause } from "./pause.ts";
 
 export interface CodePassOptions {
@@ -64,14 +65,7 @@ export async function codePassAll(
   const exclusive = opts.exclusive ?? (<T>(work: () => Promise<T>) => work());
   let progress = core.codePassProgress();
   const sum: CodePassSummary = { defined: 0, left: progress.left, aborted: false, failure: null, warnings: [], tookMs: 0, bytesWritten: 0 };
-  let unflushed = 0;
-  let lastFlush = performance.now();
-  const flush = async () => {
-    if (!store || unflushed === 0) return;
-    sum.bytesWritten += await exclusive(() => persist(core, store));
-    unflushed = 0;
-    lastFlush = performance.now();
-  };
+  const cadence = new PersistCadence(core, store, exclusive, opts.flushEveryMs);
   try {
     while (progress.left > 0) {
       if (opts.signal?.aborted) {
@@ -94,15 +88,16 @@ export async function codePassAll(
         return p;
       });
       sum.defined += progress.defined;
-      unflushed += progress.defined;
+      cadence.count(progress.defined);
       sum.warnings.push(...(progress.warnings ?? []));
       opts.onProgress?.(progress);
       if (progress.defined === 0 && progress.dropped === 0) break;
-      if (performance.now() - lastFlush >= (opts.flushEveryMs ?? 8000)) await flush();
+      await cadence.flushIfDue();
       await (opts.pause ?? yieldToEvents)();
     }
   } finally {
-    await flush();
+    await cadence.flush();
+    sum.bytesWritten = cadence.bytesWritten;
   }
   sum.left = progress.left;
   sum.tookMs = performance.now() - t0;

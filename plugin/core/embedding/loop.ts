@@ -4,8 +4,9 @@
 // sizes the steps, persists, reports progress and stops on a signal.
 
 import type { EmbedProgress, StrataCoreApi } from "../api.ts";
-import { persist, type IndexStore } from "../index-store.ts";
+import type { IndexStore } from "../index-store.ts";
 import { readNoteTexts, type VaultSource } from "../note-reads.ts";
+import { PersistCadence } from "../persist-cadence.ts";
 import { yieldToEvents, type Pause } from "../pause.ts";
 
 export interface EmbedOptions {
@@ -117,38 +118,29 @@ export function exclusiveOf(opts: EmbedOptions): <T>(work: () => Promise<T>) => 
 export class EmbedRun {
   readonly sum: EmbedSummary;
   private readonly t0 = performance.now();
-  private lastFlush = performance.now();
-  private unflushed = 0;
+  private readonly cadence: PersistCadence;
 
-  constructor(
-    private readonly core: StrataCoreApi,
-    private readonly store: IndexStore | null | undefined,
-    private readonly opts: EmbedOptions,
-    start: EmbedProgress,
-  ) {
+  constructor(core: StrataCoreApi, store: IndexStore | null | undefined, opts: EmbedOptions, start: EmbedProgress) {
     this.sum = { embedded: 0, done: start.done, total: start.total, aborted: false, embedMs: 0, tookMs: 0, bytesWritten: 0 };
+    this.cadence = new PersistCadence(core, store, exclusiveOf(opts), opts.flushEveryMs, opts.onPersist);
   }
 
   /** Counts `n` chunks stored by a step. */
   stored(n: number): void {
     this.sum.embedded += n;
-    this.unflushed += n;
+    this.cadence.count(n);
   }
 
   /** Persists when `flushEveryMs` (default 8000) have passed since the last persist. */
   async flushIfDue(): Promise<void> {
-    if (performance.now() - this.lastFlush >= (this.opts.flushEveryMs ?? 8000)) await this.flush();
+    await this.cadence.flushIfDue();
+    this.sum.bytesWritten = this.cadence.bytesWritten;
   }
 
   /** Persists what was stored since the last persist (nothing without a store). */
   async flush(): Promise<void> {
-    const store = this.store;
-    if (!store || this.unflushed === 0) return;
-    const bytes = await exclusiveOf(this.opts)(() => persist(this.core, store));
-    this.sum.bytesWritten += bytes;
-    this.unflushed = 0;
-    this.lastFlush = performance.now();
-    this.opts.onPersist?.(bytes);
+    await this.cadence.flush();
+    this.sum.bytesWritten = this.cadence.bytesWritten;
   }
 
   /** The summary, with the queue's state at the end. */
