@@ -250,8 +250,46 @@ pub fn detect_text(text: &str) -> Option<Lang> {
 }
 
 fn detect_with_confidence(text: &str) -> Option<(Lang, f64)> {
-    let info = whatlang::detect(sample(text))?;
-    confident(&info).then(|| (info.lang(), info.confidence()))
+    detect_sample(sample(text))
+}
+
+/// Samples detected, at most, before [`DETECTED`] starts over (about 40 bytes each).
+const MEMO_ENTRIES: usize = 16 * 1024;
+
+thread_local! {
+    /// whatlang's answers by the xxh3 hash and length of the sample it read: a note indexed
+    /// again after an edit (its opening unchanged), its long sections, the snippets of the
+    /// notes a search returns again, and notes of the same text cost a lookup instead of
+    /// whatlang's ~50 µs. A pure function's answers, so nothing indexed or found changes.
+    static DETECTED: std::cell::RefCell<Memo> = std::cell::RefCell::new(Memo::default());
+}
+
+#[derive(Default)]
+struct Memo {
+    answers: rustc_hash::FxHashMap<(u64, usize), Option<(Lang, f64)>>,
+    /// whatlang's runs (the samples that were not in the memo).
+    runs: u64,
+}
+
+/// whatlang's confident answer for a sample, memoised.
+fn detect_sample(sample: &str) -> Option<(Lang, f64)> {
+    let key = (xxhash_rust::xxh3::xxh3_64(sample.as_bytes()), sample.len());
+    if let Some(hit) = DETECTED.with_borrow(|m| m.answers.get(&key).copied()) {
+        return hit;
+    }
+    let answer = whatlang::detect(sample).filter(confident).map(|i| (i.lang(), i.confidence()));
+    DETECTED.with_borrow_mut(|m| m.remember(key, answer));
+    answer
+}
+
+impl Memo {
+    fn remember(&mut self, key: (u64, usize), answer: Option<(Lang, f64)>) {
+        if self.answers.len() >= MEMO_ENTRIES {
+            self.answers.clear();
+        }
+        self.answers.insert(key, answer);
+        self.runs += 1;
+    }
 }
 
 /// A note's language, and whether its sections may be in others (detected one by one then).
@@ -441,6 +479,44 @@ mod tests {
         let n = note_language(None, &mixed);
         assert!(!n.settled && n.lang.is_some(), "{n:?}");
         assert!(note_language(None, &en.repeat(120)).settled);
+    }
+
+    #[test]
+    fn memoised_detections_are_whatlangs_answers() {
+        let whatlang_says = |t: &str| whatlang::detect(sample(t)).filter(confident).map(|i| (i.lang(), i.confidence()));
+        let en = "Syncing notes between devices happens automatically when the setting is turned on. ";
+        let de = "Die Synchronisierung der Notizen zwischen den Geräten erfolgt automatisch, wenn sie aktiviert ist.";
+        let texts: [&str; 6] = [
+            "Синхронизация заметок между устройствами выполняется автоматически, если включена настройка.",
+            de,
+            "สำรองข้อมูลไฟล์ Obsidian ของคุณเป็นประจำเพื่อป้องกันการสูญหาย",
+            "ok",
+            &en.repeat(20),
+            // The same opening, another ending: the sample (its first 512 bytes) is the key.
+            &format!("{}{}", en.repeat(20), de.repeat(20)),
+        ];
+        let runs = || DETECTED.with_borrow(|m| m.runs);
+        let first: Vec<_> = texts.iter().map(|t| detect_with_confidence(t)).collect();
+        let after_first = runs();
+        for (t, got) in texts.iter().copied().zip(&first) {
+            assert_eq!(*got, whatlang_says(t), "{t}");
+            assert_eq!(detect_with_confidence(t), *got, "{t}");
+            assert_eq!(detect_text(t), got.map(|(l, _)| l));
+        }
+        assert_eq!(runs(), after_first, "the second detections were answered from the memo");
+        // A long note detected again (its head and its end) runs whatlang no more.
+        let long = format!("{}\n\n{}", en.repeat(60), de.repeat(60));
+        let n = note_language(None, &long);
+        let before = runs();
+        assert_eq!(note_language(None, &long), n);
+        assert_eq!(runs(), before);
+        // The memo is bounded: it starts over when full.
+        let mut m = Memo::default();
+        for i in 0..MEMO_ENTRIES + 3 {
+            m.remember((i as u64, 1), None);
+        }
+        assert_eq!(m.answers.len(), 3);
+        assert_eq!(m.runs, MEMO_ENTRIES as u64 + 3);
     }
 
     #[test]
