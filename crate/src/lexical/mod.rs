@@ -1,6 +1,7 @@
 //! The lexical index: tantivy BM25 over sections, held in a `RamDirectory`, committed by
 //! the thread-free [`writer`] layer, persisted by exporting its immutable files.
 
+pub mod coverage;
 pub mod schema;
 pub mod search;
 pub mod writer;

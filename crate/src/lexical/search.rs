@@ -51,6 +51,8 @@ pub struct LexHit {
     pub score: f32,
     pub path: String,
     pub order: u32,
+    /// The section's document (for [`Lexical::coverage`]).
+    pub addr: tantivy::DocAddress,
 }
 
 pub struct LexResults {
@@ -367,7 +369,7 @@ impl Lexical {
                 paths.as_ref().expect("column").ord_to_str(ord, &mut path)?;
             }
             let order = orders.first(addr.doc_id).unwrap_or(0) as u32;
-            hits.push(LexHit { score, path, order });
+            hits.push(LexHit { score, path, order, addr });
         }
         Ok(LexResults { hits, query: user })
     }

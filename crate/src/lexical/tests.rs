@@ -140,3 +140,34 @@ fn lenient_queries_never_error() {
     assert_eq!(paths(&lex, "\"hello world\""), vec!["a.md"]);
     assert!(paths(&lex, "\"world hello\"").is_empty());
 }
+
+#[test]
+fn coverage_is_the_share_of_the_query_a_section_holds() {
+    let mut lex = Lexical::create().unwrap();
+    lex.add_note("mirror.md", vec![doc("mirror.md", "grinding a telescope mirror by hand")]).unwrap();
+    lex.add_note("lotion.md", vec![doc("lotion.md", "a hand lotion recipe")]).unwrap();
+    for i in 0..20 {
+        let path = format!("n{i}.md");
+        lex.add_note(&path, vec![doc(&path, "washing each hand before cooking")]).unwrap();
+    }
+    lex.commit().unwrap();
+    let shares = |q: &str| -> std::collections::HashMap<String, f32> {
+        let hits = lex.search(&LexQuery { text: q.into(), limit: 100, ..Default::default() }).unwrap().hits;
+        let addrs: Vec<_> = hits.iter().map(|h| h.addr).collect();
+        let shares = lex.coverage(q, &[], &addrs).unwrap();
+        hits.into_iter().map(|h| h.path).zip(shares).collect()
+    };
+    let s = shares("grinding a telescope mirror by hand");
+    assert!((s["mirror.md"] - 1.0).abs() < 1e-6, "every word: {s:?}");
+    assert!(s["lotion.md"] < 0.1, "a common word only: {s:?}");
+    assert!(s["lotion.md"] > 0.0);
+    // A word no section has counts against every section.
+    let s = shares("grinding telescope mirror zeppelin");
+    assert!(s["mirror.md"] > 0.5 && s["mirror.md"] < 0.9, "{s:?}");
+    // An excluded word is not the query's to hold.
+    let s = shares("telescope mirror -lotion");
+    assert!((s["mirror.md"] - 1.0).abs() < 1e-6, "{s:?}");
+    // No term at all: nothing to miss.
+    let mirror = lex.search(&LexQuery { text: "telescope".into(), limit: 1, ..Default::default() }).unwrap().hits;
+    assert_eq!(lex.coverage("?! …", &[], &[mirror[0].addr]).unwrap(), vec![1.0]);
+}
