@@ -341,8 +341,9 @@ pub struct Hit {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub code: Option<CodeInfo>,
-    /// A weaker match: only the vector side found the note, and it scores near the query's
-    /// background similarity (`fusion::is_weak`). Listed after the matches.
+    /// A weaker match (hybrid mode): its best section holds little of the query's words, or none,
+    /// and its vector score is near the query's background similarity (`fusion::is_weak`).
+    /// Listed after the matches.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     #[cfg_attr(test, ts(as = "Option<bool>", optional))]
     pub weak: bool,

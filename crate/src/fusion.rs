@@ -20,9 +20,9 @@ use std::hash::Hash;
 
 use crate::ranking::{
     CONFIDENT_SECOND, FUSION_RRF_K, LEX_HALF, LOW_OVERLAP, QUESTION_MIN_WORDS, RRF_K, RRF_TOP1_BONUS, RRF_TOP3_BONUS,
-    STRONG_GAP, STRONG_TOP, WEAK_BACKGROUND_RANK, WEAK_GAP_E5, WEAK_GAP_MINILM, WEAK_LEXICAL_RATIO,
-    WEIGHTS_CJK_ENGLISH_MODEL, WEIGHTS_DEFAULT, WEIGHTS_EXACT, WEIGHTS_LOW_OVERLAP, WEIGHTS_QUESTION,
-    WEIGHTS_WEAK_LEXICAL,
+    STRONG_GAP, STRONG_TOP, WEAK_BACKGROUND_RANK, WEAK_COVER_E5, WEAK_COVER_MINILM, WEAK_GAP_E5, WEAK_GAP_MINILM,
+    WEAK_LEXICAL_RATIO, WEIGHTS_CJK_ENGLISH_MODEL, WEIGHTS_DEFAULT, WEIGHTS_EXACT, WEIGHTS_LOW_OVERLAP,
+    WEIGHTS_QUESTION, WEIGHTS_WEAK_LEXICAL,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -125,13 +125,22 @@ pub fn overlap<K: Eq + Hash>(a: &[K], b: &[K], n: usize) -> f32 {
     a.iter().take(n).filter(|k| set.contains(k)).count() as f32 / n as f32
 }
 
-/// The weaker-match margin of a model's scores ([`WEAK_GAP_MINILM`], [`WEAK_GAP_E5`]); 0 (no
-/// cut-off) for a model not measured.
-pub fn weak_gap(model_id: &str) -> f32 {
+/// What makes a weaker match with a model's scores (`is_weak`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct WeakMargins {
+    /// A vector score less than this above the query's background is weak.
+    pub gap: f32,
+    /// A lexical hit whose section holds less than this share of the query is weak.
+    pub cover: f32,
+}
+
+/// The weaker-match margins of a model ([`WEAK_GAP_MINILM`], [`WEAK_GAP_E5`] and their cover
+/// shares); none (no cut-off) for a model not measured.
+pub fn weak_margins(model_id: &str) -> Option<WeakMargins> {
     match model_id {
-        "all-MiniLM-L6-v2" => WEAK_GAP_MINILM,
-        "multilingual-e5-small" => WEAK_GAP_E5,
-        _ => 0.0,
+        "all-MiniLM-L6-v2" => Some(WeakMargins { gap: WEAK_GAP_MINILM, cover: WEAK_COVER_MINILM }),
+        "multilingual-e5-small" => Some(WeakMargins { gap: WEAK_GAP_E5, cover: WEAK_COVER_E5 }),
+        _ => None,
     }
 }
 
@@ -142,14 +151,21 @@ pub fn background(vec_scores: &[f32]) -> Option<f32> {
     vec_scores.get(WEAK_BACKGROUND_RANK.min(vec_scores.len() / 2)).copied()
 }
 
-/// Whether a note is a weaker match: only the vector side found it, and its score stands less
-/// than `gap` above the query's background (in a vault where nothing answers the query, every
-/// note's score sits near the background).
-pub fn is_weak(lexical: bool, vec_score: Option<f32>, background: Option<f32>, gap: f32) -> bool {
-    match (lexical, vec_score, background) {
-        (false, Some(v), Some(bg)) => gap > 0.0 && v - bg < gap,
-        _ => false,
-    }
+/// Whether a note is a weaker match: neither list's evidence for it stands out. The lexical
+/// side's is the share of the query's information its best section holds (`lex_cover`,
+/// `Lexical::coverage`; `None`: the lexical side did not find it), weak below the margins'
+/// `cover` (a note that matched only a query's common words); the vector side's is its score's
+/// height above the query's background, weak below their `gap` (in a vault where nothing
+/// answers the query, every note's score sits near the background), or no score. No cut-off
+/// without a background or margins (a model not measured).
+pub fn is_weak(
+    lex_cover: Option<f32>,
+    vec_score: Option<f32>,
+    background: Option<f32>,
+    margins: Option<WeakMargins>,
+) -> bool {
+    let (Some(bg), Some(m)) = (background, margins) else { return false };
+    lex_cover.is_none_or(|c| c < m.cover) && vec_score.is_none_or(|v| v - bg < m.gap)
 }
 
 /// Reciprocal Rank Fusion of weighted ranked lists (rank 0 = best), with [`RRF_K`].
@@ -261,6 +277,9 @@ pub struct NoteEvidence {
     pub vec_section: Option<f32>,
     pub vec_lead: Option<f32>,
     pub weights: Weights,
+    /// The share of the query its best lexical section holds (`Lexical::coverage`), where
+    /// measured.
+    pub cover: Option<f32>,
 }
 
 impl NoteEvidence {
@@ -281,16 +300,20 @@ impl NoteEvidence {
     }
 
     /// How the fused score was made, for the hit's score breakdown:
-    /// `lex #2 (7.31) · vec #1 (0.512: section 0.480, lead 0.533) · RRF weights 1.00/1.00 (balanced)`.
-    pub fn explain(&self, method: FusionMethod, reason: &str) -> String {
-        let lex = self.lex.map(|l| format!("lex #{} ({:.2})", l.rank + 1, l.score)).unwrap_or_else(|| "lex –".into());
+    /// `lex #2 (7.31, holds 0.45 of the query) · vec #1 (0.512, background 0.471: section 0.480,
+    /// lead 0.533) · RRF weights 1.00/1.00 (balanced)`.
+    pub fn explain(&self, method: FusionMethod, reason: &str, background: Option<f32>) -> String {
+        let cover = self.cover.map(|c| format!(", holds {c:.2} of the query")).unwrap_or_default();
+        let lex =
+            self.lex.map(|l| format!("lex #{} ({:.2}{cover})", l.rank + 1, l.score)).unwrap_or_else(|| "lex –".into());
         let parts: Vec<String> = [("section", self.vec_section), ("lead", self.vec_lead)]
             .into_iter()
             .filter_map(|(name, cos)| Some(format!("{name} {:.3}", cos?)))
             .collect();
+        let bg = background.map(|b| format!(", background {b:.3}")).unwrap_or_default();
         let vec = self
             .vec
-            .map(|v| format!("vec #{} ({:.3}: {})", v.rank + 1, v.score, parts.join(", ")))
+            .map(|v| format!("vec #{} ({:.3}{bg}: {})", v.rank + 1, v.score, parts.join(", ")))
             .unwrap_or_else(|| "vec –".into());
         let method = match method {
             FusionMethod::Rrf => "RRF",
@@ -305,18 +328,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn weaker_matches_are_vector_only_and_near_the_background() {
+    fn weaker_matches_are_weak_in_both_lists() {
         let scores: Vec<f32> = (0..200).map(|i| 0.9 - i as f32 * 0.002).collect();
         let bg = background(&scores);
         assert_eq!(bg, Some(scores[WEAK_BACKGROUND_RANK]));
         assert_eq!(background(&[0.5, 0.4, 0.3, 0.2, 0.1]), Some(0.3), "a small vault: the median");
         assert_eq!(background(&[0.5]), Some(0.5));
         assert_eq!(background(&[]), None);
-        let gap = weak_gap("multilingual-e5-small");
-        assert!(is_weak(false, Some(scores[56]), bg, gap), "near the background");
-        assert!(!is_weak(false, Some(scores[0]), bg, gap), "stands out");
-        assert!(!is_weak(true, Some(scores[50]), bg, gap), "found by the lexical side too");
-        assert!(!is_weak(false, Some(0.1), bg, weak_gap("another-model")), "no cut-off for a model not measured");
+        let m = weak_margins("multilingual-e5-small");
+        assert!(is_weak(None, Some(scores[56]), bg, m), "near the background");
+        assert!(!is_weak(None, Some(scores[0]), bg, m), "stands out");
+        assert!(!is_weak(Some(0.9), Some(scores[56]), bg, m), "the lexical side found most of the query");
+        assert!(is_weak(Some(0.05), Some(scores[56]), bg, m), "the lexical side found little of the query");
+        assert!(!is_weak(Some(0.05), Some(scores[0]), bg, m), "little of the query's words, but close in meaning");
+        assert!(is_weak(Some(0.05), None, bg, m), "little of the query's words, no vector score");
+        assert!(!is_weak(None, Some(0.1), bg, weak_margins("another-model")), "no cut-off for a model not measured");
+        assert!(!is_weak(None, Some(0.1), None, m), "no cut-off without a background");
     }
 
     #[test]
@@ -458,6 +485,7 @@ mod tests {
             vec_section: Some(0.48),
             vec_lead: Some(0.5333),
             weights: Weights { lex: 1.0, vec: 1.0 },
+            cover: None,
         };
         assert_eq!(e.shown_order(), 5);
         assert_eq!(
@@ -466,12 +494,17 @@ mod tests {
             "a tie goes to lexical"
         );
         assert_eq!(
-            e.explain(FusionMethod::Rrf, "balanced"),
+            e.explain(FusionMethod::Rrf, "balanced", None),
             "lex #2 (7.31) · vec #1 (0.512: section 0.480, lead 0.533) · RRF weights 1.00/1.00 (balanced)"
+        );
+        assert_eq!(
+            NoteEvidence { cover: Some(0.451), ..e.clone() }.explain(FusionMethod::Rrf, "balanced", Some(0.4712)),
+            "lex #2 (7.31, holds 0.45 of the query) · vec #1 (0.512, background 0.471: section 0.480, lead 0.533) · \
+             RRF weights 1.00/1.00 (balanced)"
         );
         let only_lex = NoteEvidence { vec: None, vec_section: None, vec_lead: None, ..e };
         assert_eq!(only_lex.shown_order(), 3);
-        assert!(only_lex.explain(FusionMethod::Linear, "x").contains("vec – · linear"));
+        assert!(only_lex.explain(FusionMethod::Linear, "x", None).contains("vec – · linear"));
         assert_eq!(NoteEvidence::default().shown_order(), 0);
     }
 

@@ -140,12 +140,17 @@ pub const STRONG_GAP: f32 = 0.15;
 /// The query's background similarity: the vector score of the note at this rank (0-based) of
 /// its vector list, or of its median note in a smaller vault.
 pub const WEAK_BACKGROUND_RANK: usize = 59;
-/// A note only the vector side found is a weaker match when its score stands less than this
-/// above the background, with all-MiniLM-L6-v2 (measured on the dev and out-of-vault queries:
-/// no answer lost in en and de)…
+/// A note is a weaker match when neither list's evidence for it stands out: its vector score
+/// stands less than the model's gap above the background, and the lexical side did not find it
+/// or its best section holds less than the model's share of the query's information
+/// (`Lexical::coverage`). With all-MiniLM-L6-v2 (measured on the dev and out-of-vault queries:
+/// no answer lost in en; answers' sections held 0.39 and more, out-of-vault hits up to 0.37)…
 pub const WEAK_GAP_MINILM: f32 = 0.12;
-/// …and with multilingual-e5-small (its cosines crowd near 0.8: zh, ja, ru, th, km).
+pub const WEAK_COVER_MINILM: f32 = 0.3;
+/// …and with multilingual-e5-small (its cosines crowd near 0.8: answers stand 0.02 and more
+/// above the background, out-of-vault notes up to 0.05; a share of 0.15 lost an answer).
 pub const WEAK_GAP_E5: f32 = 0.015;
+pub const WEAK_COVER_E5: f32 = 0.1;
 
 // ---- several query strings ----------------------------------------------------------------
 

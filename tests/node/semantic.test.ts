@@ -141,7 +141,7 @@ describe("hybrid search on the fixture vault", NEEDS_MODEL, () => {
     }
   });
 
-  test("weaker matches (hybrid): a query the vault cannot answer lists its vector-only notes as weak, after the matches", () => {
+  test("weaker matches (hybrid): a query the vault cannot answer lists its notes as weak, after the matches", () => {
     for (const query of ["stargazing gear upkeep", "thirsty veggies"]) {
       for (const mode of ["semantic", "hybrid"] as const) {
         const hits = core.search({ query, mode, k: 5 }).hits;
@@ -159,13 +159,14 @@ describe("hybrid search on the fixture vault", NEEDS_MODEL, () => {
       const firstWeak = hyb.findIndex((h) => h.weak);
       assert.ok(firstWeak >= 0, `hybrid "${query}" has weaker matches`);
       assert.ok(
-        hyb.slice(firstWeak).every((h) => h.weak && h.lexScore === 0),
-        "weaker matches come last and are vector-only",
+        hyb.slice(firstWeak).every((h) => h.weak),
+        "weaker matches come last",
       );
-      assert.ok(
-        hyb.slice(0, firstWeak).every((h) => h.lexScore > 0),
-        `hybrid "${query}": the matches left are lexical`,
-      );
+      // A note the lexical side found for a common word of the query holds little of it.
+      const held = (h: { explain: string }) => Number(/holds ([\d.]+) of the query/.exec(h.explain)?.[1] ?? "0");
+      for (const h of hyb.filter((x) => x.weak && x.lexScore > 0)) assert.ok(held(h) < 0.3, h.explain);
+      const shown = hyb.filter((h) => !h.weak);
+      assert.ok(shown.length <= 2, `hybrid "${query}" shows ${shown.map((h) => `${h.path} (${h.explain})`).join("; ")}`);
     }
   });
 
@@ -198,7 +199,9 @@ describe("hybrid search on the fixture vault", NEEDS_MODEL, () => {
       assert.ok(h.explain.length > 0);
       assert.ok(h.lexNorm >= 0 && h.lexNorm <= 1 + 1e-6);
       assert.ok(h.vecScore >= -1 && h.vecScore <= 1 + 1e-6);
-      if (i > 0) assert.ok(h.finalScore <= res.hits[i - 1].finalScore + 1e-9, "sorted by finalScore");
+      const prev = res.hits[i - 1];
+      if (prev) assert.ok(!prev.weak || h.weak, "weaker matches last");
+      if (prev && !prev.weak === !h.weak) assert.ok(h.finalScore <= prev.finalScore + 1e-9, "each group sorted by finalScore");
     }
     const top = res.hits[0];
     assert.ok(top.lexScore > 0 && top.vecScore > 0.3 && top.rrfScore > 0, JSON.stringify(top));

@@ -164,6 +164,8 @@ impl Engine {
         // source file's hit shows (`code_pick`).
         let mut first_lex: HashMap<String, Vec<(u32, f32)>> = HashMap::new();
         let mut first_qv: Option<Vec<f32>> = None;
+        // The first query's best lexical section per note, for how much of the query it holds.
+        let mut first_addr: HashMap<String, tantivy::DocAddress> = HashMap::new();
         let message = crate::lexical::search::reads_like_message(&req.query);
         for (qi, (q, _)) in queries.iter().enumerate() {
             let lex: Vec<SectionScore> = if mode == SearchMode::Hybrid {
@@ -187,7 +189,7 @@ impl Engine {
                     .filter_map(|h| {
                         let note = self.catalog.get(&h.path)?;
                         let order = lift(note, note.section(h.order)?, depth.1)?.order;
-                        Some(SectionScore { path: h.path, order, score: h.score })
+                        Some(SectionScore { path: h.path, order, score: h.score, addr: h.addr })
                     })
                     .collect()
             } else {
@@ -200,6 +202,7 @@ impl Engine {
                 for h in &lex {
                     first_lex.entry(h.path.clone()).or_default().push((h.order, h.score));
                 }
+                first_addr = lex_notes.iter().map(|h| (h.path.clone(), h.addr)).collect();
                 // The vector `vector_hits` just made (the semantic space caches the last query's).
                 first_qv = self.semantic.query_vector(q).ok();
                 background = fusion::background(&vec_notes.iter().map(|h| h.score).collect::<Vec<_>>());
@@ -287,13 +290,36 @@ impl Engine {
         // semantic mode every note is found by the vector side alone, and the margins would cut
         // answers of a model weak in the vault's language (measured: de with all-MiniLM-L6-v2
         // R@10 .689 → .556; hybrid lost none).
-        let gap = match mode {
-            SearchMode::Hybrid => self.semantic.serving_spec().map_or(0.0, |s| fusion::weak_gap(&s.model_id)),
-            _ => 0.0,
+        let margins = match mode {
+            SearchMode::Hybrid => self.semantic.serving_spec().and_then(|s| fusion::weak_margins(&s.model_id)),
+            _ => None,
         };
+        // The lexical side's evidence: how much of the query each note's best section holds (a
+        // query of exact terms or a pasted message is matched as written: any hit holds it).
+        let as_written = fusion::is_exact_query(&req.query) || message;
+        if margins.is_some() && !req.query.trim().is_empty() {
+            let with: Vec<(&String, tantivy::DocAddress)> = ranked
+                .iter()
+                .filter(|(p, _)| notes[p].lex.is_some())
+                .filter_map(|(p, _)| Some((p, *first_addr.get(p)?)))
+                .collect();
+            let shares = if as_written {
+                vec![1.0; with.len()]
+            } else {
+                let addrs: Vec<tantivy::DocAddress> = with.iter().map(|(_, a)| *a).collect();
+                self.lex.coverage(&req.query, &self.query_languages(&req.query), &addrs)?
+            };
+            for ((path, _), share) in with.into_iter().zip(shares) {
+                if let Some(e) = notes.get_mut(path) {
+                    e.cover = Some(share);
+                }
+            }
+        }
+        // A note the lexical side found through an expansion only is held to its vector score.
         let weak = |path: &String| {
             let e = &notes[path];
-            fusion::is_weak(e.lex.is_some(), e.vec.map(|v| v.score), background, gap)
+            let cover = e.lex.map(|_| e.cover.unwrap_or(if first_addr.contains_key(path) { 1.0 } else { 0.0 }));
+            fusion::is_weak(cover, e.vec.map(|v| v.score), background, margins)
         };
         ranked.sort_by_key(|(p, _)| weak(p));
 
@@ -324,7 +350,7 @@ impl Engine {
                     vec_score: e.vec.map(|v| v.score).unwrap_or(0.0),
                     vec_norm: e.vec.map(|v| v.norm).unwrap_or(0.0),
                     rrf_score: *final_score,
-                    explain: e.explain(method, reason),
+                    explain: e.explain(method, reason, background),
                 },
             ));
         }
@@ -371,6 +397,7 @@ struct SectionScore {
     path: String,
     order: u32,
     score: f32,
+    addr: tantivy::DocAddress,
 }
 
 /// One entry per note in rank order: its best section and score.

@@ -326,8 +326,9 @@ context: string | null,
  */
 code?: CodeInfo, 
 /**
- * A weaker match: only the vector side found the note, and it scores near the query's
- * background similarity (`fusion::is_weak`). Listed after the matches.
+ * A weaker match (hybrid mode): its best section holds little of the query's words, or none,
+ * and its vector score is near the query's background similarity (`fusion::is_weak`).
+ * Listed after the matches.
  */
 weak?: boolean, 
 /**
