@@ -177,7 +177,7 @@ export interface CompactHit {
   snippet: string;
   context: string | null;
   code?: CompactCode;
-  /** A weaker match: found by meaning only, near the query's background similarity (listed last). */
+  /** A weaker match: few of the query's words, and near the query's background similarity (listed last). */
   weak?: boolean;
   /** The note's languages ("de", "en de"), when detected: the language to ask a follow-up in. */
   lang?: string;
@@ -219,7 +219,7 @@ function hitLines(i: number, h: CompactHit): string[] {
   // A definition is cited by its first line (path:line); a note's section by its heading path.
   const at = h.code ? h.cite : h.path;
   const where = h.heading_path ? `${at} › ${h.heading_path}` : at;
-  const weak = h.weak ? " [weaker match: found by meaning only, not much closer than the rest of the vault]" : "";
+  const weak = h.weak ? " [weaker match: few of the query's words, not much closer in meaning than the rest of the vault]" : "";
   const lang = h.lang ? `; ${h.lang}` : "";
   const lines = [`${i + 1}. ${where} (${lineRange(h.start_line, h.end_line)}; section_id ${h.section_id}${lang})${weak}`];
   if (h.code) lines.push(`   ${codeLine(h.code)}`);

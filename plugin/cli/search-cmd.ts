@@ -25,7 +25,7 @@ import { ms, renderSnippet, ttyOut } from "./ui.ts";
 
 export const SEARCH_USAGE = `strata search <vault> "<query>" [--mode lexical|semantic|hybrid] [--queries "<q2>" …] [--fusion rrf|linear]
               [--k N] [--folder F] [--tag T] [--property KEY=VALUE] [--where "<expression>"] [--depth-min N] [--depth-max N]
-              [--order relevance|shallow|deep] [--group note|section] [--refresh] [--no-embed] [--embed-limit 256]
+              [--order relevance|shallow|deep] [--group note|section] [--weak] [--refresh] [--no-embed] [--embed-limit 256]
               [--lang python,go…] [--kind function,method|class|interface|type|enum|constant|module] ${CODE_USAGE}
               ${MODEL_USAGE} [--index-dir DIR] [--config-dir .obsidian] [--json]`;
 
@@ -106,6 +106,7 @@ export async function searchCommand(args: string[]): Promise<number> {
     "no-embed": { type: "boolean" },
     "embed-limit": { type: "string" },
     snippets: { type: "boolean", default: true },
+    weak: { type: "boolean" },
   });
   const [vaultArg, ...rest] = positionals;
   const query = rest.join(" ");
@@ -187,17 +188,16 @@ export async function searchCommand(args: string[]): Promise<number> {
   const snippet = (h: Hit, indent: string) => {
     if (h.snippet && h.snippet.text.trim() !== "") out.push(`${indent}${renderSnippet(h.snippet, tty)}`);
   };
-  const notes = group === "note" ? groupByNote(res.hits) : res.hits.map((h) => ({ path: h.path, title: h.title, hits: [h] }));
+  // Weaker matches (neither list's evidence stands out) come last, and are listed with --weak only.
+  const weak = res.hits.filter((h) => h.weak).length;
+  const listed = values.weak ? res.hits : res.hits.filter((h) => !h.weak);
+  const notes = group === "note" ? groupByNote(listed) : listed.map((h) => ({ path: h.path, title: h.title, hits: [h] }));
+  if (res.hits.length > 0 && listed.length === 0) out.push(`no matches for ${JSON.stringify(query)} (${res.mode}, ${ms(res.tookMs)})`);
   let weakHeader = false;
   notes.forEach((n, i) => {
     if (!weakHeader && n.hits.every((h) => h.weak)) {
-      // Weaker matches come last: only the vector side found them, near the query's background.
       weakHeader = true;
-      out.push(
-        i === 0
-          ? "no matches; weaker matches (found by meaning only, not much closer than the rest of the vault):"
-          : "weaker matches (found by meaning only):",
-      );
+      out.push("weaker matches (few of the query's words, not much closer in meaning than the rest of the vault):");
     }
     const rank = `${String(i + 1).padStart(2)}. `;
     if (n.hits.length === 1) {
@@ -219,7 +219,8 @@ export async function searchCommand(args: string[]): Promise<number> {
     }
   });
   // "in N notes" when grouping merged some (in hybrid and semantic each hit is already a note).
-  if (res.hits.length > 0) out.push(footer(res, model, notes.length < res.hits.length ? notes.length : null));
+  if (listed.length > 0) out.push(footer(res, model, notes.length < listed.length ? notes.length : null, listed.length));
+  if (weak > 0 && !values.weak) out.push(`${weak} weaker match${weak === 1 ? "" : "es"} not shown (--weak lists them)`);
   process.stdout.write(out.join("\n") + "\n");
   return 0;
 }
@@ -256,8 +257,8 @@ export function breakdown(h: Hit, mode: SearchMode): string {
   return parts.join(" · ");
 }
 
-function footer(res: SearchResponse, model: ModelLoad | null, notes: number | null): string {
-  const bits = [`${res.hits.length} results${notes === null ? "" : ` in ${notes} note${notes === 1 ? "" : "s"}`}`, res.mode];
+function footer(res: SearchResponse, model: ModelLoad | null, notes: number | null, results: number): string {
+  const bits = [`${results} results${notes === null ? "" : ` in ${notes} note${notes === 1 ? "" : "s"}`}`, res.mode];
   if (res.weights)
     bits.push(`${res.weights.method} lex ${res.weights.lex.toFixed(2)} / vec ${res.weights.vec.toFixed(2)} (${res.weights.reason})`);
   if (res.semanticCoverage != null && res.semanticCoverage < 1) bits.push(`${Math.round(res.semanticCoverage * 100)}% embedded`);

@@ -73,7 +73,7 @@ export class SearchModal extends Modal {
       .then((resp) => {
         if (signal.aborted) return;
         this.lastResponse = resp;
-        // Weaker matches (found by meaning only, near the query's background) are left to the sidebar.
+        // Weaker matches (few of the query's words, near the query's background in meaning) are left to the sidebar.
         const weak = resp.hits.filter((h) => h.weak).length;
         const language = mixedLanguages(resp.hits);
         this.list.set(

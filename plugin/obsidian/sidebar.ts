@@ -184,7 +184,7 @@ export class StrataView extends ItemView {
   private render(resp: SearchResponse): void {
     this.resultsEl.empty();
     const all = groupByNote(resp.hits);
-    // Weaker matches (found by meaning only, near the query's background) under a collapsed row.
+    // Weaker matches (few of the query's words, near the query's background in meaning) under a collapsed row.
     const groups = all.filter((g) => !g.hits.every((h) => h.weak));
     const weak = all.filter((g) => g.hits.every((h) => h.weak));
     const info = [`${groups.length} note${groups.length === 1 ? "" : "s"} · ${resp.mode} · ${Math.round(resp.tookMs)} ms`];
@@ -198,7 +198,7 @@ export class StrataView extends ItemView {
         weakEl = this.resultsEl.createEl("details", { cls: "strata-weak" });
         weakEl.createEl("summary", {
           text: `Weaker matches (${weak.length})`,
-          attr: { title: "Found by meaning only, and not much closer to the query than the rest of the vault" },
+          attr: { title: "Few of the query's words, and not much closer to it in meaning than the rest of the vault" },
         });
       }
       const parent = hits.every((h) => h.weak) && weakEl ? weakEl : this.resultsEl;

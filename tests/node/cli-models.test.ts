@@ -65,6 +65,19 @@ describe("strata CLI with the embedding model", NEEDS_MODEL, () => {
     assert.ok(multi.hits.some((h: { path: string }) => h.path === "Cooking/Sourdough starter.md"));
     const linear = JSON.parse(strataModel("search", vault, "sourdough", "--fusion", "linear", "--json").out);
     assert.equal(linear.weights.method, "linear");
+
+    // A query the vault cannot answer: its weaker matches are left out unless --weak, kept in --json.
+    const noise = "rules of the offside position in football";
+    const all = JSON.parse(strataModel("search", vault, noise, "--json").out).hits as { path: string; weak?: boolean }[];
+    const weak = all.filter((h) => h.weak).length;
+    assert.ok(weak > 0, "out-of-vault hits are weaker matches");
+    const plain = strataModel("search", vault, noise);
+    assert.equal(plain.code, 0, plain.err);
+    assert.match(plain.out, new RegExp(`${weak} weaker match(es)? not shown \\(--weak lists them\\)`));
+    assert.doesNotMatch(plain.out, /^weaker matches/m);
+    const listed = strataModel("search", vault, noise, "--weak");
+    assert.match(listed.out, /^weaker matches \(few of the query's words/m);
+    assert.equal((listed.out.match(/^ ?\d+\. /gm) ?? []).length, all.length, "--weak lists every hit");
   });
 
   test("similar: nearest notes with their sections", () => {
