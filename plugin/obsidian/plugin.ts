@@ -234,6 +234,7 @@ export default class StrataPlugin extends Plugin implements SearchHost, Settings
     const worker = new Endpoint<WorkerApi, HostApi>(this.transport.port, this.host);
     this.worker = worker;
     worker.on("reconcile", (p) => this.statusBar?.setReconcile(p as never));
+    worker.on("codePass", (p) => this.statusBar?.setCodePass(p as never));
     worker.on("embed", (p) => {
       const before = this.embedProgress;
       this.embedProgress = p as EmbedProgress;

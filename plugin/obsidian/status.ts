@@ -1,7 +1,7 @@
-// The status bar item: indexing and embedding progress (done/total, ETA; a model switch's
-// re-embedding says for which model), else a quiet summary. Updates are coalesced to at most a few per second.
+// The status bar item: indexing, the code pass's and embedding progress (done/total, ETA; a model
+// switch's re-embedding says for which model), else a quiet summary. Updates are coalesced to at most a few per second.
 
-import type { EmbedProgress } from "../core/api.ts";
+import type { CodePassProgress, EmbedProgress } from "../core/api.ts";
 import { formatEta } from "../core/eta.ts";
 import type { ReconcileProgress } from "../core/reconcile.ts";
 import type { StatusHost } from "./host.ts";
@@ -11,6 +11,7 @@ export const fmt = (n: number) => n.toLocaleString("en-US");
 export class StatusBar {
   private reconcile: ReconcileProgress | null = null;
   private embed: EmbedProgress | null = null;
+  private code: CodePassProgress | null = null;
   private idleText = "Strata";
   private download: string | null = null;
   private timer: number | null = null;
@@ -23,6 +24,12 @@ export class StatusBar {
 
   setReconcile(p: ReconcileProgress | null): void {
     this.reconcile = p && p.phase !== "done" ? p : null;
+    this.schedule();
+  }
+
+  /** The code pass's progress (null, or nothing left: not shown). */
+  setCodePass(p: CodePassProgress | null): void {
+    this.code = p && p.left > 0 ? p : null;
     this.schedule();
   }
 
@@ -51,6 +58,8 @@ export class StatusBar {
       if (r.phase === "persist") return `Strata: saving index… ${fmt(r.done)}/${fmt(r.total)}`;
       return `Strata: indexing ${fmt(r.done)}/${fmt(r.total)}`;
     }
+    const c = this.code;
+    if (c) return `Strata: indexing code definitions ${fmt(c.done)}/${fmt(c.done + c.left)}`;
     const e = this.embed;
     if (e && e.modelLoaded && e.total > 0 && e.done < e.total) {
       const eta = formatEta(e.etaSeconds);

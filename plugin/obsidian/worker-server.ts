@@ -13,7 +13,7 @@
 // from the plugin folder through the UI thread (HostApi.modelFiles), like the index.
 
 import init, { StrataCore } from "../../build/wasm/strata_core.js";
-import type { AddVectorsReport, CoreConfig, EmbedProgress, ModelInfo, FileStat, StrataCoreApi } from "../core/api.ts";
+import type { AddVectorsReport, CodePassProgress, CoreConfig, EmbedProgress, ModelInfo, FileStat, StrataCoreApi } from "../core/api.ts";
 import { errorMessage } from "../core/errors.ts";
 import { globalScope } from "../core/global-scope.ts";
 import { prepareCode, retryCodeBlocks, setCodeLoader } from "../core/code-hook.ts";
@@ -560,21 +560,21 @@ export class WorkerServer implements Omit<Handlers<WorkerApi>, CoreRead> {
       });
   }
 
-  /** The code pass, in steps between searches; a failure stalls it until the next job. */
+  /** The code pass's progress, to the status bar (`runCodePass`: in steps between searches; a failure stalls it until the next job). */
+  private readonly codeShown = (p: CodePassProgress | null) => this.host.emit("codePass", p);
   private async runCodePass(core: StrataCoreApi, signal: AbortSignal): Promise<void> {
     if (!this.codeWaiting()) return;
     try {
-      const sum = await codePassAll(core, this.vault, this.store, {
-        signal,
-        stepMs: EMBED_STEP_MS / 2,
-        pause: () => this.readGate.pause(),
-      });
+      const pause = () => this.readGate.pause();
+      const sum = await codePassAll(core, this.vault, this.store, { signal, stepMs: EMBED_STEP_MS / 2, pause, onProgress: this.codeShown });
       if (sum.failure || (!sum.aborted && sum.left > 0)) this.codeStalled = true;
       if (sum.defined > 0) this.st.lastUpdate = Date.now();
     } catch (err) {
       this.codeStalled = true;
       this.host.emit("error", { message: errorMessage(err), where: "the code pass" });
     }
+    // A stalled pass is not shown as running (it resumes at the next job).
+    if (this.codeStalled) this.codeShown(null);
   }
 
   /**

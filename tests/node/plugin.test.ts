@@ -473,7 +473,7 @@ describe("plugin", () => {
     }
   });
 
-  test("the status bar shows a switch's re-embedding", () => {
+  test("the status bar shows a switch's re-embedding and the code pass", () => {
     const el = new (class {
       addClass() {}
       setText() {}
@@ -492,6 +492,11 @@ describe("plugin", () => {
     bar.setEmbed({ ...p, switching: { from: "all-MiniLM-L6-v2", to: "multilingual-e5-small", fromLoaded: true } });
     assert.equal(bar.text(), "Strata: re-embedding for multilingual-e5-small: 1,234 / 5,678 · ETA 4m");
     bar.setEmbed(p);
+    assert.equal(bar.text(), "Strata: embedding 1,234/5,678 · ETA 4m");
+    // The code pass runs before embedding and is shown until no file is left.
+    bar.setCodePass({ left: 1200, defined: 400, dropped: 0, done: 1241 });
+    assert.equal(bar.text(), "Strata: indexing code definitions 1,241/2,441");
+    bar.setCodePass({ left: 0, defined: 1200, dropped: 0, done: 2441 });
     assert.equal(bar.text(), "Strata: embedding 1,234/5,678 · ETA 4m");
     bar.destroy();
   });
