@@ -146,18 +146,31 @@ struct CatalogFile {
     access: Vec<(String, AccessInfo)>,
 }
 
+/// A [`CatalogFile`] to write, borrowing the catalog's entries: the same bytes as the owned one,
+/// without a clone of every entry beside the catalog while a base is written.
+#[derive(Serialize)]
+struct CatalogFileRef<'a> {
+    base: bool,
+    upserts: Vec<&'a NoteEntry>,
+    removes: Vec<&'a String>,
+    access: Vec<(&'a String, AccessInfo)>,
+}
+
 #[derive(Default)]
 pub struct Catalog {
     notes: BTreeMap<String, NoteEntry>,
     /// Retrieval usage per indexed note (dropped with the note, moved with a rename).
     access: BTreeMap<String, AccessInfo>,
-    /// Paths changed or removed since the last flush.
-    dirty: BTreeSet<String>,
+    /// Paths changed or removed since the last flush, each with whether the files written so
+    /// far hold an entry for it (it was in the catalog when first changed since).
+    dirty: BTreeMap<String, bool>,
+    /// Entries of the files written so far that a later one replaced or removed: what a new
+    /// base would drop.
+    superseded: usize,
     /// Paths whose usage changed since the last flush.
     access_dirty: BTreeSet<String>,
-    /// Bytes of the current base file and of the deltas written on top of it.
+    /// Bytes of the current base file (0: none written yet), and the deltas written on top of it.
     base_bytes: u64,
-    delta_bytes: u64,
     deltas: usize,
     /// Notes per language code (`NoteEntry::lang`), kept as notes come and go.
     lang_counts: HashMap<String, usize>,
@@ -168,7 +181,7 @@ pub struct Catalog {
     changes: Option<BTreeMap<String, bool>>,
 }
 
-/// Write a new base when deltas exceed this share of the base (or this many files).
+/// Write a new base when this share of the entries written is dead (or at this many files).
 const COMPACT_SHARE: f64 = 0.25;
 const COMPACT_FILES: usize = 64;
 
@@ -192,8 +205,14 @@ impl Catalog {
 
     pub fn get_mut(&mut self, path: &str) -> Option<&mut NoteEntry> {
         // Callers change a note's file facts here, never its languages (a new text is `insert`).
-        self.dirty.insert(path.to_string());
+        self.mark_dirty(path);
         self.notes.get_mut(path)
+    }
+
+    fn mark_dirty(&mut self, path: &str) {
+        if !self.dirty.contains_key(path) {
+            self.dirty.insert(path.to_string(), self.notes.contains_key(path));
+        }
     }
 
     /// The languages of the vault's notes with their share of the notes whose language is
@@ -265,7 +284,7 @@ impl Catalog {
 
     pub fn insert(&mut self, entry: NoteEntry) {
         self.note_change(&entry.path, self.notes.contains_key(&entry.path));
-        self.dirty.insert(entry.path.clone());
+        self.mark_dirty(&entry.path);
         self.count_languages(&entry.lang, 1);
         if let Some(old) = self.notes.insert(entry.path.clone(), entry) {
             self.count_languages(&old.lang, -1);
@@ -273,6 +292,9 @@ impl Catalog {
     }
 
     pub fn remove(&mut self, path: &str) -> Option<NoteEntry> {
+        if self.notes.contains_key(path) {
+            self.mark_dirty(path);
+        }
         let e = self.notes.remove(path);
         if e.is_some() {
             self.note_change(path, true);
@@ -280,7 +302,6 @@ impl Catalog {
         if let Some(old) = &e {
             let langs = old.lang.clone();
             self.count_languages(&langs, -1);
-            self.dirty.insert(path.to_string());
             self.access.remove(path);
             self.access_dirty.remove(path);
         }
@@ -331,48 +352,57 @@ impl Catalog {
         if !self.is_dirty() && !force_base {
             return Ok(None);
         }
+        // Deltas of new notes replace nothing: a vault that grows (a first index, persisted as
+        // it goes) is written as deltas, not as a new base of every note each time they outgrow
+        // a share of the last one.
+        let superseded = self.superseded + self.dirty.values().filter(|held| **held).count();
         let want_base = force_base
             || self.base_bytes == 0
             || self.deltas >= COMPACT_FILES
-            || self.delta_bytes as f64 > self.base_bytes as f64 * COMPACT_SHARE;
+            || superseded as f64 > (self.notes.len() + superseded) as f64 * COMPACT_SHARE;
         let file = if want_base {
-            CatalogFile {
+            CatalogFileRef {
                 base: true,
-                upserts: self.notes.values().cloned().collect(),
+                upserts: self.notes.values().collect(),
                 removes: Vec::new(),
-                access: self.access.iter().map(|(p, a)| (p.clone(), *a)).collect(),
+                access: self.access.iter().map(|(p, a)| (p, *a)).collect(),
             }
         } else {
-            let mut f = CatalogFile::default();
-            for p in &self.dirty {
+            let mut f = CatalogFileRef { base: false, upserts: Vec::new(), removes: Vec::new(), access: Vec::new() };
+            for p in self.dirty.keys() {
                 match self.notes.get(p) {
-                    Some(e) => f.upserts.push(e.clone()),
-                    None => f.removes.push(p.clone()),
+                    Some(e) => f.upserts.push(e),
+                    None => f.removes.push(p),
                 }
             }
             f.access = self
                 .access_dirty
                 .iter()
-                .chain(self.dirty.iter())
-                .filter_map(|p| self.access.get(p).map(|a| (p.clone(), *a)))
+                .chain(self.dirty.keys())
+                .filter_map(|p| self.access.get(p).map(|a| (p, *a)))
                 .collect();
             f
         };
-        let bytes = postcard::to_allocvec(&file).map_err(|e| CoreError::Internal(format!("catalog encode: {e}")))?;
+        // Encoded into a buffer of its exact size: grown by doubling, it held up to twice a
+        // base's bytes, and its old block beside the new one at each step.
+        let fail = |e: postcard::Error| CoreError::Internal(format!("catalog encode: {e}"));
+        let size = postcard::serialize_with_flavor(&file, postcard::ser_flavors::Size::default()).map_err(fail)?;
+        let mut bytes = vec![0; size];
+        let used = postcard::to_slice(&file, &mut bytes).map_err(fail)?.len();
+        bytes.truncate(used);
         self.account(bytes.len(), want_base);
+        self.superseded = if want_base { 0 } else { superseded };
         self.dirty.clear();
         self.access_dirty.clear();
         Ok(Some(CatalogWrite { bytes, is_base: want_base }))
     }
 
-    /// Tracks the persisted sizes that decide when the next write is a new base.
+    /// Tracks the files that decide, with the superseded entries, when the next write is a base.
     fn account(&mut self, bytes: usize, base: bool) {
         if base {
             self.base_bytes = bytes as u64;
-            self.delta_bytes = 0;
             self.deltas = 0;
         } else {
-            self.delta_bytes += bytes as u64;
             self.deltas += 1;
         }
     }
@@ -389,14 +419,15 @@ impl Catalog {
             if f.base {
                 c.notes.clear();
                 c.access.clear();
+                c.superseded = 0;
             }
             c.account(bytes.len(), f.base);
             for p in f.removes {
-                c.notes.remove(&p);
+                c.superseded += usize::from(c.notes.remove(&p).is_some());
                 c.access.remove(&p);
             }
             for e in f.upserts {
-                c.notes.insert(e.path.clone(), e);
+                c.superseded += usize::from(c.notes.insert(e.path.clone(), e).is_some());
             }
             for (p, a) in f.access {
                 if c.notes.contains_key(&p) {
@@ -428,132 +459,4 @@ fn check_section_order(n: &NoteEntry) -> Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn entry(path: &str, hash: &str) -> NoteEntry {
-        NoteEntry {
-            path: path.into(),
-            hash: hash.into(),
-            size: 1,
-            mtime: 1.0,
-            ctime: None,
-            title: path.into(),
-            frontmatter: "{}".into(),
-            aliases: vec![],
-            tags: vec![],
-            links: PackedLinks::default(),
-            sections: vec![],
-            line_count: 1,
-            body_start_line: 1,
-            lead_key: None,
-            lead_end_line: 0,
-            script: ScriptCounts::default(),
-            lang: String::new(),
-            tasks: vec![],
-            code_pending: false,
-        }
-    }
-
-    #[test]
-    fn base_then_small_deltas_round_trip() {
-        let mut c = Catalog::default();
-        for i in 0..100 {
-            c.insert(entry(&format!("n{i}.md"), "h"));
-        }
-        let base = c.take_write(false).unwrap().unwrap();
-        assert!(base.is_base);
-        c.remove("n1.md");
-        c.insert(entry("n2.md", "h2"));
-        let delta = c.take_write(false).unwrap().unwrap();
-        assert!(!delta.is_base);
-        assert!(delta.bytes.len() * 20 < base.bytes.len());
-        assert!(c.take_write(false).unwrap().is_none());
-        let loaded = Catalog::load(&[&base.bytes, &delta.bytes]).unwrap();
-        assert_eq!(loaded.len(), 99);
-        assert_eq!(loaded.get("n2.md").unwrap().hash, "h2");
-        assert!(loaded.get("n1.md").is_none());
-    }
-
-    #[test]
-    fn usage_persists_in_deltas_moves_with_renames_and_drops_with_the_note() {
-        let mut c = Catalog::default();
-        for p in ["a.md", "b.md", "c.md"] {
-            c.insert(entry(p, "h"));
-        }
-        assert!(c.record_access("a.md", 10.0));
-        assert!(!c.record_access("missing.md", 10.0), "only indexed notes have usage");
-        let base = c.take_write(false).unwrap().unwrap();
-        assert!(c.take_write(false).unwrap().is_none());
-        c.record_access("a.md", 20.0);
-        c.record_access("b.md", 30.0);
-        let d1 = c.take_write(false).unwrap().unwrap();
-        assert!(!d1.is_base, "a retrieval writes a small delta");
-        // b.md is renamed to b2.md, c.md gets usage and is then deleted.
-        let usage = c.access("b.md");
-        let e = c.remove("b.md").unwrap();
-        c.insert(NoteEntry { path: "b2.md".into(), ..e });
-        c.move_access("b.md", "b2.md", usage);
-        c.record_access("c.md", 40.0);
-        c.remove("c.md");
-        let d2 = c.take_write(false).unwrap().unwrap();
-        let loaded = Catalog::load(&[&base.bytes, &d1.bytes, &d2.bytes]).unwrap();
-        assert_eq!(loaded.access("a.md"), Some(AccessInfo { count: 2, last: 20.0 }));
-        assert_eq!(loaded.access("b2.md"), Some(AccessInfo { count: 1, last: 30.0 }));
-        assert_eq!(loaded.access("b.md"), None);
-        assert_eq!(loaded.access("c.md"), None);
-    }
-
-    #[test]
-    fn links_and_hashes_round_trip_through_a_base() {
-        let links = vec![
-            Link {
-                target: "Other".into(),
-                heading: Some("Part".into()),
-                alias: Some("the other".into()),
-                embed: false,
-            },
-            Link { target: "img.png".into(), heading: None, alias: None, embed: true },
-        ];
-        let mut c = Catalog::default();
-        let mut e = entry("a.md", "h");
-        e.links = PackedLinks::pack(&links);
-        e.lead_key = Some([7; 32]);
-        c.insert(e);
-        c.insert(entry("b.md", "h"));
-        let base = c.take_write(false).unwrap().unwrap();
-        let loaded = Catalog::load(&[&base.bytes]).unwrap();
-        let a = loaded.get("a.md").unwrap();
-        assert_eq!(a.links.unpack(), links);
-        assert_eq!(a.lead_key, Some([7; 32]));
-        assert!(loaded.get("b.md").unwrap().links.unpack().is_empty());
-    }
-
-    #[test]
-    fn languages_follow_inserts_replacements_removals_and_loads() {
-        let mut c = Catalog::default();
-        let with = |p: &str, lang: &str| NoteEntry { lang: lang.into(), ..entry(p, "h") };
-        c.insert(with("a.md", "de"));
-        c.insert(with("b.md", "de en"));
-        c.insert(with("c.md", "ru"));
-        let codes =
-            |c: &Catalog| c.languages().iter().map(|(l, s)| (crate::language::code(*l), *s)).collect::<Vec<_>>();
-        assert_eq!(codes(&c), vec![("de", 0.5), ("en", 0.25), ("ru", 0.25)]);
-        c.insert(with("a.md", "ru"));
-        c.remove("b.md");
-        assert_eq!(codes(&c), vec![("ru", 1.0)]);
-        let w = c.take_write(true).unwrap().unwrap();
-        assert_eq!(codes(&Catalog::load(&[&w.bytes]).unwrap()), vec![("ru", 1.0)]);
-    }
-
-    #[test]
-    fn corrupt_catalog_is_an_error() {
-        assert!(Catalog::load(&[b"\xff\xff\xff garbage"]).is_err());
-        let mut c = Catalog::default();
-        c.insert(entry("a.md", "h"));
-        let _ = c.take_write(false).unwrap();
-        c.insert(entry("b.md", "h"));
-        let delta = c.take_write(false).unwrap().unwrap();
-        assert!(Catalog::load(&[&delta.bytes]).is_err(), "delta without base");
-    }
-}
+mod tests;

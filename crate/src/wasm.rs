@@ -45,6 +45,8 @@ const BOUNDARY_TYPES: &'static str = r#"import type * as api from "../../plugin/
 #[wasm_bindgen]
 pub struct StrataCore {
     engine: Engine,
+    /// Files handed over for [`StrataCore::open_staged`].
+    staged: Vec<IndexFile>,
 }
 
 #[wasm_bindgen]
@@ -53,7 +55,7 @@ impl StrataCore {
     pub fn create(
         #[wasm_bindgen(unchecked_param_type = "api.CoreConfig | null | undefined")] config: JsValue,
     ) -> Result<StrataCore, JsError> {
-        Ok(StrataCore { engine: Engine::create(config_from(config)?).map_err(err)? })
+        Ok(StrataCore { engine: Engine::create(config_from(config)?).map_err(err)?, staged: Vec::new() })
     }
 
     /// Opens the index from the files of the index folder. Never throws on a bad index: it starts
@@ -64,7 +66,28 @@ impl StrataCore {
     ) -> Result<StrataCore, JsError> {
         let config = config_from(config)?;
         let files: Vec<IndexFile> = from_js(files, "files")?;
-        Ok(StrataCore { engine: Engine::open(config, files) })
+        Ok(StrataCore { engine: Engine::open(config, files), staged: Vec::new() })
+    }
+
+    /// Takes one file of the index folder for `openStaged`. A host hands the files over one at a
+    /// time as it reads them, so that it does not hold every file beside the core's copy while
+    /// the core opens (`open` takes them all at once: at 100k notes, 360 MB twice).
+    #[wasm_bindgen(js_name = stageFile)]
+    pub fn stage_file(&mut self, name: String, bytes: Vec<u8>) {
+        self.staged.push(IndexFile { name, bytes });
+    }
+
+    /// Opens the index from the files staged (`stageFile`) in place of this core's, as `open`
+    /// does from its `files`: never throws on a bad index (see `openReport()`).
+    #[wasm_bindgen(js_name = openStaged)]
+    pub fn open_staged(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "api.CoreConfig | null | undefined")] config: JsValue,
+    ) -> Result<(), JsError> {
+        let config = config_from(config)?;
+        let files = std::mem::take(&mut self.staged);
+        self.engine = Engine::open(config, files);
+        Ok(())
     }
 
     /// Which files of the index folder (`names`, a listing) this device reads to open, which

@@ -50,8 +50,9 @@ export async function openIndex(
   opts: { removeOrphans?: boolean } = {},
 ): Promise<OpenedIndex> {
   const plan = Core.planOpen(config, await store.list());
-  const files = await readAll(store, plan.read);
-  const core = Core.open(config, files);
+  const core = Core.create(config);
+  await stageAll(core, store, plan.read);
+  core.openStaged(config);
   const report = core.openReport();
   // With an index of its own, the shared segments come after the open: its models' only.
   const vectors = await addVectorsOf(core, store, plan.vectors);
@@ -89,6 +90,25 @@ export async function prefetching(
   for (const p of reads.values()) p.catch(() => undefined); // failures surface in openIndex
   const list = () => Promise.resolve(names);
   return { store: { ...store, list, read: (n) => reads.get(n) ?? store.read(n) }, settled: Promise.allSettled(reads.values()) };
+}
+
+/**
+ * Hands `names` to the core as they are read (`stageFile`), a few reads ahead, so that only
+ * those few are held here beside the core's copy; a file gone meanwhile (sync) is left out.
+ */
+async function stageAll(core: StrataCoreApi, store: IndexStore, names: string[]): Promise<void> {
+  const READ_AHEAD = 4;
+  const inFlight: Promise<Uint8Array | null>[] = [];
+  let next = 0;
+  const fill = () => {
+    while (next < names.length && inFlight.length < READ_AHEAD) inFlight.push(store.read(names[next++]).catch(() => null));
+  };
+  fill();
+  for (const name of names) {
+    const bytes = await inFlight.shift();
+    fill();
+    if (bytes) core.stageFile(name, bytes);
+  }
 }
 
 /** Reads `names` from the store; a file gone meanwhile (sync) is left out. */

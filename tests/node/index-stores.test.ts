@@ -103,6 +103,44 @@ describe("index stores", () => {
     tablet.core.free();
   });
 
+  test("an open takes the files a few reads at a time and opens what they hold", async () => {
+    const vault = await copyFixture();
+    const { core: indexed } = await indexVault(vault);
+    const want = { status: indexed.status(), hits: indexed.search({ query: "note", k: 5, mode: "lexical" }).hits };
+    indexed.free();
+    // A store whose reads each take a moment, counting those in flight at once; a file listed
+    // in the device's folder is gone by its read (sync removed it): left out, the open goes on.
+    const inner = new FsIndexStore(indexDirOf(vault));
+    const listed = await inner.list();
+    const manifest = listed.find(isManifest);
+    assert.ok(manifest, listed.join(", "));
+    const gone = manifest.replace(/manifest-[ab]\.json$/, "cat/99999999-00000000.bin");
+    const names = [...listed, gone];
+    const reads: string[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const slow: IndexStore = {
+      write: (name, bytes) => inner.write(name, bytes),
+      delete: (name) => inner.delete(name),
+      list: () => Promise.resolve(names),
+      read: async (name) => {
+        reads.push(name);
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setTimeout(r, 2));
+        inFlight--;
+        if (name === gone) throw new Error("ENOENT");
+        return inner.read(name);
+      },
+    };
+    const { core, report } = await openIndex(Core, slow, CONFIG);
+    assert.ok(!report.fresh && !report.rebuilt, JSON.stringify(report));
+    assert.ok(most > 1 && most <= 4, `reads in flight at once: ${most}`);
+    assert.ok(reads.includes(gone), `the vanished file was asked for: ${reads.join(", ")}`);
+    assert.deepEqual(core.status(), want.status);
+    assert.deepEqual(core.search({ query: "note", k: 5, mode: "lexical" }).hits, want.hits);
+    core.free();
+  });
+
   test("Rebuild index keeps the list of the shared segments the device wrote", NEEDS_MODEL, async () => {
     const vault = await copyEmbeddedFixture();
     const store = new FsIndexStore(indexDirOf(vault));

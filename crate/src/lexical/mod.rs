@@ -1,7 +1,8 @@
-//! The lexical index: tantivy BM25 over sections, held in a `RamDirectory`, committed by
+//! The lexical index: tantivy BM25 over sections, held in memory ([`memdir`]), committed by
 //! the thread-free [`writer`] layer, persisted by exporting its immutable files.
 
 pub mod coverage;
+mod memdir;
 pub mod schema;
 pub mod search;
 pub mod writer;
@@ -9,17 +10,17 @@ pub mod writer;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use tantivy::directory::RamDirectory;
 use tantivy::index::SegmentMeta;
 use tantivy::{Directory, Index, IndexReader, ReloadPolicy, Searcher};
 
 use crate::analyzer;
 use crate::error::{CoreError, Result};
+use memdir::MemDir;
 pub use schema::{CodeDoc, Fields, SectionDoc};
 use writer::{Committer, Staged};
 
 pub struct Lexical {
-    ram: RamDirectory,
+    ram: MemDir,
     index: Index,
     reader: IndexReader,
     pub fields: Fields,
@@ -43,7 +44,7 @@ impl Lexical {
     /// A new, empty index.
     pub fn create() -> Result<Lexical> {
         let (schema, fields) = schema::build_schema();
-        let ram = RamDirectory::create();
+        let ram = MemDir::default();
         let index = Index::create(ram.clone(), schema, writer::index_settings())?;
         Lexical::finish_open(ram, index, fields)
     }
@@ -51,9 +52,10 @@ impl Lexical {
     /// Opens an index from tantivy's meta JSON and the raw bytes of its segment files.
     pub fn open(meta_json: &str, files: Vec<(String, Vec<u8>)>) -> Result<Lexical> {
         let (schema, fields) = schema::build_schema();
-        let ram = RamDirectory::create();
+        let ram = MemDir::default();
         for (name, bytes) in files {
-            writer::write_raw(&ram, Path::new(&name), &bytes)?;
+            // Moved in, not copied: the segment files are most of the index's bytes.
+            ram.insert(Path::new(&name), bytes);
         }
         ram.atomic_write(Path::new(META), meta_json.as_bytes())?;
         let index = Index::open(ram.clone()).map_err(|e| CoreError::Corrupt(format!("lexical index: {e}")))?;
@@ -70,7 +72,7 @@ impl Lexical {
         Ok(lex)
     }
 
-    fn finish_open(ram: RamDirectory, index: Index, fields: Fields) -> Result<Lexical> {
+    fn finish_open(ram: MemDir, index: Index, fields: Fields) -> Result<Lexical> {
         // Tokenizers are not persisted: register ours after every open.
         let slot = analyzer::LangSlot::default();
         let exact = analyzer::ExactSink::default();

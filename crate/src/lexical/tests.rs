@@ -97,7 +97,10 @@ fn many_commits_merge_and_survive_export() {
     lex.commit().unwrap();
     assert_eq!(paths(&lex, "common").len(), 10);
     let (meta, files) = export(&lex);
+    // Merges wrote their segments among the index's files and left nothing else behind.
+    assert_eq!(lex.bytes(), files.iter().map(|(_, b)| b.len() as u64).sum::<u64>());
     let reopened = Lexical::open(&meta, files).unwrap();
+    assert_eq!(reopened.bytes(), lex.bytes(), "an open moves the files in");
     assert_eq!(paths(&reopened, "common"), paths(&lex, "common"));
     assert_eq!(paths(&reopened, "word35"), vec!["n35.md"]);
     assert!(lex.deleted_docs() * 4 <= lex.num_docs() + lex.deleted_docs());

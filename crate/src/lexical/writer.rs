@@ -11,19 +11,20 @@
 //!   and rewrites segments with many deleted documents;
 //! - `meta.json` is replaced last and the reader (`ReloadPolicy::Manual`) reloaded.
 //!
-//! All files live in a `RamDirectory`; [`super::Lexical`] exports the raw bytes (with
-//! tantivy's footer) for persistence and loads them back on open.
+//! All files live in a [`MemDir`]; [`super::Lexical`] exports the raw bytes (with tantivy's
+//! footer) for persistence and loads them back on open.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use tantivy::directory::{RamDirectory, TerminatingWrite};
+use tantivy::directory::TerminatingWrite;
 use tantivy::fastfield::write_alive_bitset;
 use tantivy::index::{IndexSettings, SegmentComponent, SegmentMeta};
 use tantivy::indexer::{merge_filtered_segments, AddOperation, SegmentWriter};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{BitSet, DocSet, Index, IndexMeta, Segment, Term, TERMINATED};
 
+use super::memdir::MemDir;
 use super::schema::SectionDocument;
 use crate::error::{CoreError, Result};
 
@@ -56,7 +57,7 @@ impl Staged {
 
 pub struct Committer<'a> {
     pub index: &'a Index,
-    pub ram: &'a RamDirectory,
+    pub ram: &'a MemDir,
     pub path_field: tantivy::schema::Field,
 }
 
@@ -174,7 +175,8 @@ impl Committer<'_> {
     }
 
     /// Merges `group` into one new segment (dropping deleted documents) and returns its
-    /// meta. The merged files are copied into this index's directory.
+    /// meta. The merged segment is written among this index's files (`MemDir::merge_view`);
+    /// when the merge fails, what it wrote is deleted.
     pub fn merge(&self, group: &[SegmentMeta]) -> Result<Option<SegmentMeta>> {
         let segments: Vec<Segment> = group.iter().map(|m| self.index.segment(m.clone())).collect();
         let mut alive = Vec::with_capacity(segments.len());
@@ -187,31 +189,36 @@ impl Committer<'_> {
         if total_alive == 0 {
             return Ok(None);
         }
-        let tmp = RamDirectory::create();
-        let merged = merge_filtered_segments(&segments, self.index.settings().clone(), alive, tmp.clone())?;
-        let merged_meta = merged.load_metas()?;
-        let seg =
-            merged_meta.segments.first().ok_or_else(|| CoreError::Internal("merge produced no segment".into()))?;
-        for file in segment_files(&merged, &tmp, &merged_meta.segments) {
-            let bytes = read_raw(&tmp, &file)?;
-            write_raw(self.ram, &file, &bytes)?;
+        let view = self.ram.merge_view();
+        let merged = merge_filtered_segments(&segments, self.index.settings().clone(), alive, view.clone())
+            .map_err(CoreError::from)
+            .and_then(|merged| {
+                let metas = merged.load_metas()?;
+                let seg =
+                    metas.segments.first().ok_or_else(|| CoreError::Internal("merge produced no segment".into()))?;
+                Ok((seg.id(), seg.max_doc()))
+            });
+        match merged {
+            Ok((id, max_doc)) => {
+                let meta = self.index.new_segment_meta(id, max_doc);
+                meta.untrack_temp_docstore();
+                Ok(Some(meta))
+            }
+            Err(e) => {
+                use tantivy::Directory;
+                for p in view.created() {
+                    let _ = self.ram.delete(&p);
+                }
+                Err(e)
+            }
         }
-        let meta = self.index.new_segment_meta(seg.id(), seg.max_doc());
-        meta.untrack_temp_docstore();
-        Ok(Some(meta))
     }
 }
 
-pub fn read_raw(dir: &RamDirectory, path: &std::path::Path) -> Result<Vec<u8>> {
+pub fn read_raw(dir: &MemDir, path: &std::path::Path) -> Result<Vec<u8>> {
     use tantivy::Directory;
     let slice = dir.open_read(path)?;
     Ok(slice.read_bytes()?.as_slice().to_vec())
-}
-
-pub fn write_raw(dir: &RamDirectory, path: &std::path::Path, bytes: &[u8]) -> Result<()> {
-    use tantivy::Directory;
-    dir.atomic_write(path, bytes)?;
-    Ok(())
 }
 
 fn index_meta(index: &Index, segments: Vec<SegmentMeta>, opstamp: u64) -> IndexMeta {
@@ -234,7 +241,7 @@ pub fn meta_json(index: &Index, segments: Vec<SegmentMeta>, opstamp: u64) -> Res
 /// Files of the given segments (relative paths inside the directory). tantivy's list
 /// is a superset meant for garbage collection (it names a `.del` file for every
 /// segment and the temporary store); keep only the files that exist.
-pub fn segment_files(index: &Index, dir: &RamDirectory, segments: &[SegmentMeta]) -> HashSet<PathBuf> {
+pub fn segment_files(index: &Index, dir: &MemDir, segments: &[SegmentMeta]) -> HashSet<PathBuf> {
     use tantivy::Directory;
     index_meta(index, segments.to_vec(), 0)
         .list_segment_files()
