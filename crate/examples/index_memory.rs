@@ -67,22 +67,6 @@ fn phase(what: &str, t: Instant) {
     PEAK.store(LIVE.load(Relaxed), Relaxed);
 }
 
-fn list(dir: &Path, root: &Path, out: &mut Vec<String>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    for e in rd.flatten() {
-        let p = e.path();
-        let name = e.file_name().to_string_lossy().to_string();
-        if name.starts_with('.') {
-            continue;
-        }
-        if p.is_dir() {
-            list(&p, root, out);
-        } else if name.ends_with(".md") {
-            out.push(p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/"));
-        }
-    }
-}
-
 fn persist(engine: &mut Engine, dir: &Path) -> u64 {
     let out = engine.flush().unwrap();
     for w in &out.writes {
@@ -98,7 +82,7 @@ fn persist(engine: &mut Engine, dir: &Path) -> u64 {
 
 fn index(root: &Path, dir: &Path) {
     let mut paths = Vec::new();
-    list(root, root, &mut paths);
+    common::paths_with(root, root, &|name| name.ends_with(".md"), &mut paths);
     paths.sort();
     let mut engine = Engine::create(CoreConfig::default()).unwrap();
     let t = Instant::now();

@@ -10,6 +10,18 @@ pub fn walk(dir: &Path, root: &Path, out: &mut Vec<(String, Vec<u8>)>) {
 
 /// The files under `dir` whose name `wanted` accepts (hidden entries skipped).
 pub fn walk_with(dir: &Path, root: &Path, wanted: &dyn Fn(&str) -> bool, out: &mut Vec<(String, Vec<u8>)>) {
+    let mut paths = Vec::new();
+    paths_with(dir, root, wanted, &mut paths);
+    out.extend(paths.into_iter().map(|rel| {
+        let bytes = std::fs::read(root.join(&rel)).unwrap_or_default();
+        (rel, bytes)
+    }));
+}
+
+/// The vault-relative paths of the files under `dir` whose name `wanted` accepts (hidden entries
+/// skipped), none of them read.
+#[allow(dead_code)]
+pub fn paths_with(dir: &Path, root: &Path, wanted: &dyn Fn(&str) -> bool, out: &mut Vec<String>) {
     let Ok(rd) = std::fs::read_dir(dir) else { return };
     for e in rd.flatten() {
         let p = e.path();
@@ -19,10 +31,9 @@ pub fn walk_with(dir: &Path, root: &Path, wanted: &dyn Fn(&str) -> bool, out: &m
         }
         let Ok(ft) = e.file_type() else { continue };
         if ft.is_dir() {
-            walk_with(&p, root, wanted, out);
+            paths_with(&p, root, wanted, out);
         } else if ft.is_file() && wanted(&name) {
-            let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-            out.push((rel, std::fs::read(&p).unwrap_or_default()));
+            out.push(p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/"));
         }
     }
 }
