@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
 
-use strata_core::api::{IndexFile, NoteInput, UpdateBatch};
+use strata_core::api::{NoteInput, UpdateBatch};
 use strata_core::{CoreConfig, Engine};
 
 mod common;
@@ -113,9 +113,7 @@ fn index(root: &Path, dir: &Path) {
 }
 
 fn open(dir: &Path) {
-    let mut read = Vec::new();
-    common::walk_with(dir, dir, &|_| true, &mut read);
-    let files: Vec<IndexFile> = read.into_iter().map(|(name, bytes)| IndexFile { name, bytes }).collect();
+    let files = common::index_files(dir);
     let t = Instant::now();
     phase("files read", t);
     let mut engine = Engine::open(CoreConfig::default(), files);

@@ -46,7 +46,7 @@ fn main() {
             std::fs::write(p, &w.bytes).unwrap();
         }
         let t = Instant::now();
-        let files = read_index(Path::new(dir));
+        let files = common::index_files(Path::new(dir));
         let read = t.elapsed().as_secs_f64();
         let t = Instant::now();
         let mut e2 = Engine::open(CoreConfig::default(), files);
@@ -86,25 +86,6 @@ fn main() {
     where_timings(&mut engine);
 }
 
-/// The files of an index folder, as a host hands them to `Engine::open`.
-fn read_index(dir: &Path) -> Vec<strata_core::api::IndexFile> {
-    let mut files = Vec::new();
-    for sub in ["", "lex", "cat", "vec"] {
-        let Ok(rd) = std::fs::read_dir(dir.join(sub)) else { continue };
-        for e in rd.flatten() {
-            if e.file_type().map(|t| t.is_file()).unwrap_or(false) {
-                let name = if sub.is_empty() {
-                    e.file_name().to_string_lossy().to_string()
-                } else {
-                    format!("{sub}/{}", e.file_name().to_string_lossy())
-                };
-                files.push(strata_core::api::IndexFile { name, bytes: std::fs::read(e.path()).unwrap() });
-            }
-        }
-    }
-    files
-}
-
 /// The first property query after an open: on `opened`, decoding the property it names; on a
 /// second open of `dir`, reading the columns a warm-up built first (`Engine::warm_queries`,
 /// which the hosts call when idle after the open).
@@ -114,7 +95,7 @@ fn first_query_after_open(opened: &Engine, dir: &Path) {
     let total = opened.query(&r).unwrap().total;
     let lazy = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
-    let warmed = Engine::open(CoreConfig::default(), read_index(dir));
+    let warmed = Engine::open(CoreConfig::default(), common::index_files(dir));
     let open = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
     let built = warmed.warm_queries();

@@ -37,3 +37,12 @@ pub fn paths_with(dir: &Path, root: &Path, wanted: &dyn Fn(&str) -> bool, out: &
         }
     }
 }
+
+/// The files of an index folder (every file under it, hidden ones skipped), named by their path
+/// in it, as the hosts hand them to `Engine::open` (the device's folder, the shared vectors).
+#[allow(dead_code)]
+pub fn index_files(dir: &Path) -> Vec<strata_core::api::IndexFile> {
+    let mut read = Vec::new();
+    walk_with(dir, dir, &|_| true, &mut read);
+    read.into_iter().map(|(name, bytes)| strata_core::api::IndexFile { name, bytes }).collect()
+}
