@@ -166,9 +166,14 @@ impl Engine {
         let mut first_qv: Option<Vec<f32>> = None;
         // The first query's best lexical section per note, for how much of the query it holds.
         let mut first_addr: HashMap<String, tantivy::DocAddress> = HashMap::new();
+        let mut first_langs = Vec::new();
         let message = crate::lexical::search::reads_like_message(&req.query);
         for (qi, (q, _)) in queries.iter().enumerate() {
             let lex: Vec<SectionScore> = if mode == SearchMode::Hybrid {
+                let langs = self.query_languages(q);
+                if qi == 0 {
+                    first_langs = langs.clone();
+                }
                 let r = self.lex_search_where(
                     &LexQuery {
                         text: q.clone(),
@@ -180,7 +185,7 @@ impl Engine {
                         code_langs: super::code_filter::values(filters.lang.as_deref()),
                         kinds: super::code_filter::values(filters.kind.as_deref()),
                         limit: pool,
-                        langs: self.query_languages(q),
+                        langs,
                     },
                     filter,
                 )?;
@@ -307,7 +312,7 @@ impl Engine {
                 vec![1.0; with.len()]
             } else {
                 let addrs: Vec<tantivy::DocAddress> = with.iter().map(|(_, a)| *a).collect();
-                self.lex.coverage(&req.query, &self.query_languages(&req.query), &addrs)?
+                self.lex.coverage(&req.query, &first_langs, &addrs)?
             };
             for ((path, _), share) in with.into_iter().zip(shares) {
                 if let Some(e) = notes.get_mut(path) {

@@ -45,6 +45,12 @@ impl Lexical {
         analyses.push((code_terms, &code_fields));
         let searcher = self.reader.searcher();
         let n = searcher.num_docs() as f32;
+        // The sections of each segment in document order, checked against each term's postings once.
+        let mut by_segment: HashMap<u32, Vec<(u32, usize)>> = HashMap::new();
+        for (i, d) in docs.iter().enumerate() {
+            by_segment.entry(d.segment_ord).or_default().push((d.doc_id, i));
+        }
+        by_segment.values_mut().for_each(|ids| ids.sort_unstable());
         let mut best = vec![0.0f32; docs.len()];
         let mut seen: Vec<Vec<String>> = Vec::new();
         for (mut terms, fields) in analyses {
@@ -68,14 +74,8 @@ impl Lexical {
                 idf.push((1.0 + (n - df + 0.5) / (df + 0.5)).ln());
             }
             let total: f32 = idf.iter().sum();
-            // The sections of each segment, checked against each term's postings once.
-            let mut by_segment: HashMap<u32, Vec<(u32, usize)>> = HashMap::new();
-            for (i, d) in docs.iter().enumerate() {
-                by_segment.entry(d.segment_ord).or_default().push((d.doc_id, i));
-            }
             let mut held = vec![0.0f32; docs.len()];
-            for (seg, mut ids) in by_segment {
-                ids.sort_unstable();
+            for (&seg, ids) in &by_segment {
                 let reader = searcher.segment_reader(seg);
                 for (t, w) in terms.iter().zip(&idf) {
                     let mut has = vec![false; ids.len()];
